@@ -1,0 +1,354 @@
+//! The resource types this server serves: a table of built-in definitions plus definitions
+//! derived from stored CustomResourceDefinitions. Discovery, routing and OpenAPI all read it.
+
+use serde_json::Value;
+
+pub const ALL_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
+
+/// A subresource as listed in discovery (`pods/status`, `deployments/scale`).
+#[derive(Debug, Clone)]
+pub struct SubresourceDef {
+    pub name: String,
+    /// Group/version of the kind when it differs from the parent's (Scale is autoscaling/v1).
+    pub group: Option<String>,
+    pub version: Option<String>,
+    pub kind: String,
+    pub verbs: Vec<String>,
+}
+
+/// Where the replica fields live for the scale subresource.
+#[derive(Debug, Clone)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// One CRD printer column.
+#[derive(Debug, Clone)]
+pub struct PrinterColumn {
+    pub name: String,
+    pub column_type: String,
+    pub format: String,
+    pub description: String,
+    pub priority: i64,
+    pub json_path: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResourceDef {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub singular: String,
+    pub kind: String,
+    pub list_kind: String,
+    pub namespaced: bool,
+    pub verbs: Vec<String>,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub subresources: Vec<SubresourceDef>,
+    /// Built-in kinds accept strategic merge patch; custom resources do not (415).
+    pub builtin: bool,
+    /// `metadata.generation` is maintained (bumped on spec changes).
+    pub tracks_generation: bool,
+    /// DELETE answers with the object's last state instead of a Success Status.
+    pub returns_deleted_object: bool,
+    pub scale: Option<ScalePaths>,
+    /// CRD `additionalPrinterColumns`; built-ins use the printers in `http::table`.
+    pub printer_columns: Vec<PrinterColumn>,
+}
+
+impl ResourceDef {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+    pub fn has_subresource(&self, name: &str) -> bool {
+        self.subresources.iter().any(|s| s.name == name)
+    }
+    pub fn has_status(&self) -> bool {
+        self.has_subresource("status")
+    }
+    pub fn supports(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Compact builder for the built-in table.
+struct B(ResourceDef);
+
+impl B {
+    fn new(group: &str, resource: &str, singular: &str, kind: &str, namespaced: bool) -> B {
+        B(ResourceDef {
+            group: group.into(),
+            version: "v1".into(),
+            resource: resource.into(),
+            singular: singular.into(),
+            kind: kind.into(),
+            list_kind: format!("{kind}List"),
+            namespaced,
+            verbs: strings(ALL_VERBS),
+            short_names: vec![],
+            categories: vec![],
+            subresources: vec![],
+            builtin: true,
+            tracks_generation: false,
+            returns_deleted_object: false,
+            scale: None,
+            printer_columns: vec![],
+        })
+    }
+    fn short(mut self, names: &[&str]) -> B {
+        self.0.short_names = strings(names);
+        self
+    }
+    fn all(mut self) -> B {
+        self.0.categories = strings(&["all"]);
+        self
+    }
+    fn categories(mut self, c: &[&str]) -> B {
+        self.0.categories = strings(c);
+        self
+    }
+    fn verbs(mut self, v: &[&str]) -> B {
+        self.0.verbs = strings(v);
+        self
+    }
+    fn generation(mut self) -> B {
+        self.0.tracks_generation = true;
+        self
+    }
+    fn returns_deleted(mut self) -> B {
+        self.0.returns_deleted_object = true;
+        self
+    }
+    fn sub(mut self, name: &str, kind: &str, verbs: &[&str]) -> B {
+        self.0.subresources.push(SubresourceDef {
+            name: name.into(),
+            group: None,
+            version: None,
+            kind: kind.into(),
+            verbs: strings(verbs),
+        });
+        self
+    }
+    fn status(self) -> B {
+        let kind = self.0.kind.clone();
+        self.sub("status", &kind, STATUS_VERBS)
+    }
+    fn scale(mut self) -> B {
+        self.0.subresources.push(SubresourceDef {
+            name: "scale".into(),
+            group: Some("autoscaling".into()),
+            version: Some("v1".into()),
+            kind: "Scale".into(),
+            verbs: strings(STATUS_VERBS),
+        });
+        self.0.scale = Some(ScalePaths {
+            spec_replicas: ".spec.replicas".into(),
+            status_replicas: ".status.replicas".into(),
+            label_selector: None,
+        });
+        self
+    }
+}
+
+/// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
+pub fn builtin_resources() -> Vec<ResourceDef> {
+    let workload_subs = |b: B| b.generation().all().status();
+    vec![
+        B::new("", "configmaps", "configmap", "ConfigMap", true).short(&["cm"]).0,
+        B::new("", "endpoints", "endpoints", "Endpoints", true).short(&["ep"]).0,
+        B::new("", "events", "event", "Event", true).short(&["ev"]).0,
+        B::new("", "namespaces", "namespace", "Namespace", false)
+            .short(&["ns"])
+            .verbs(&["create", "delete", "get", "list", "patch", "update", "watch"])
+            .status()
+            .0,
+        B::new("", "nodes", "node", "Node", false).short(&["no"]).status().0,
+        B::new("", "pods", "pod", "Pod", true)
+            .short(&["po"])
+            .all()
+            .returns_deleted()
+            .generation()
+            .sub("binding", "Binding", &["create"])
+            .sub("log", "Pod", &["get"])
+            .status()
+            .0,
+        B::new("", "secrets", "secret", "Secret", true).0,
+        B::new("", "serviceaccounts", "serviceaccount", "ServiceAccount", true)
+            .short(&["sa"])
+            .0,
+        B::new("", "services", "service", "Service", true)
+            .short(&["svc"])
+            .all()
+            .returns_deleted()
+            .status()
+            .0,
+        workload_subs(B::new("apps", "daemonsets", "daemonset", "DaemonSet", true).short(&["ds"])).0,
+        workload_subs(B::new("apps", "deployments", "deployment", "Deployment", true).short(&["deploy"]))
+            .scale()
+            .0,
+        workload_subs(B::new("apps", "replicasets", "replicaset", "ReplicaSet", true).short(&["rs"]))
+            .scale()
+            .0,
+        workload_subs(B::new("apps", "statefulsets", "statefulset", "StatefulSet", true).short(&["sts"]))
+            .scale()
+            .0,
+        B::new("events.k8s.io", "events", "event", "Event", true).short(&["ev"]).0,
+        workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
+        workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
+        B::new("rbac.authorization.k8s.io", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false).0,
+        B::new("rbac.authorization.k8s.io", "clusterroles", "clusterrole", "ClusterRole", false).0,
+        B::new("rbac.authorization.k8s.io", "rolebindings", "rolebinding", "RoleBinding", true).0,
+        B::new("rbac.authorization.k8s.io", "roles", "role", "Role", true).0,
+        B::new("apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false)
+            .short(&["crd", "crds"])
+            .categories(&["api-extensions"])
+            .generation()
+            .status()
+            .0,
+        B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
+    ]
+}
+
+/// Kubernetes version priority: GA > beta > alpha, higher numbers first (v2 > v1 > v1beta2).
+pub fn version_priority(v: &str) -> (u8, u64, u64) {
+    let Some(rest) = v.strip_prefix('v') else {
+        return (0, 0, 0);
+    };
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let Ok(major) = digits.parse::<u64>() else {
+        return (0, 0, 0);
+    };
+    let tail = &rest[digits.len()..];
+    let (stability, minor_str) = if tail.is_empty() {
+        (3, "")
+    } else if let Some(m) = tail.strip_prefix("beta") {
+        (2, m)
+    } else if let Some(m) = tail.strip_prefix("alpha") {
+        (1, m)
+    } else {
+        return (0, 0, 0);
+    };
+    let minor = minor_str.parse::<u64>().unwrap_or(0);
+    (stability, major, minor)
+}
+
+/// Resource definitions for every served version of a stored CRD.
+pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
+    let spec = &crd["spec"];
+    let names = &spec["names"];
+    let (Some(group), Some(plural), Some(kind)) = (
+        spec["group"].as_str(),
+        names["plural"].as_str(),
+        names["kind"].as_str(),
+    ) else {
+        return vec![];
+    };
+    if crd["metadata"]["deletionTimestamp"].is_string() {
+        return vec![];
+    }
+    let str_list = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let mut out = vec![];
+    for version in spec["versions"].as_array().into_iter().flatten() {
+        if version["served"].as_bool() != Some(true) {
+            continue;
+        }
+        let Some(vname) = version["name"].as_str() else {
+            continue;
+        };
+        let mut def = B::new(group, plural, names["singular"].as_str().unwrap_or(&kind.to_lowercase()), kind, spec["scope"].as_str() != Some("Cluster")).0;
+        def.version = vname.into();
+        def.list_kind = names["listKind"].as_str().map(String::from).unwrap_or(format!("{kind}List"));
+        def.short_names = str_list(&names["shortNames"]);
+        def.categories = str_list(&names["categories"]);
+        def.builtin = false;
+        def.tracks_generation = true;
+        let subs = &version["subresources"];
+        if subs["status"].is_object() {
+            def.subresources.push(SubresourceDef {
+                name: "status".into(),
+                group: None,
+                version: None,
+                kind: kind.into(),
+                verbs: strings(STATUS_VERBS),
+            });
+        }
+        if let Some(scale) = subs["scale"].as_object() {
+            def.subresources.push(SubresourceDef {
+                name: "scale".into(),
+                group: Some("autoscaling".into()),
+                version: Some("v1".into()),
+                kind: "Scale".into(),
+                verbs: strings(STATUS_VERBS),
+            });
+            def.scale = Some(ScalePaths {
+                spec_replicas: scale.get("specReplicasPath").and_then(Value::as_str).unwrap_or(".spec.replicas").into(),
+                status_replicas: scale.get("statusReplicasPath").and_then(Value::as_str).unwrap_or(".status.replicas").into(),
+                label_selector: scale.get("labelSelectorPath").and_then(Value::as_str).map(String::from),
+            });
+        }
+        let columns = version["additionalPrinterColumns"].as_array().cloned().unwrap_or_default();
+        def.printer_columns = columns
+            .iter()
+            .filter_map(|c| {
+                Some(PrinterColumn {
+                    name: c["name"].as_str()?.into(),
+                    column_type: c["type"].as_str().unwrap_or("string").into(),
+                    format: c["format"].as_str().unwrap_or("").into(),
+                    description: c["description"].as_str().unwrap_or("").into(),
+                    priority: c["priority"].as_i64().unwrap_or(0),
+                    json_path: c["jsonPath"].as_str()?.into(),
+                })
+            })
+            .collect();
+        if def.printer_columns.is_empty() {
+            def.printer_columns.push(PrinterColumn {
+                name: "Age".into(),
+                column_type: "date".into(),
+                format: "".into(),
+                description: "".into(),
+                priority: 0,
+                json_path: ".metadata.creationTimestamp".into(),
+            });
+        }
+        out.push(def);
+    }
+    out.sort_by(|a, b| version_priority(&b.version).cmp(&version_priority(&a.version)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_priority_orders_like_kubernetes() {
+        let mut v = vec!["v1beta1", "v1", "v1alpha1", "v2", "v1beta2", "foo"];
+        v.sort_by_key(|x| std::cmp::Reverse(version_priority(x)));
+        assert_eq!(v, vec!["v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]);
+    }
+}

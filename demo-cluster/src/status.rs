@@ -1,0 +1,288 @@
+//! Kubernetes `Status` errors: one error type for the whole server, rendered as the Status
+//! JSON kube-apiserver sends (reasons, codes and message templates of apimachinery's errors.go).
+
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+/// `resource.group`, or just `resource` for the core group (kube-apiserver's qualified resource).
+pub fn qualified_resource(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+/// One field-level cause in `details.causes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    pub reason: String,
+    pub message: String,
+    pub field: String,
+}
+
+impl Cause {
+    pub fn new(reason: &str, field: &str, message: impl Into<String>) -> Self {
+        Cause {
+            reason: reason.into(),
+            message: message.into(),
+            field: field.into(),
+        }
+    }
+    pub fn required(field: &str) -> Self {
+        Cause::new("FieldValueRequired", field, "Required value")
+    }
+    pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
+        Cause::new(
+            "FieldValueInvalid",
+            field,
+            format!("Invalid value: {value:?}: {detail}"),
+        )
+    }
+    pub fn immutable(field: &str) -> Self {
+        Cause::new("FieldValueInvalid", field, "field is immutable")
+    }
+}
+
+/// Every non-2xx API answer. Built through the constructors so messages match kube-apiserver.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+    /// `metadata` of the Status (used for the fresh `continue` of an expired token).
+    pub metadata: Value,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+            metadata: json!({}),
+        }
+    }
+
+    fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} {name:?} not found", qualified_resource(group, resource)),
+        )
+        .with_details(details(name, group, resource))
+    }
+
+    /// Unknown path or resource type.
+    pub fn path_not_found() -> Self {
+        Self::new(404, "NotFound", "the server could not find the requested resource")
+            .with_details(json!({}))
+    }
+
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} {name:?} already exists", qualified_resource(group, resource)),
+        )
+        .with_details(details(name, group, resource))
+    }
+
+    pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} {name:?}: {why}",
+                qualified_resource(group, resource)
+            ),
+        )
+        .with_details(details(name, group, resource))
+    }
+
+    pub fn stale(group: &str, resource: &str, name: &str) -> Self {
+        Self::conflict(
+            group,
+            resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    pub fn apply_conflict(causes: Vec<Cause>) -> Self {
+        let n = causes.len();
+        let listed: Vec<String> = causes
+            .iter()
+            .map(|c| format!("- {}: {}", c.message, c.field))
+            .collect();
+        let message = if n == 1 {
+            format!("Apply failed with 1 conflict: {}: {}", causes[0].message, causes[0].field)
+        } else {
+            format!("Apply failed with {n} conflicts:\n{}", listed.join("\n"))
+        };
+        Self::new(409, "Conflict", message).with_details(json!({ "causes": causes_json(&causes) }))
+    }
+
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
+        let summary: Vec<String> = causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        let summary = if summary.len() == 1 {
+            summary[0].clone()
+        } else {
+            format!("[{}]", summary.join(", "))
+        };
+        let qualified_kind = if group.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let mut d = json!({ "name": name, "group": group, "kind": kind, "causes": causes_json(&causes) });
+        strip_empty(&mut d);
+        Self::new(422, "Invalid", format!("{qualified_kind} {name:?} is invalid: {summary}"))
+            .with_details(d)
+    }
+
+    pub fn invalid_list_options(field: &str, detail: &str) -> Self {
+        let cause = Cause::new("FieldValueForbidden", field, format!("Forbidden: {detail}"));
+        Self::new(
+            422,
+            "Invalid",
+            format!("ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {detail}"),
+        )
+        .with_details(json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": causes_json(&[cause])}))
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!("{} {name:?} is forbidden: {why}", qualified_resource(group, resource)),
+        )
+        .with_details(details(name, group, resource))
+    }
+
+    pub fn method_not_allowed(verb: &str, resource: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("{verb} is not supported on resources of kind {resource:?}"),
+        )
+    }
+
+    pub fn not_acceptable(accept: &str) -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!("only the following media types are accepted: application/json (requested {accept:?})"),
+        )
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {content_type:?})"),
+        )
+    }
+
+    pub fn too_large() -> Self {
+        Self::new(413, "RequestEntityTooLarge", "the request is too large; limit is 3145728 bytes")
+    }
+
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub fn too_old_resource_version(requested: u64, oldest: u64) -> Self {
+        Self::expired(format!("too old resource version: {requested} ({oldest})"))
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(504, "Timeout", message)
+    }
+
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+    }
+
+    pub fn to_status(&self) -> Value {
+        let mut s = json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": self.metadata,
+            "status": "Failure", "message": self.message, "reason": self.reason, "code": self.code,
+        });
+        if let Some(d) = &self.details {
+            s["details"] = d.clone();
+        }
+        s
+    }
+}
+
+fn details(name: &str, group: &str, resource: &str) -> Value {
+    let mut d = json!({ "name": name, "group": group, "kind": resource });
+    strip_empty(&mut d);
+    d
+}
+
+fn strip_empty(v: &mut Value) {
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|_, x| !(x.as_str() == Some("") || x.as_array().is_some_and(|a| a.is_empty())));
+    }
+}
+
+fn causes_json(causes: &[Cause]) -> Value {
+    Value::Array(
+        causes
+            .iter()
+            .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+            .collect(),
+    )
+}
+
+/// Success Status, e.g. the body of a DELETE that does not return the object.
+pub fn success_status(details: Value, code: Option<u16>) -> Value {
+    let mut s = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"});
+    if !details.is_null() {
+        s["details"] = details;
+    }
+    if let Some(c) = code {
+        s["code"] = json!(c);
+    }
+    s
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.reason, self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = self.to_status().to_string();
+        let mut resp = (code, body).into_response();
+        resp.headers_mut().insert(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        resp
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,120 @@
+//! All browser transport: same-origin requests to the Kubernetes API (through `kubectl proxy`
+//! or the demo cluster). Every call is recorded in the request log so users can see, and copy,
+//! the API calls the dashboard makes.
+
+use gloo_net::http::Request;
+
+use crate::state::request_log::{self, RequestRecord};
+
+/// A response as far as the callers need it.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub status: u16,
+    pub content_type: String,
+    pub etag: Option<String>,
+    pub body: String,
+}
+
+/// Why a request failed, in terms a user can act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    /// The request never got an HTTP answer (proxy not running, network down).
+    Unreachable(String),
+    /// An HTTP error; `message` comes from the Kubernetes Status when there is one.
+    Status {
+        code: u16,
+        reason: Option<String>,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Unreachable(detail) => write!(
+                f,
+                "The API server could not be reached through this origin ({detail}). \
+                 Is `kubectl proxy` (or the demo cluster) running?"
+            ),
+            ApiError::Status {
+                code,
+                reason,
+                message,
+            } => match reason {
+                Some(reason) => write!(f, "{code} {reason}: {message}"),
+                None => write!(f, "HTTP {code}: {message}"),
+            },
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.
+/// Non-2xx answers other than 304 become [`ApiError::Status`].
+pub async fn get(path: &str, accept: &str) -> Result<Fetched, ApiError> {
+    let started = now_ms();
+    let result = Request::get(path).header("Accept", accept).send().await;
+    let elapsed = now_ms() - started;
+    let response = match result {
+        Ok(response) => response,
+        Err(error) => {
+            request_log::record(RequestRecord::new("GET", path, None, elapsed, 0, accept));
+            return Err(ApiError::Unreachable(error.to_string()));
+        }
+    };
+    let status = response.status();
+    let headers = response.headers();
+    let content_type = headers.get("content-type").unwrap_or_default();
+    let etag = headers.get("etag");
+    let body = response.text().await.unwrap_or_default();
+    request_log::record(RequestRecord::new(
+        "GET",
+        path,
+        Some(status),
+        now_ms() - started,
+        body.len(),
+        accept,
+    ));
+    if (200..300).contains(&status) || status == 304 {
+        return Ok(Fetched {
+            status,
+            content_type,
+            etag,
+            body,
+        });
+    }
+    Err(status_error(status, &body))
+}
+
+/// Turns an error body into a readable error: a Kubernetes Status when it is one.
+fn status_error(code: u16, body: &str) -> ApiError {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let status = parsed
+        .as_ref()
+        .filter(|v| v.get("kind").and_then(|k| k.as_str()) == Some("Status"));
+    match status {
+        Some(status) => ApiError::Status {
+            code,
+            reason: status
+                .get("reason")
+                .and_then(|r| r.as_str())
+                .map(str::to_string),
+            message: status
+                .get("message")
+                .and_then(|m| m.as_str())
+                .unwrap_or("")
+                .to_string(),
+        },
+        None => ApiError::Status {
+            code,
+            reason: None,
+            message: body.chars().take(200).collect(),
+        },
+    }
+}

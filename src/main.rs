@@ -1,0 +1,6 @@
+//! Entry point: only mounts the app; everything else lives in the library so tests can use it.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(kube_atlas::App);
+}

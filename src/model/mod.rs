@@ -1,0 +1,1 @@
+//! Pure discovery model (placeholder while building).

@@ -1,0 +1,140 @@
+//! Shared end-to-end harness: a fresh demo cluster serving the release build (dist/), a
+//! chromedriver on a free port and a headless Chromium session driven by thirtyfour.
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use thirtyfour::prelude::*;
+
+pub struct Harness {
+    cluster: Option<demo_cluster::RunningCluster>,
+    base_url: String,
+    pub driver: WebDriver,
+    chromedriver: Child,
+}
+
+pub fn dist_dir() -> PathBuf {
+    std::env::var_os("KUBE_ATLAS_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist")))
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshots"))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free local port")
+}
+
+fn wait_for_port(port: u16, within: Duration) {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("nothing listening on 127.0.0.1:{port} after {within:?}");
+}
+
+/// Starts chromedriver and a headless Chromium session.
+pub async fn start_browser() -> (WebDriver, Child) {
+    let chromedriver_path =
+        std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+    let port = free_port();
+    let chromedriver = Command::new(&chromedriver_path)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {chromedriver_path}: {e}"));
+    wait_for_port(port, Duration::from_secs(20));
+
+    let mut caps = DesiredCapabilities::chrome();
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    caps.set_binary(&chromium).expect("chromium binary");
+    for arg in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1440,900",
+    ] {
+        caps.add_arg(arg).expect("chromium argument");
+    }
+    let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps)
+        .await
+        .expect("a chromedriver session");
+    (driver, chromedriver)
+}
+
+impl Harness {
+    /// A demo cluster (seeded unless `empty`) serving dist/, and a browser.
+    pub async fn start() -> Harness {
+        let dist = dist_dir();
+        assert!(
+            dist.join("index.html").exists(),
+            "{} has no index.html: run `cargo xtask build` first (cargo xtask test does)",
+            dist.display()
+        );
+        let cluster = demo_cluster::start(demo_cluster::Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            www: Some(dist),
+            speed: 20.0,
+            ..Default::default()
+        })
+        .await
+        .expect("demo cluster starts");
+        let (driver, chromedriver) = start_browser().await;
+        Harness {
+            base_url: cluster.url(),
+            cluster: Some(cluster),
+            driver,
+            chromedriver,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    pub async fn screenshot(&self, name: &str) {
+        let dir = screenshot_dir();
+        std::fs::create_dir_all(&dir).expect("screenshot dir");
+        self.driver
+            .screenshot(&dir.join(format!("{name}.png")))
+            .await
+            .expect("screenshot");
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub async fn stop(mut self) {
+        let _ = self.driver.clone().quit().await;
+        if let Some(cluster) = self.cluster.take() {
+            let _ = cluster.shutdown().await;
+        }
+    }
+}
+
+impl Drop for Harness {
+    // Also on a failed assertion: never leave chromedriver (and its Chromium) running.
+    fn drop(&mut self) {
+        let _ = self.chromedriver.kill();
+        let _ = self.chromedriver.wait();
+    }
+}

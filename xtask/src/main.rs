@@ -1,0 +1,55 @@
+//! Project tasks: `cargo xtask <setup|build|demo|test|bench>`.
+//!
+//! Everything a fresh machine needs is installed by `setup` from the package registries the
+//! machines can reach (crates.io, npm, Debian), never from ad-hoc downloads.
+
+mod bench;
+mod build;
+mod cmd;
+mod setup;
+mod test;
+
+use anyhow::{bail, Result};
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  setup [--no-browser]        install the wasm target, trunk, wasm-bindgen-cli, wasm-opt,
+                              chromium + chromedriver (idempotent, pinned)
+  build                       release build of the UI into dist/ (prints sizes)
+  demo [--listen ADDR] [--speed F] [--empty]
+                              build, then serve the UI and the demo cluster on one origin
+  test                        fmt, clippy, native tests, browser component tests, e2e tests
+  bench                       benchmarks (prints figures)
+";
+
+fn main() {
+    if let Err(error) = run() {
+        eprintln!("xtask: error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    cmd::enter_workspace_root()?;
+    match command.as_str() {
+        "setup" => setup::run(setup::Options {
+            browser: !rest.iter().any(|a| a == "--no-browser"),
+        }),
+        "build" => build::release_ui().map(|_| ()),
+        "demo" => build::demo(rest),
+        "test" => test::run(),
+        "bench" => bench::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}

@@ -1,0 +1,174 @@
+//! `cargo xtask setup`: installs, idempotently and at pinned versions, what builds and tests need.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cmd;
+
+pub const TRUNK_VERSION: &str = "0.21.14";
+/// binaryen from npm: Debian's binaryen 108 emits wasm that crashes on load.
+pub const BINARYEN_VERSION: &str = "132.0.0";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+pub struct Options {
+    /// Also install chromium + chromedriver (needed by tests, not by `demo`).
+    pub browser: bool,
+}
+
+pub fn run(options: Options) -> Result<()> {
+    wasm_target()?;
+    wasm_bindgen_cli()?;
+    wasm_opt()?;
+    trunk()?;
+    if options.browser {
+        browser()?;
+    }
+    println!("xtask: setup complete");
+    Ok(())
+}
+
+/// True when everything `build` needs is present (so `demo` can skip setup quickly).
+pub fn build_tools_ready() -> bool {
+    let Ok(bindgen) = locked_wasm_bindgen_version() else {
+        return false;
+    };
+    has_wasm_target()
+        && cmd::version_of("wasm-bindgen", "--version").as_deref()
+            == Some(format!("wasm-bindgen {bindgen}").as_str())
+        && cmd::version_of("trunk", "--version").as_deref()
+            == Some(format!("trunk {TRUNK_VERSION}").as_str())
+        && wasm_opt_ok()
+}
+
+fn has_wasm_target() -> bool {
+    Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).contains("wasm32-unknown-unknown"))
+        .unwrap_or(false)
+}
+
+fn wasm_target() -> Result<()> {
+    if has_wasm_target() {
+        println!("xtask: wasm32-unknown-unknown target: present");
+        return Ok(());
+    }
+    cmd::run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+}
+
+/// The wasm-bindgen version Cargo.lock resolved; the CLI must match it exactly.
+pub fn locked_wasm_bindgen_version() -> Result<String> {
+    let lock = std::fs::read_to_string("Cargo.lock").context("reading Cargo.lock")?;
+    let mut in_wasm_bindgen = false;
+    for line in lock.lines() {
+        let line = line.trim();
+        if line == "[[package]]" {
+            in_wasm_bindgen = false;
+        } else if line == "name = \"wasm-bindgen\"" {
+            in_wasm_bindgen = true;
+        } else if in_wasm_bindgen {
+            if let Some(version) = line.strip_prefix("version = \"") {
+                return Ok(version.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    bail!("Cargo.lock has no wasm-bindgen package")
+}
+
+fn wasm_bindgen_cli() -> Result<()> {
+    let wanted = locked_wasm_bindgen_version()?;
+    let found = cmd::version_of("wasm-bindgen", "--version");
+    if found.as_deref() == Some(format!("wasm-bindgen {wanted}").as_str()) {
+        println!("xtask: wasm-bindgen-cli {wanted}: present");
+        return Ok(());
+    }
+    // Without --locked: the CLI's own lockfile pins a crate version the registry lacks.
+    cmd::run(cmd::command("cargo").args([
+        "install",
+        "wasm-bindgen-cli",
+        "--version",
+        &wanted,
+        "--force",
+    ]))
+}
+
+fn wasm_opt_ok() -> bool {
+    cmd::version_of("wasm-opt", "--version")
+        .map(|v| v.contains(&format!("version {}", major(BINARYEN_VERSION))))
+        .unwrap_or(false)
+}
+
+fn major(version: &str) -> &str {
+    version.split('.').next().unwrap_or(version)
+}
+
+fn wasm_opt() -> Result<()> {
+    if wasm_opt_ok() {
+        println!(
+            "xtask: wasm-opt (binaryen {}): present",
+            major(BINARYEN_VERSION)
+        );
+        return Ok(());
+    }
+    cmd::run(cmd::command("npm").args([
+        "install",
+        "--global",
+        "--no-fund",
+        "--no-audit",
+        &format!("binaryen@{BINARYEN_VERSION}"),
+    ]))?;
+    if !wasm_opt_ok() {
+        bail!(
+            "wasm-opt on PATH is not binaryen {}: {:?}",
+            BINARYEN_VERSION,
+            cmd::version_of("wasm-opt", "--version")
+        );
+    }
+    Ok(())
+}
+
+fn trunk() -> Result<()> {
+    if cmd::version_of("trunk", "--version").as_deref()
+        == Some(format!("trunk {TRUNK_VERSION}").as_str())
+    {
+        println!("xtask: trunk {TRUNK_VERSION}: present");
+        return Ok(());
+    }
+    cmd::run(cmd::command("cargo").args([
+        "install",
+        "--locked",
+        "trunk",
+        "--version",
+        TRUNK_VERSION,
+        "--force",
+    ]))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn browser() -> Result<()> {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        println!("xtask: chromium + chromedriver: present");
+        return Ok(());
+    }
+    let install = "apt-get update && apt-get install -y chromium chromium-driver";
+    if !is_root() {
+        bail!("chromium and chromedriver are missing; install them with: sudo sh -c '{install}'");
+    }
+    cmd::run(Command::new("apt-get").arg("update"))?;
+    cmd::run(
+        Command::new("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(["chromium", "chromium-driver", "fonts-dejavu-core"]),
+    )
+}
