@@ -3,8 +3,13 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use kube_atlas::components::GroupList;
+use std::collections::HashSet;
+
+use kube_atlas::components::{ApiTreeView, ResourceExplorer};
+use kube_atlas::model::tree_nav::NodeKey;
+use kube_atlas::model::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -17,35 +22,212 @@ where
     let document = web_sys::window().unwrap().document().unwrap();
     let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
     document.body().unwrap().append_child(&host).unwrap();
-    let handle = leptos::mount::mount_to(host.clone(), view);
-    handle.forget();
+    leptos::mount::mount_to(host.clone(), view).forget();
     host
 }
 
-use wasm_bindgen::JsCast;
+fn resource(plural: &str, kind: &str, short: &[&str], subs: &[(&str, &str)]) -> ApiResource {
+    ApiResource {
+        plural: plural.into(),
+        singular: plural.trim_end_matches('s').into(),
+        kind: kind.into(),
+        namespaced: true,
+        verbs: [
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ]
+        .map(String::from)
+        .to_vec(),
+        short_names: short.iter().map(|s| s.to_string()).collect(),
+        categories: vec!["all".into()],
+        subresources: subs
+            .iter()
+            .map(|(name, kind)| Subresource {
+                name: (*name).into(),
+                kind: (*kind).into(),
+                kind_group_version: None,
+                verbs: vec!["get".into(), "patch".into(), "update".into()],
+            })
+            .collect(),
+    }
+}
+
+fn sample_tree() -> ApiTree {
+    ApiTree::new(vec![
+        ApiGroup::new(
+            "",
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![resource("pods", "Pod", &["po"], &[("status", "Pod")])],
+            )],
+            Some("v1"),
+        ),
+        ApiGroup::new(
+            "apps",
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![resource(
+                    "deployments",
+                    "Deployment",
+                    &["deploy"],
+                    &[("status", "Deployment")],
+                )],
+            )],
+            Some("v1"),
+        ),
+        ApiGroup::new(
+            "<b>evil</b>.example.com",
+            vec![
+                GroupVersion::new(
+                    "v1beta1",
+                    false,
+                    vec![resource("things", "Thing", &[], &[])],
+                ),
+                GroupVersion::new(
+                    "v1alpha1",
+                    false,
+                    vec![resource("things", "Thing", &[], &[])],
+                ),
+            ],
+            Some("v1beta1"),
+        ),
+    ])
+}
+
+async fn tick() {
+    gloo_timers::future::TimeoutFuture::new(20).await;
+}
+
+fn texts(host: &web_sys::HtmlElement, selector: &str) -> Vec<String> {
+    let nodes = host.query_selector_all(selector).unwrap();
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i))
+        .map(|n| n.text_content().unwrap_or_default())
+        .collect()
+}
 
 #[wasm_bindgen_test]
-fn group_list_names_the_core_group_and_escapes_html() {
-    let host = mount_fresh(|| {
+async fn tree_shows_groups_escapes_html_and_filters() {
+    let filter = RwSignal::new(String::new());
+    let selected = RwSignal::new(None::<ResourceId>);
+    let host = mount_fresh(move || {
         view! {
-            <GroupList groups=vec![
-                (String::new(), vec!["v1".to_string()]),
-                ("apps".to_string(), vec!["v1".to_string()]),
-                ("<b>evil</b>.example.com".to_string(), vec!["v1beta1".to_string(), "v1alpha1".to_string()]),
-            ]/>
+            <ApiTreeView
+                tree=Signal::derive(sample_tree)
+                filter=filter
+                selected=selected
+                selected_subresource=RwSignal::new(None)
+                expanded=RwSignal::new(HashSet::<NodeKey>::new())
+            />
         }
     });
-    let rows = host.query_selector_all(".group").unwrap();
-    assert_eq!(rows.length(), 3);
-    let text = host.text_content().unwrap_or_default();
-    assert!(text.contains("core"), "core group shown as core: {text}");
+    tick().await;
+    let groups = texts(&host, "[role=treeitem] .group-label");
+    assert_eq!(groups, ["core", "apps", "<b>evil</b>.example.com"]);
+    let core = host.query_selector("[data-key='g:core']").unwrap().unwrap();
+    assert_eq!(
+        core.get_attribute("aria-level").as_deref(),
+        Some("1"),
+        "{}",
+        core.outer_html()
+    );
     assert!(
-        text.contains("<b>evil</b>.example.com"),
+        host.query_selector(".tree b").unwrap().is_none(),
         "HTML in names renders as text"
     );
-    assert!(
-        host.query_selector("b").unwrap().is_none(),
-        "no element injected"
+
+    filter.set("deploy".into());
+    tick().await;
+    let labels = texts(
+        &host,
+        "[role=treeitem] .node-label, [role=treeitem] .group-label",
     );
-    assert!(text.contains("v1beta1, v1alpha1"));
+    assert_eq!(labels, ["apps", "v1", "deployments"]);
+
+    // Clicking a resource row selects it.
+    let row: web_sys::HtmlElement = host
+        .query_selector("[data-key='r:apps/v1/deployments'] .tree-row")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    row.click();
+    tick().await;
+    assert_eq!(
+        selected.get_untracked(),
+        Some(ResourceId::new("apps", "v1", "deployments"))
+    );
+    let item = host
+        .query_selector("[data-key='r:apps/v1/deployments']")
+        .unwrap()
+        .unwrap();
+    assert_eq!(item.get_attribute("aria-selected").as_deref(), Some("true"));
+}
+
+#[wasm_bindgen_test]
+async fn tree_keyboard_expands_and_moves() {
+    let host = mount_fresh(move || {
+        view! {
+            <ApiTreeView
+                tree=Signal::derive(sample_tree)
+                filter=RwSignal::new(String::new())
+                selected=RwSignal::new(None)
+                selected_subresource=RwSignal::new(None)
+                expanded=RwSignal::new(HashSet::<NodeKey>::new())
+            />
+        }
+    });
+    tick().await;
+    let tree = host.query_selector("[role=tree]").unwrap().unwrap();
+    let press = |key: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(key);
+        init.set_bubbles(true);
+        let event =
+            web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        tree.dispatch_event(&event).unwrap();
+    };
+    press("ArrowDown"); // focus core
+    tick().await;
+    press("ArrowRight"); // expand core
+    tick().await;
+    let core = host.query_selector("[data-key='g:core']").unwrap().unwrap();
+    assert_eq!(core.get_attribute("aria-expanded").as_deref(), Some("true"));
+    assert!(host
+        .query_selector("[data-key='v:core/v1']")
+        .unwrap()
+        .is_some());
+    press("ArrowRight"); // into v1
+    tick().await;
+    let v1 = host
+        .query_selector("[data-key='v:core/v1']")
+        .unwrap()
+        .unwrap();
+    assert_eq!(v1.get_attribute("tabindex").as_deref(), Some("0"));
+}
+
+#[wasm_bindgen_test]
+async fn explorer_shows_mapping_paths_and_commands() {
+    let group = sample_tree().group("apps").cloned().unwrap();
+    let host = mount_fresh(move || {
+        view! {
+            <ResourceExplorer
+                group=group
+                version="v1".to_string()
+                plural="deployments".to_string()
+                namespace=Some("default".to_string())
+                subresource=None
+            />
+        }
+    });
+    tick().await;
+    let text = host.text_content().unwrap_or_default();
+    assert!(text.contains("apps/v1, Kind=Deployment"), "{text}");
+    assert!(text.contains("apps/v1, Resource=deployments"));
+    assert!(text.contains("/apis/apps/v1/namespaces/default/deployments"));
+    assert!(
+        text.contains("kubectl get deployments.apps -n default"),
+        "{text}"
+    );
+    assert!(texts(&host, ".method").iter().any(|m| m == "PATCH"));
 }

@@ -1,16 +1,28 @@
 //! Kubernetes-compatible demo API server embedded in Kube Atlas.
 //!
 //! Public surface used by the dashboard's tooling and tests: [`Config`], [`start`] and
-//! [`RunningCluster`]. Everything else is internal.
+//! [`RunningCluster`]. The modules are public so in-process controllers and tests can use the
+//! registry directly; the HTTP API is the compatibility contract.
+
+pub mod http;
+pub mod openapi;
+pub mod registry;
+pub mod status;
+pub mod storage;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
-use axum::routing::get;
-use axum::{Json, Router};
+use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+
+pub use http::Tuning;
+use registry::Registry;
+use storage::store::{ObjectKey, Store};
 
 /// How the demo cluster is started (mirrors the binary's flags).
 #[derive(Debug, Clone)]
@@ -47,6 +59,7 @@ pub struct RunningCluster {
     addr: SocketAddr,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+    registry: Arc<Registry>,
 }
 
 impl RunningCluster {
@@ -57,6 +70,11 @@ impl RunningCluster {
     /// Base URL, e.g. `http://127.0.0.1:8001`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The in-process registry (the same API the HTTP handlers use), for controllers and tests.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.registry.clone()
     }
 
     /// Stops accepting, lets open requests finish, and waits for the server task.
@@ -73,37 +91,130 @@ impl RunningCluster {
 
 /// Binds the listener and serves in a spawned task.
 pub async fn start(config: Config) -> std::io::Result<RunningCluster> {
+    start_with_tuning(config, Tuning::default()).await
+}
+
+/// Builds the registry: reloads the state file when present, otherwise seeds.
+pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<Registry>> {
+    let store = Arc::new(Store::new(tuning.watch_cache_capacity));
+    let registry = Arc::new(Registry::new(store));
+    let loaded = match &config.state_file {
+        Some(path) if path.exists() => {
+            load_state(&registry, path)?;
+            true
+        }
+        _ => false,
+    };
+    if !loaded {
+        registry.seed();
+    }
+    Ok(registry)
+}
+
+/// Like [`start`], with internal knobs (small watch cache, fast bookmarks) for tests.
+pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Result<RunningCluster> {
+    let registry = build_registry(&config, &tuning)?;
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
-    let app = router(&config);
+    let state = http::AppState {
+        registry: registry.clone(),
+        tuning,
+        accept_hosts: Arc::new(config.accept_hosts.clone()),
+    };
+    let app = http::router(state, config.www.as_deref());
     let (tx, rx) = oneshot::channel::<()>();
+    let state_file = config.state_file.clone();
+    let saver_registry = registry.clone();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
+        let (stop_saver, saver) = match state_file.clone() {
+            Some(path) => {
+                let (stop_tx, stop_rx) = oneshot::channel::<()>();
+                let handle = tokio::spawn(save_loop(saver_registry.clone(), path, stop_rx));
+                (Some(stop_tx), Some(handle))
+            }
+            None => (None, None),
+        };
+        let served = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;
             })
-            .await
+            .await;
+        if let (Some(stop), Some(handle)) = (stop_saver, saver) {
+            let _ = stop.send(());
+            let _ = handle.await;
+        }
+        if let Some(path) = state_file {
+            save_state(&saver_registry, &path)?;
+        }
+        served
     });
     Ok(RunningCluster {
         addr,
         shutdown: Some(tx),
         task,
+        registry,
     })
 }
 
-fn router(config: &Config) -> Router {
-    let api = Router::new().route("/version", get(|| async { Json(version_info()) }));
-    match &config.www {
-        Some(dir) => api.fallback_service(tower_http::services::ServeDir::new(dir)),
-        None => api,
+/// Writes the state file whenever the store changed (checked twice a second).
+async fn save_loop(registry: Arc<Registry>, path: PathBuf, mut stop: oneshot::Receiver<()>) {
+    let mut saved_rv = registry.store.current_rv();
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            _ = &mut stop => return,
+        }
+        let rv = registry.store.current_rv();
+        if rv != saved_rv {
+            match save_state(&registry, &path) {
+                Ok(()) => saved_rv = rv,
+                Err(e) => tracing::warn!("could not write state file {}: {e}", path.display()),
+            }
+        }
     }
 }
 
-fn version_info() -> serde_json::Value {
-    serde_json::json!({
-        "major": "1", "minor": "34", "gitVersion": "v1.34.0-demo",
-        "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
-        "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.24.0", "compiler": "gc",
-        "platform": "linux/amd64"
-    })
+fn save_state(registry: &Registry, path: &Path) -> std::io::Result<()> {
+    let rv = registry.store.current_rv();
+    let objects: Vec<Value> = registry
+        .store
+        .dump_keys()
+        .into_iter()
+        .map(|(k, v)| json!({"group": k.group, "resource": k.resource, "namespace": k.namespace, "name": k.name, "object": v}))
+        .collect();
+    let doc = json!({"resourceVersion": rv, "objects": objects});
+    let tmp = path.with_extension("tmp");
+    std::fs::write(
+        &tmp,
+        serde_json::to_vec(&doc).map_err(std::io::Error::other)?,
+    )?;
+    std::fs::rename(&tmp, path)
+}
+
+fn load_state(registry: &Registry, path: &Path) -> std::io::Result<()> {
+    let bytes = std::fs::read(path)?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })?;
+    let rv = doc["resourceVersion"].as_u64().unwrap_or(1);
+    let objects = doc["objects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let key = ObjectKey::new(
+                e["group"].as_str()?,
+                e["resource"].as_str()?,
+                e["namespace"].as_str()?,
+                e["name"].as_str()?,
+            );
+            Some((key, e["object"].clone()))
+        })
+        .collect();
+    registry.store.load(rv, objects);
+    registry.refresh_crds();
+    Ok(())
 }

@@ -83,15 +83,22 @@ impl ApiError {
 
     /// Unknown path or resource type.
     pub fn path_not_found() -> Self {
-        Self::new(404, "NotFound", "the server could not find the requested resource")
-            .with_details(json!({}))
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with_details(json!({}))
     }
 
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
         Self::new(
             409,
             "AlreadyExists",
-            format!("{} {name:?} already exists", qualified_resource(group, resource)),
+            format!(
+                "{} {name:?} already exists",
+                qualified_resource(group, resource)
+            ),
         )
         .with_details(details(name, group, resource))
     }
@@ -124,7 +131,10 @@ impl ApiError {
             .map(|c| format!("- {}: {}", c.message, c.field))
             .collect();
         let message = if n == 1 {
-            format!("Apply failed with 1 conflict: {}: {}", causes[0].message, causes[0].field)
+            format!(
+                "Apply failed with 1 conflict: {}: {}",
+                causes[0].message, causes[0].field
+            )
         } else {
             format!("Apply failed with {n} conflicts:\n{}", listed.join("\n"))
         };
@@ -146,10 +156,15 @@ impl ApiError {
         } else {
             format!("{kind}.{group}")
         };
-        let mut d = json!({ "name": name, "group": group, "kind": kind, "causes": causes_json(&causes) });
+        let mut d =
+            json!({ "name": name, "group": group, "kind": kind, "causes": causes_json(&causes) });
         strip_empty(&mut d);
-        Self::new(422, "Invalid", format!("{qualified_kind} {name:?} is invalid: {summary}"))
-            .with_details(d)
+        Self::new(
+            422,
+            "Invalid",
+            format!("{qualified_kind} {name:?} is invalid: {summary}"),
+        )
+        .with_details(d)
     }
 
     pub fn invalid_list_options(field: &str, detail: &str) -> Self {
@@ -159,7 +174,9 @@ impl ApiError {
             "Invalid",
             format!("ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {detail}"),
         )
-        .with_details(json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": causes_json(&[cause])}))
+        .with_details(
+            json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": causes_json(&[cause])}),
+        )
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -170,7 +187,10 @@ impl ApiError {
         Self::new(
             403,
             "Forbidden",
-            format!("{} {name:?} is forbidden: {why}", qualified_resource(group, resource)),
+            format!(
+                "{} {name:?} is forbidden: {why}",
+                qualified_resource(group, resource)
+            ),
         )
         .with_details(details(name, group, resource))
     }
@@ -200,7 +220,11 @@ impl ApiError {
     }
 
     pub fn too_large() -> Self {
-        Self::new(413, "RequestEntityTooLarge", "the request is too large; limit is 3145728 bytes")
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            "the request is too large; limit is 3145728 bytes",
+        )
     }
 
     pub fn expired(message: impl Into<String>) -> Self {
@@ -216,7 +240,11 @@ impl ApiError {
     }
 
     pub fn internal(message: impl std::fmt::Display) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {message}"),
+        )
     }
 
     pub fn to_status(&self) -> Value {

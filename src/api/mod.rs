@@ -2,9 +2,12 @@
 //! or the demo cluster). Every call is recorded in the request log so users can see, and copy,
 //! the API calls the dashboard makes.
 
+pub mod discovery;
+pub mod watch;
+
 use gloo_net::http::Request;
 
-use crate::state::request_log::{self, RequestRecord};
+use crate::state::request_log;
 
 /// A response as far as the callers need it.
 #[derive(Debug, Clone)]
@@ -33,8 +36,7 @@ impl std::fmt::Display for ApiError {
         match self {
             ApiError::Unreachable(detail) => write!(
                 f,
-                "The API server could not be reached through this origin ({detail}). \
-                 Is `kubectl proxy` (or the demo cluster) running?"
+                "the API server could not be reached ({detail}); is `kubectl proxy` running?"
             ),
             ApiError::Status {
                 code,
@@ -48,7 +50,7 @@ impl std::fmt::Display for ApiError {
     }
 }
 
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map(|p| p.now())
@@ -58,29 +60,40 @@ fn now_ms() -> f64 {
 /// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.
 /// Non-2xx answers other than 304 become [`ApiError::Status`].
 pub async fn get(path: &str, accept: &str) -> Result<Fetched, ApiError> {
+    get_with_headers(path, accept, &[]).await
+}
+
+pub async fn get_with_headers(
+    path: &str,
+    accept: &str,
+    headers: &[(&str, &str)],
+) -> Result<Fetched, ApiError> {
+    let id = request_log::start("GET", path, accept, false);
     let started = now_ms();
-    let result = Request::get(path).header("Accept", accept).send().await;
-    let elapsed = now_ms() - started;
-    let response = match result {
+    let mut request = Request::get(path).header("Accept", accept);
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let response = match request.send().await {
         Ok(response) => response,
         Err(error) => {
-            request_log::record(RequestRecord::new("GET", path, None, elapsed, 0, accept));
+            request_log::update(id, |r| {
+                r.duration_ms = now_ms() - started;
+                r.error = Some(error.to_string());
+            });
             return Err(ApiError::Unreachable(error.to_string()));
         }
     };
     let status = response.status();
-    let headers = response.headers();
-    let content_type = headers.get("content-type").unwrap_or_default();
-    let etag = headers.get("etag");
+    let response_headers = response.headers();
+    let content_type = response_headers.get("content-type").unwrap_or_default();
+    let etag = response_headers.get("etag");
     let body = response.text().await.unwrap_or_default();
-    request_log::record(RequestRecord::new(
-        "GET",
-        path,
-        Some(status),
-        now_ms() - started,
-        body.len(),
-        accept,
-    ));
+    request_log::update(id, |r| {
+        r.status = Some(status);
+        r.duration_ms = now_ms() - started;
+        r.bytes = body.len();
+    });
     if (200..300).contains(&status) || status == 304 {
         return Ok(Fetched {
             status,

@@ -345,9 +345,12 @@ fn parse_doc<T: DeserializeOwned>(
 
 /// Parses an aggregated `APIGroupDiscoveryList` (v2 or v2beta1) from `/api` or `/apis`.
 pub fn parse_aggregated(body: &str) -> Result<ApiGroupDiscoveryList, DiscoveryError> {
-    parse_doc(body, "aggregated discovery", "APIGroupDiscoveryList", |d: &ApiGroupDiscoveryList| {
-        &d.kind
-    })
+    parse_doc(
+        body,
+        "aggregated discovery",
+        "APIGroupDiscoveryList",
+        |d: &ApiGroupDiscoveryList| &d.kind,
+    )
 }
 
 pub fn parse_api_versions(body: &str) -> Result<ApiVersionsDoc, DiscoveryError> {
@@ -364,7 +367,12 @@ pub fn parse_group(body: &str) -> Result<ApiGroupDoc, DiscoveryError> {
 }
 
 pub fn parse_resource_list(body: &str) -> Result<ApiResourceListDoc, DiscoveryError> {
-    parse_doc(body, "group-version", "APIResourceList", |d: &ApiResourceListDoc| &d.kind)
+    parse_doc(
+        body,
+        "group-version",
+        "APIResourceList",
+        |d: &ApiResourceListDoc| &d.kind,
+    )
 }
 
 /// The `/api` response in whichever form the server chose.
@@ -412,9 +420,18 @@ pub fn parse_apis_root(content_type: &str, body: &str) -> Result<ApisRootDoc, Di
 
 /// Resolves a response kind against its containing group-version; `None` when it is the same
 /// GV, so legacy (empty group/version) and aggregated (empty or repeated) forms compare equal.
-fn cross_gv(group: &str, version: &str, in_group: &str, in_version: &str) -> Option<GroupVersionRef> {
+fn cross_gv(
+    group: &str,
+    version: &str,
+    in_group: &str,
+    in_version: &str,
+) -> Option<GroupVersionRef> {
     let g = if group.is_empty() { in_group } else { group };
-    let v = if version.is_empty() { in_version } else { version };
+    let v = if version.is_empty() {
+        in_version
+    } else {
+        version
+    };
     if g == in_group && v == in_version {
         None
     } else {
@@ -461,7 +478,10 @@ pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> 
                         group,
                         &v.version,
                         TreeErrorKind::Dropped,
-                        format!("subresource {}/{} has no responseKind", r.resource, s.subresource),
+                        format!(
+                            "subresource {}/{} has no responseKind",
+                            r.resource, s.subresource
+                        ),
                     );
                     continue;
                 };
@@ -661,12 +681,20 @@ impl LegacyTreeBuilder {
             } else {
                 Err(DiscoveryError::new(
                     group_version_path(group, version),
-                    format!("expected groupVersion {expected}, got {}", list.group_version),
+                    format!(
+                        "expected groupVersion {expected}, got {}",
+                        list.group_version
+                    ),
                 ))
             }
         });
         let entry = match parsed {
-            Ok(list) => Some(resources_from_legacy(&list, group, version, &mut self.errors)),
+            Ok(list) => Some(resources_from_legacy(
+                &list,
+                group,
+                version,
+                &mut self.errors,
+            )),
             Err(e) => {
                 let message = DiscoveryError {
                     context: group_version_path(group, version),
@@ -784,13 +812,26 @@ mod tests {
     fn parse_errors_are_readable() {
         let status = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","code":404}"#;
         let e = parse_resource_list(status).unwrap_err();
-        assert!(e.to_string().contains("server returned Status: the server could not find"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("server returned Status: the server could not find"),
+            "{e}"
+        );
         let e = parse_aggregated("").unwrap_err();
         assert!(e.to_string().contains("empty body"), "{e}");
         let e = parse_group_list("<html>nope</html>").unwrap_err();
-        assert!(e.to_string().starts_with("/apis (APIGroupList): invalid JSON"), "{e}");
-        let e = parse_api_versions(r#"{"kind":"APIGroupList","groups":[],"versions":[]}"#).unwrap_err();
-        assert!(e.to_string().contains("expected kind APIVersions, got APIGroupList"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/apis (APIGroupList): invalid JSON"),
+            "{e}"
+        );
+        let e =
+            parse_api_versions(r#"{"kind":"APIGroupList","groups":[],"versions":[]}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("expected kind APIVersions, got APIGroupList"),
+            "{e}"
+        );
         let e = parse_api_root("text/plain", "Forbidden").unwrap_err();
         assert!(e.to_string().contains("unexpected Content-Type"), "{e}");
     }
@@ -799,11 +840,17 @@ mod tests {
     fn root_parsing_branches_on_content_type() {
         let agg = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[]}"#;
         let ct = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-        assert!(matches!(parse_apis_root(ct, agg), Ok(ApisRootDoc::Aggregated(_))));
+        assert!(matches!(
+            parse_apis_root(ct, agg),
+            Ok(ApisRootDoc::Aggregated(_))
+        ));
         // Same body labelled plain JSON goes to the legacy decoder and fails, like client-go.
         assert!(parse_apis_root("application/json", agg).is_err());
         let legacy = r#"{"kind":"APIVersions","versions":["v1"]}"#;
-        assert!(matches!(parse_api_root("application/json", legacy), Ok(ApiRootDoc::Legacy(_))));
+        assert!(matches!(
+            parse_api_root("application/json", legacy),
+            Ok(ApiRootDoc::Legacy(_))
+        ));
     }
 
     fn rk(g: &str, v: &str, k: &str) -> Option<GroupVersionKindDoc> {
@@ -835,7 +882,11 @@ mod tests {
         let kinds: Vec<_> = d.errors.entries.iter().map(|e| e.kind).collect();
         assert_eq!(
             kinds,
-            [TreeErrorKind::Stale, TreeErrorKind::Dropped, TreeErrorKind::Dropped]
+            [
+                TreeErrorKind::Stale,
+                TreeErrorKind::Dropped,
+                TreeErrorKind::Dropped
+            ]
         );
     }
 
@@ -862,7 +913,9 @@ mod tests {
             api_version: "apidiscovery.k8s.io/v2".into(),
             metadata: serde_json::Value::Null,
             items: vec![ApiGroupDiscovery {
-                metadata: GroupMetadata { name: "apps".into() },
+                metadata: GroupMetadata {
+                    name: "apps".into(),
+                },
                 versions: vec![ApiVersionDiscovery {
                     version: "v1".into(),
                     freshness: Some("Current".into()),
@@ -911,17 +964,35 @@ mod tests {
         let plan = LegacyWalkPlan::new(Some(&api), &apis);
         assert_eq!(
             plan.urls().collect::<Vec<_>>(),
-            ["/api/v1", "/apis/x.io/v1", "/apis/x.io/v1beta1", "/apis/y.io/v1"]
+            [
+                "/api/v1",
+                "/apis/x.io/v1",
+                "/apis/x.io/v1beta1",
+                "/apis/y.io/v1"
+            ]
         );
         let mut b = plan.builder();
-        b.add_body("", "v1", r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[]}"#);
+        b.add_body(
+            "",
+            "v1",
+            r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[]}"#,
+        );
         b.add_failure("x.io", "v1", "503 Service Unavailable");
-        b.add_body("x.io", "v1beta1", r#"{"kind":"APIResourceList","groupVersion":"x.io/v1","resources":[]}"#);
+        b.add_body(
+            "x.io",
+            "v1beta1",
+            r#"{"kind":"APIResourceList","groupVersion":"x.io/v1","resources":[]}"#,
+        );
         let d = b.finish();
         // Core survives; x.io v1 failed, v1beta1 had the wrong groupVersion, y.io never came.
         assert_eq!(d.tree.groups.len(), 1);
         assert!(d.tree.groups[0].is_core());
-        let kinds: Vec<_> = d.errors.entries.iter().map(|e| (e.group.as_str(), e.kind)).collect();
+        let kinds: Vec<_> = d
+            .errors
+            .entries
+            .iter()
+            .map(|e| (e.group.as_str(), e.kind))
+            .collect();
         assert_eq!(
             kinds,
             [
@@ -930,7 +1001,9 @@ mod tests {
                 ("y.io", TreeErrorKind::NotFetched)
             ]
         );
-        assert!(d.errors.entries[1].message.contains("expected groupVersion x.io/v1beta1"));
+        assert!(d.errors.entries[1]
+            .message
+            .contains("expected groupVersion x.io/v1beta1"));
     }
 
     #[test]
@@ -940,8 +1013,15 @@ mod tests {
         let plan = LegacyWalkPlan::new(None, &apis);
         let mut b = plan.builder();
         b.add_failure("x.io", "v1", "timeout");
-        b.add_body("x.io", "v1beta1", r#"{"kind":"APIResourceList","groupVersion":"x.io/v1beta1","resources":[]}"#);
+        b.add_body(
+            "x.io",
+            "v1beta1",
+            r#"{"kind":"APIResourceList","groupVersion":"x.io/v1beta1","resources":[]}"#,
+        );
         let d = b.finish();
-        assert_eq!(d.tree.groups[0].preferred_version.as_deref(), Some("v1beta1"));
+        assert_eq!(
+            d.tree.groups[0].preferred_version.as_deref(),
+            Some("v1beta1")
+        );
     }
 }

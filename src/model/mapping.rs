@@ -14,9 +14,14 @@ use super::tree::{ApiTree, ResourceRef};
 pub enum MappingError {
     EmptyInput,
     /// Nothing matched a user-typed name (kubectl's wording).
-    UnknownResource { input: String },
+    UnknownResource {
+        input: String,
+    },
     /// The group-version is not served at all.
-    GroupVersionNotServed { group: String, version: String },
+    GroupVersionNotServed {
+        group: String,
+        version: String,
+    },
     /// The group-version is served but has no resource of that kind.
     NoKind {
         group: String,
@@ -283,9 +288,10 @@ impl Operation {
 
     pub fn target(self) -> Target {
         match self {
-            Operation::List | Operation::Watch | Operation::Create | Operation::DeleteCollection => {
-                Target::Collection
-            }
+            Operation::List
+            | Operation::Watch
+            | Operation::Create
+            | Operation::DeleteCollection => Target::Collection,
             Operation::Get | Operation::Update | Operation::Patch | Operation::Delete => {
                 Target::Object
             }
@@ -463,7 +469,12 @@ impl ResourceRef<'_> {
     }
 
     /// Path for an operation on the main resource.
-    pub fn operation_path(&self, op: Operation, ns: NamespaceArg<'_>, name: NameArg<'_>) -> ApiPath {
+    pub fn operation_path(
+        &self,
+        op: Operation,
+        ns: NamespaceArg<'_>,
+        name: NameArg<'_>,
+    ) -> ApiPath {
         match op {
             Operation::Watch => self.watch_path(ns),
             // Creating needs a concrete namespace: POST to the all-namespaces path is invalid.
@@ -511,7 +522,12 @@ impl ResourceRef<'_> {
     }
 
     /// `kubectl` equivalent of an operation on the main resource.
-    pub fn kubectl_command(&self, op: Operation, ns: NamespaceArg<'_>, name: NameArg<'_>) -> String {
+    pub fn kubectl_command(
+        &self,
+        op: Operation,
+        ns: NamespaceArg<'_>,
+        name: NameArg<'_>,
+    ) -> String {
         let res = shell_quote(&self.kubectl_name()).into_owned();
         let ns_flag = if self.resource.namespaced {
             match (ns, op.target()) {
@@ -567,7 +583,9 @@ impl Endpoint {
             cmd.push_str(self.method.as_str());
         }
         if let Some(ct) = self.op.body_content_type() {
-            cmd.push_str(&format!(" -H 'Content-Type: {ct}' --data-binary @body.json"));
+            cmd.push_str(&format!(
+                " -H 'Content-Type: {ct}' --data-binary @body.json"
+            ));
         }
         cmd.push(' ');
         cmd.push_str(&url);
@@ -596,7 +614,10 @@ impl Endpoint {
 pub fn encode_path_segment(s: &str) -> Cow<'_, str> {
     fn keep(b: u8) -> bool {
         b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'_' | b'.' | b'~' | b'$' | b'&' | b'+' | b':' | b'=' | b'@')
+            || matches!(
+                b,
+                b'-' | b'_' | b'.' | b'~' | b'$' | b'&' | b'+' | b':' | b'=' | b'@'
+            )
     }
     if s.bytes().all(keep) {
         return Cow::Borrowed(s);
@@ -615,7 +636,8 @@ pub fn encode_path_segment(s: &str) -> Cow<'_, str> {
 /// Quotes one POSIX shell word; safe words are left bare so common commands stay readable.
 pub fn shell_quote(s: &str) -> Cow<'_, str> {
     let safe = |c: char| {
-        c.is_ascii_alphanumeric() || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+        c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
     };
     if !s.is_empty() && s.chars().all(safe) {
         Cow::Borrowed(s)
@@ -643,7 +665,9 @@ mod tests {
     use crate::model::tree::ResourceId;
 
     fn id(t: &ApiTree, input: &str) -> String {
-        resolve_user_input(t, input).map(|r| r.id().key()).unwrap_or_else(|e| e.to_string())
+        resolve_user_input(t, input)
+            .map(|r| r.id().key())
+            .unwrap_or_else(|e| e.to_string())
     }
 
     #[test]
@@ -659,7 +683,10 @@ mod tests {
         assert_eq!(id(&t, "deployments.apps"), "apps/v1/deployments");
         assert_eq!(id(&t, "deploy.apps"), "apps/v1/deployments");
         assert_eq!(id(&t, "deployment.v1.apps"), "apps/v1/deployments");
-        assert_eq!(id(&t, "crd"), "apiextensions.k8s.io/v1/customresourcedefinitions");
+        assert_eq!(
+            id(&t, "crd"),
+            "apiextensions.k8s.io/v1/customresourcedefinitions"
+        );
         assert_eq!(
             id(&t, "customresourcedefinitions.apiextensions.k8s.io"),
             "apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -670,11 +697,23 @@ mod tests {
         assert_eq!(id(&t, "events.events.k8s.io"), "events.k8s.io/v1/events");
         // Preferred version first; explicit version selects another; version-only resources.
         assert_eq!(id(&t, "wg"), "example.com/v1/widgets");
-        assert_eq!(id(&t, "widgets.v1beta1.example.com"), "example.com/v1beta1/widgets");
+        assert_eq!(
+            id(&t, "widgets.v1beta1.example.com"),
+            "example.com/v1beta1/widgets"
+        );
         assert_eq!(id(&t, "gadgets"), "example.com/v1alpha1/gadgets");
-        assert_eq!(id(&t, "nope"), "the server doesn't have a resource type \"nope\"");
-        assert_eq!(id(&t, "deployments.nope"), "the server doesn't have a resource type \"deployments.nope\"");
-        assert_eq!(resolve_user_input(&t, "  ").unwrap_err(), MappingError::EmptyInput);
+        assert_eq!(
+            id(&t, "nope"),
+            "the server doesn't have a resource type \"nope\""
+        );
+        assert_eq!(
+            id(&t, "deployments.nope"),
+            "the server doesn't have a resource type \"deployments.nope\""
+        );
+        assert_eq!(
+            resolve_user_input(&t, "  ").unwrap_err(),
+            MappingError::EmptyInput
+        );
     }
 
     #[test]
@@ -683,17 +722,27 @@ mod tests {
         let r = kind_to_resource(&t, "apps", "v1", "Deployment").unwrap();
         assert_eq!(r.id(), ResourceId::new("apps", "v1", "deployments"));
         let (g, v) = split_api_version("v1");
-        assert_eq!(kind_to_resource(&t, g, v, "Pod").unwrap().resource.plural, "pods");
+        assert_eq!(
+            kind_to_resource(&t, g, v, "Pod").unwrap().resource.plural,
+            "pods"
+        );
         assert_eq!(split_api_version("apps/v1"), ("apps", "v1"));
         assert_eq!(
-            kind_to_resource(&t, "apps", "v1beta1", "Deployment").unwrap_err().to_string(),
+            kind_to_resource(&t, "apps", "v1beta1", "Deployment")
+                .unwrap_err()
+                .to_string(),
             "the server does not serve apps/v1beta1"
         );
         assert_eq!(
-            kind_to_resource(&t, "apps", "v1", "Scale").unwrap_err().to_string(),
+            kind_to_resource(&t, "apps", "v1", "Scale")
+                .unwrap_err()
+                .to_string(),
             "no matches for kind \"Scale\" in version \"apps/v1\""
         );
-        let all: Vec<_> = resolve_category(&t, "all").iter().map(|r| r.id().key()).collect();
+        let all: Vec<_> = resolve_category(&t, "all")
+            .iter()
+            .map(|r| r.id().key())
+            .collect();
         assert_eq!(all, ["core/v1/pods", "apps/v1/deployments"]);
     }
 
@@ -701,41 +750,68 @@ mod tests {
     fn paths_for_namespaced_and_cluster_resources() {
         let t = sample_tree();
         let deploy = resolve_user_input(&t, "deploy").unwrap();
-        assert_eq!(deploy.collection_path(NamespaceArg::All).to_string(), "/apis/apps/v1/deployments");
         assert_eq!(
-            deploy.collection_path(NamespaceArg::Placeholder).to_string(),
+            deploy.collection_path(NamespaceArg::All).to_string(),
+            "/apis/apps/v1/deployments"
+        );
+        assert_eq!(
+            deploy
+                .collection_path(NamespaceArg::Placeholder)
+                .to_string(),
             "/apis/apps/v1/namespaces/{namespace}/deployments"
         );
         assert_eq!(
-            deploy.collection_path(NamespaceArg::Named("default")).to_string(),
+            deploy
+                .collection_path(NamespaceArg::Named("default"))
+                .to_string(),
             "/apis/apps/v1/namespaces/default/deployments"
         );
         assert_eq!(
-            deploy.object_path(NamespaceArg::Named("default"), NameArg::Named("web")).to_string(),
+            deploy
+                .object_path(NamespaceArg::Named("default"), NameArg::Named("web"))
+                .to_string(),
             "/apis/apps/v1/namespaces/default/deployments/web"
         );
         assert_eq!(
-            deploy.object_path(NamespaceArg::All, NameArg::Placeholder).to_string(),
+            deploy
+                .object_path(NamespaceArg::All, NameArg::Placeholder)
+                .to_string(),
             "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
         );
         assert_eq!(
-            deploy.subresource_path(NamespaceArg::Named("default"), NameArg::Named("web"), "scale").to_string(),
+            deploy
+                .subresource_path(
+                    NamespaceArg::Named("default"),
+                    NameArg::Named("web"),
+                    "scale"
+                )
+                .to_string(),
             "/apis/apps/v1/namespaces/default/deployments/web/scale"
         );
         assert_eq!(
-            deploy.watch_path(NamespaceArg::Named("default")).to_string(),
+            deploy
+                .watch_path(NamespaceArg::Named("default"))
+                .to_string(),
             "/apis/apps/v1/namespaces/default/deployments?watch=true"
         );
         let nodes = resolve_user_input(&t, "no").unwrap();
-        assert_eq!(nodes.collection_path(NamespaceArg::Named("default")).to_string(), "/api/v1/nodes");
         assert_eq!(
-            nodes.object_path(NamespaceArg::Placeholder, NameArg::Named("n1")).to_string(),
+            nodes
+                .collection_path(NamespaceArg::Named("default"))
+                .to_string(),
+            "/api/v1/nodes"
+        );
+        assert_eq!(
+            nodes
+                .object_path(NamespaceArg::Placeholder, NameArg::Named("n1"))
+                .to_string(),
             "/api/v1/nodes/n1"
         );
         // Namespace objects are cluster scoped; their subresources hang off the object.
         let ns = resolve_user_input(&t, "ns").unwrap();
         assert_eq!(
-            ns.subresource_path(NamespaceArg::All, NameArg::Named("foo"), "finalize").to_string(),
+            ns.subresource_path(NamespaceArg::All, NameArg::Named("foo"), "finalize")
+                .to_string(),
             "/api/v1/namespaces/foo/finalize"
         );
     }
@@ -757,7 +833,10 @@ mod tests {
         let t = sample_tree();
         let pods = resolve_user_input(&t, "po").unwrap();
         let eps = pods.endpoints(NamespaceArg::Named("default"), NameArg::Named("p"));
-        let got: Vec<String> = eps.iter().map(|e| format!("{} {} {}", e.op.verb(), e.method, e.path)).collect();
+        let got: Vec<String> = eps
+            .iter()
+            .map(|e| format!("{} {} {}", e.op.verb(), e.method, e.path))
+            .collect();
         assert_eq!(
             got,
             [
@@ -785,12 +864,19 @@ mod tests {
                 "PATCH /api/v1/namespaces/default/pods/p/status",
             ]
         );
-        assert_eq!(allowed_operations(&["get".into(), "bogus".into()]), [Operation::Get]);
-        assert_eq!(Operation::from_verb("deletecollection"), Some(Operation::DeleteCollection));
+        assert_eq!(
+            allowed_operations(&["get".into(), "bogus".into()]),
+            [Operation::Get]
+        );
+        assert_eq!(
+            Operation::from_verb("deletecollection"),
+            Some(Operation::DeleteCollection)
+        );
         assert_eq!(Operation::from_verb("escalate"), None);
         // Create across all namespaces needs a namespace.
         assert_eq!(
-            pods.operation_path(Operation::Create, NamespaceArg::All, NameArg::Placeholder).to_string(),
+            pods.operation_path(Operation::Create, NamespaceArg::All, NameArg::Placeholder)
+                .to_string(),
             "/api/v1/namespaces/{namespace}/pods"
         );
     }
@@ -856,7 +942,11 @@ mod tests {
             "curl -s \"http://127.0.0.1:8001/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${NAME}\""
         );
         assert_eq!(
-            deploy.kubectl_command(Operation::Get, NamespaceArg::Placeholder, NameArg::Placeholder),
+            deploy.kubectl_command(
+                Operation::Get,
+                NamespaceArg::Placeholder,
+                NameArg::Placeholder
+            ),
             "kubectl get deployments.apps \"${NAME}\" -n \"${NAMESPACE}\" -o yaml"
         );
     }
@@ -878,7 +968,10 @@ mod tests {
             NamespaceArg::Named("it's"),
             NameArg::Named("<b>x</b>"),
         );
-        assert_eq!(cmd, r"kubectl delete deployments.apps '<b>x</b>' -n 'it'\''s'");
+        assert_eq!(
+            cmd,
+            r"kubectl delete deployments.apps '<b>x</b>' -n 'it'\''s'"
+        );
         // In URLs the name is percent-encoded, and a hostile proxy base is still one word.
         let ep = Endpoint {
             op: Operation::Get,

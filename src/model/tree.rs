@@ -102,7 +102,11 @@ pub fn group_display_name(group: &str) -> &str {
 impl ApiGroup {
     /// Builds a group, sorting versions by priority and marking the preferred one.
     /// `preferred` falls back to the first non-stale (then first) version if it isn't served.
-    pub fn new(name: impl Into<String>, mut versions: Vec<GroupVersion>, preferred: Option<&str>) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        mut versions: Vec<GroupVersion>,
+        preferred: Option<&str>,
+    ) -> Self {
         versions.sort_by(|a, b| compare_versions(&a.version, &b.version));
         let chosen = preferred
             .filter(|p| versions.iter().any(|v| v.version == *p))
@@ -137,7 +141,9 @@ impl ApiGroup {
     }
 
     pub fn preferred(&self) -> Option<&GroupVersion> {
-        self.preferred_version.as_deref().and_then(|v| self.version(v))
+        self.preferred_version
+            .as_deref()
+            .and_then(|v| self.version(v))
     }
 
     /// Preferred version first, then the others by priority: the order kubectl searches.
@@ -149,7 +155,11 @@ impl ApiGroup {
 }
 
 impl GroupVersion {
-    pub fn new(version: impl Into<String>, freshness_stale: bool, resources: Vec<ApiResource>) -> Self {
+    pub fn new(
+        version: impl Into<String>,
+        freshness_stale: bool,
+        resources: Vec<ApiResource>,
+    ) -> Self {
         let version = version.into();
         GroupVersion {
             stability: Stability::of(&version),
@@ -191,7 +201,11 @@ pub struct ResourceId {
 }
 
 impl ResourceId {
-    pub fn new(group: impl Into<String>, version: impl Into<String>, plural: impl Into<String>) -> Self {
+    pub fn new(
+        group: impl Into<String>,
+        version: impl Into<String>,
+        plural: impl Into<String>,
+    ) -> Self {
         ResourceId {
             group: group.into(),
             version: version.into(),
@@ -201,7 +215,12 @@ impl ResourceId {
 
     /// `core/v1/pods`, `apps/v1/deployments`.
     pub fn key(&self) -> String {
-        format!("{}/{}/{}", group_display_name(&self.group), self.version, self.plural)
+        format!(
+            "{}/{}/{}",
+            group_display_name(&self.group),
+            self.version,
+            self.plural
+        )
     }
 
     /// Inverse of [`ResourceId::key`]; `None` unless there are exactly three non-empty parts.
@@ -360,7 +379,11 @@ impl ApiTree {
             c.group_versions += g.versions.len();
             for v in &g.versions {
                 c.resources += v.resources.len();
-                c.subresources += v.resources.iter().map(|r| r.subresources.len()).sum::<usize>();
+                c.subresources += v
+                    .resources
+                    .iter()
+                    .map(|r| r.subresources.len())
+                    .sum::<usize>();
             }
         }
         c
@@ -473,10 +496,19 @@ pub(crate) mod tests {
             singular: plural.trim_end_matches('s').into(),
             kind: kind.into(),
             namespaced,
-            verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            verbs: [
+                "create",
+                "delete",
+                "deletecollection",
+                "get",
+                "list",
+                "patch",
+                "update",
+                "watch",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
             short_names: short.iter().map(|s| s.to_string()).collect(),
             categories: vec![],
             subresources: vec![],
@@ -535,7 +567,11 @@ pub(crate) mod tests {
         );
         let events = ApiGroup::new(
             "events.k8s.io",
-            vec![GroupVersion::new("v1", false, vec![res("events", "Event", true, &["ev"])])],
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![res("events", "Event", true, &["ev"])],
+            )],
             Some("v1"),
         );
         let crd = ApiGroup::new(
@@ -574,7 +610,13 @@ pub(crate) mod tests {
         let names: Vec<_> = t.groups.iter().map(|g| g.display_name()).collect();
         assert_eq!(
             names,
-            ["core", "apps", "events.k8s.io", "apiextensions.k8s.io", "example.com"]
+            [
+                "core",
+                "apps",
+                "events.k8s.io",
+                "apiextensions.k8s.io",
+                "example.com"
+            ]
         );
         let ex = t.group("example.com").unwrap();
         let vs: Vec<_> = ex.versions.iter().map(|v| v.version.as_str()).collect();
@@ -607,7 +649,13 @@ pub(crate) mod tests {
         let id = ResourceId::parse("apps/v1/deployments").unwrap();
         assert_eq!(id.group, "apps");
         assert_eq!(id.to_string(), "apps/v1/deployments");
-        for bad in ["", "apps/v1", "apps/v1/deployments/x", "/v1/pods", "apps//x"] {
+        for bad in [
+            "",
+            "apps/v1",
+            "apps/v1/deployments/x",
+            "/v1/pods",
+            "apps//x",
+        ] {
             assert_eq!(ResourceId::parse(bad), None, "{bad}");
         }
     }
@@ -620,16 +668,24 @@ pub(crate) mod tests {
         // A CRD group appears, is updated in place, then removed.
         let g = ApiGroup::new(
             "stable.example.org",
-            vec![GroupVersion::new("v1", false, vec![res("crontabs", "CronTab", true, &["ct"])])],
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![res("crontabs", "CronTab", true, &["ct"])],
+            )],
             None,
         );
         t.merge_group(g.clone());
         assert_eq!(t.groups.last().unwrap().name, "stable.example.org");
         let mut g2 = g;
-        g2.versions[0].resources.push(res("jobs2", "Job2", true, &[]));
+        g2.versions[0]
+            .resources
+            .push(res("jobs2", "Job2", true, &[]));
         t.merge_group(g2);
         assert_eq!(t.groups.len(), 6);
-        assert!(t.find(&ResourceId::parse("stable.example.org/v1/jobs2").unwrap()).is_some());
+        assert!(t
+            .find(&ResourceId::parse("stable.example.org/v1/jobs2").unwrap())
+            .is_some());
         assert!(t.remove_group("stable.example.org").is_some());
         assert!(t.remove_group("stable.example.org").is_none());
         assert_eq!(t, sample_tree());
@@ -645,23 +701,36 @@ pub(crate) mod tests {
             .filter(|r| r.group.name == "example.com")
             .map(|r| r.id().key())
             .collect();
-        assert_eq!(ids, ["example.com/v1/widgets", "example.com/v1alpha1/gadgets"]);
+        assert_eq!(
+            ids,
+            ["example.com/v1/widgets", "example.com/v1alpha1/gadgets"]
+        );
     }
 
     #[test]
     fn kubectl_names() {
         let t = sample_tree();
-        let get = |k: &str| t.find(&ResourceId::parse(k).unwrap()).unwrap().kubectl_name();
+        let get = |k: &str| {
+            t.find(&ResourceId::parse(k).unwrap())
+                .unwrap()
+                .kubectl_name()
+        };
         assert_eq!(get("core/v1/pods"), "pods");
         assert_eq!(get("apps/v1/deployments"), "deployments.apps");
-        assert_eq!(get("example.com/v1beta1/widgets"), "widgets.v1beta1.example.com");
+        assert_eq!(
+            get("example.com/v1beta1/widgets"),
+            "widgets.v1beta1.example.com"
+        );
     }
 
     #[test]
     fn counts_and_errors() {
         let t = sample_tree();
         let c = t.counts();
-        assert_eq!((c.groups, c.group_versions, c.resources, c.subresources), (5, 7, 13, 3));
+        assert_eq!(
+            (c.groups, c.group_versions, c.resources, c.subresources),
+            (5, 7, 12, 3)
+        );
         let mut e = TreeErrors::default();
         e.push("apps", "v1", TreeErrorKind::Fetch, "503");
         e.push("apps", "v1", TreeErrorKind::Dropped, "x");
@@ -670,7 +739,10 @@ pub(crate) mod tests {
         assert_eq!(e.for_group("apps").count(), 2);
         assert_eq!(
             e.failed_group_versions(),
-            [GroupVersionRef::new("", "v1"), GroupVersionRef::new("apps", "v1")]
+            [
+                GroupVersionRef::new("", "v1"),
+                GroupVersionRef::new("apps", "v1")
+            ]
         );
         assert_eq!(e.entries[2].to_string(), "core/v1: bad");
     }

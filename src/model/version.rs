@@ -112,12 +112,28 @@ mod tests {
     fn documented_crd_example_order() {
         // The example from the Kubernetes CRD versioning docs, shuffled.
         let expected = [
-            "v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v12alpha1", "v11alpha2", "foo1",
+            "v10",
+            "v2",
+            "v1",
+            "v11beta2",
+            "v10beta3",
+            "v3beta1",
+            "v12alpha1",
+            "v11alpha2",
+            "foo1",
             "foo10",
         ];
         let mut shuffled: Vec<String> = [
-            "foo10", "v11alpha2", "v1", "v3beta1", "foo1", "v12alpha1", "v10beta3", "v2",
-            "v11beta2", "v10",
+            "foo10",
+            "v11alpha2",
+            "v1",
+            "v3beta1",
+            "foo1",
+            "v12alpha1",
+            "v10beta3",
+            "v2",
+            "v11beta2",
+            "v10",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -167,7 +183,11 @@ mod tests {
         for a in all {
             assert_eq!(compare_versions(a, a), Ordering::Equal);
             for b in all {
-                assert_eq!(compare_versions(a, b), compare_versions(b, a).reverse(), "{a} {b}");
+                assert_eq!(
+                    compare_versions(a, b),
+                    compare_versions(b, a).reverse(),
+                    "{a} {b}"
+                );
             }
         }
     }

@@ -175,15 +175,26 @@ impl B {
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
     vec![
-        B::new("", "configmaps", "configmap", "ConfigMap", true).short(&["cm"]).0,
-        B::new("", "endpoints", "endpoints", "Endpoints", true).short(&["ep"]).0,
-        B::new("", "events", "event", "Event", true).short(&["ev"]).0,
+        B::new("", "configmaps", "configmap", "ConfigMap", true)
+            .short(&["cm"])
+            .0,
+        B::new("", "endpoints", "endpoints", "Endpoints", true)
+            .short(&["ep"])
+            .0,
+        B::new("", "events", "event", "Event", true)
+            .short(&["ev"])
+            .0,
         B::new("", "namespaces", "namespace", "Namespace", false)
             .short(&["ns"])
-            .verbs(&["create", "delete", "get", "list", "patch", "update", "watch"])
+            .verbs(&[
+                "create", "delete", "get", "list", "patch", "update", "watch",
+            ])
             .status()
             .0,
-        B::new("", "nodes", "node", "Node", false).short(&["no"]).status().0,
+        B::new("", "nodes", "node", "Node", false)
+            .short(&["no"])
+            .status()
+            .0,
         B::new("", "pods", "pod", "Pod", true)
             .short(&["po"])
             .all()
@@ -194,38 +205,80 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .status()
             .0,
         B::new("", "secrets", "secret", "Secret", true).0,
-        B::new("", "serviceaccounts", "serviceaccount", "ServiceAccount", true)
-            .short(&["sa"])
-            .0,
+        B::new(
+            "",
+            "serviceaccounts",
+            "serviceaccount",
+            "ServiceAccount",
+            true,
+        )
+        .short(&["sa"])
+        .0,
         B::new("", "services", "service", "Service", true)
             .short(&["svc"])
             .all()
             .returns_deleted()
             .status()
             .0,
-        workload_subs(B::new("apps", "daemonsets", "daemonset", "DaemonSet", true).short(&["ds"])).0,
-        workload_subs(B::new("apps", "deployments", "deployment", "Deployment", true).short(&["deploy"]))
-            .scale()
+        workload_subs(B::new("apps", "daemonsets", "daemonset", "DaemonSet", true).short(&["ds"]))
             .0,
-        workload_subs(B::new("apps", "replicasets", "replicaset", "ReplicaSet", true).short(&["rs"]))
-            .scale()
+        workload_subs(
+            B::new("apps", "deployments", "deployment", "Deployment", true).short(&["deploy"]),
+        )
+        .scale()
+        .0,
+        workload_subs(
+            B::new("apps", "replicasets", "replicaset", "ReplicaSet", true).short(&["rs"]),
+        )
+        .scale()
+        .0,
+        workload_subs(
+            B::new("apps", "statefulsets", "statefulset", "StatefulSet", true).short(&["sts"]),
+        )
+        .scale()
+        .0,
+        B::new("events.k8s.io", "events", "event", "Event", true)
+            .short(&["ev"])
             .0,
-        workload_subs(B::new("apps", "statefulsets", "statefulset", "StatefulSet", true).short(&["sts"]))
-            .scale()
-            .0,
-        B::new("events.k8s.io", "events", "event", "Event", true).short(&["ev"]).0,
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
-        B::new("rbac.authorization.k8s.io", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false).0,
-        B::new("rbac.authorization.k8s.io", "clusterroles", "clusterrole", "ClusterRole", false).0,
-        B::new("rbac.authorization.k8s.io", "rolebindings", "rolebinding", "RoleBinding", true).0,
+        B::new(
+            "rbac.authorization.k8s.io",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            "ClusterRoleBinding",
+            false,
+        )
+        .0,
+        B::new(
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            "clusterrole",
+            "ClusterRole",
+            false,
+        )
+        .0,
+        B::new(
+            "rbac.authorization.k8s.io",
+            "rolebindings",
+            "rolebinding",
+            "RoleBinding",
+            true,
+        )
+        .0,
         B::new("rbac.authorization.k8s.io", "roles", "role", "Role", true).0,
-        B::new("apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false)
-            .short(&["crd", "crds"])
-            .categories(&["api-extensions"])
-            .generation()
-            .status()
-            .0,
+        B::new(
+            "apiextensions.k8s.io",
+            "customresourcedefinitions",
+            "customresourcedefinition",
+            "CustomResourceDefinition",
+            false,
+        )
+        .short(&["crd", "crds"])
+        .categories(&["api-extensions"])
+        .generation()
+        .status()
+        .0,
         B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
     ]
 }
@@ -269,7 +322,11 @@ pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
     }
     let str_list = |v: &Value| -> Vec<String> {
         v.as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut out = vec![];
@@ -280,9 +337,19 @@ pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
         let Some(vname) = version["name"].as_str() else {
             continue;
         };
-        let mut def = B::new(group, plural, names["singular"].as_str().unwrap_or(&kind.to_lowercase()), kind, spec["scope"].as_str() != Some("Cluster")).0;
+        let mut def = B::new(
+            group,
+            plural,
+            names["singular"].as_str().unwrap_or(&kind.to_lowercase()),
+            kind,
+            spec["scope"].as_str() != Some("Cluster"),
+        )
+        .0;
         def.version = vname.into();
-        def.list_kind = names["listKind"].as_str().map(String::from).unwrap_or(format!("{kind}List"));
+        def.list_kind = names["listKind"]
+            .as_str()
+            .map(String::from)
+            .unwrap_or(format!("{kind}List"));
         def.short_names = str_list(&names["shortNames"]);
         def.categories = str_list(&names["categories"]);
         def.builtin = false;
@@ -306,12 +373,26 @@ pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
                 verbs: strings(STATUS_VERBS),
             });
             def.scale = Some(ScalePaths {
-                spec_replicas: scale.get("specReplicasPath").and_then(Value::as_str).unwrap_or(".spec.replicas").into(),
-                status_replicas: scale.get("statusReplicasPath").and_then(Value::as_str).unwrap_or(".status.replicas").into(),
-                label_selector: scale.get("labelSelectorPath").and_then(Value::as_str).map(String::from),
+                spec_replicas: scale
+                    .get("specReplicasPath")
+                    .and_then(Value::as_str)
+                    .unwrap_or(".spec.replicas")
+                    .into(),
+                status_replicas: scale
+                    .get("statusReplicasPath")
+                    .and_then(Value::as_str)
+                    .unwrap_or(".status.replicas")
+                    .into(),
+                label_selector: scale
+                    .get("labelSelectorPath")
+                    .and_then(Value::as_str)
+                    .map(String::from),
             });
         }
-        let columns = version["additionalPrinterColumns"].as_array().cloned().unwrap_or_default();
+        let columns = version["additionalPrinterColumns"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         def.printer_columns = columns
             .iter()
             .filter_map(|c| {

@@ -130,7 +130,10 @@ pub fn remove_at(obj: &mut Value, path: &[String]) {
             m.remove(f);
         }
     } else if let Some(k) = last.strip_prefix("k:") {
-        if let (Ok(key), Some(items)) = (serde_json::from_str::<Map<String, Value>>(k), cur.as_array_mut()) {
+        if let (Ok(key), Some(items)) = (
+            serde_json::from_str::<Map<String, Value>>(k),
+            cur.as_array_mut(),
+        ) {
             items.retain(|i| !key.iter().all(|(kk, kv)| i.get(kk) == Some(kv)));
         }
     }
@@ -240,6 +243,9 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
             v
         })
         .collect();
+    if obj.is_object() && !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
     if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
         if list.is_empty() {
             meta.remove("managedFields");
@@ -286,7 +292,11 @@ fn entry_mut<'e>(entries: &'e mut Vec<Entry>, w: &Writer, operation: &str) -> &'
 /// that a body sending `managedFields: [{}]` resets the list.
 pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_reset: bool) {
     let include_status = w.subresource == "status";
-    let mut entries = if body_reset { vec![] } else { old.map(read_entries).unwrap_or_default() };
+    let mut entries = if body_reset {
+        vec![]
+    } else {
+        old.map(read_entries).unwrap_or_default()
+    };
     let new_leaves = leaf_paths(new, include_status);
     let changed: FieldSet = new_leaves
         .iter()
@@ -295,7 +305,8 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_rese
         .collect();
     let all_leaves = leaf_paths(new, true);
     for e in entries.iter_mut() {
-        e.fields.retain(|p| all_leaves.contains(p) && !changed.contains(p));
+        e.fields
+            .retain(|p| all_leaves.contains(p) && !changed.contains(p));
     }
     if !changed.is_empty() {
         let e = entry_mut(&mut entries, w, "Update");
@@ -305,7 +316,12 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_rese
 }
 
 /// Merges an apply configuration into `current` (None when creating) and updates ownership.
-pub fn apply(current: Option<&Value>, config: &Value, w: &Writer, force: bool) -> Result<Value, ApiError> {
+pub fn apply(
+    current: Option<&Value>,
+    config: &Value,
+    w: &Writer,
+    force: bool,
+) -> Result<Value, ApiError> {
     let include_status = w.subresource == "status";
     let mut entries = current.map(read_entries).unwrap_or_default();
     let applied = leaf_paths(config, include_status);
@@ -340,7 +356,9 @@ pub fn apply(current: Option<&Value>, config: &Value, w: &Writer, force: bool) -
     // Fields this manager applied before but dropped now are removed unless someone else owns them.
     let previously: FieldSet = entries
         .iter()
-        .filter(|e| e.manager == w.manager && e.operation == "Apply" && e.subresource == w.subresource)
+        .filter(|e| {
+            e.manager == w.manager && e.operation == "Apply" && e.subresource == w.subresource
+        })
         .flat_map(|e| e.fields.iter().cloned())
         .collect();
     for p in previously.difference(&applied) {
@@ -366,9 +384,12 @@ fn apply_merge(target: &mut Value, config: &Value) {
                     continue;
                 }
                 match (t.get_mut(k), v) {
-                    (Some(existing @ Value::Object(_)), Value::Object(_)) => apply_merge(existing, v),
+                    (Some(existing @ Value::Object(_)), Value::Object(_)) => {
+                        apply_merge(existing, v)
+                    }
                     (Some(Value::Array(existing)), Value::Array(items)) => {
-                        let all: Vec<Value> = existing.iter().chain(items.iter()).cloned().collect();
+                        let all: Vec<Value> =
+                            existing.iter().chain(items.iter()).cloned().collect();
                         match merge_key(k, &all) {
                             Some(key) if all.iter().all(|i| i.get(key).is_some()) => {
                                 let mut out = vec![];
@@ -408,7 +429,12 @@ mod tests {
     use super::*;
 
     fn w<'a>(m: &'a str) -> Writer<'a> {
-        Writer { manager: m, api_version: "v1", subresource: "", now: "2024-01-01T00:00:00Z" }
+        Writer {
+            manager: m,
+            api_version: "v1",
+            subresource: "",
+            now: "2024-01-01T00:00:00Z",
+        }
     }
 
     #[test]
@@ -417,17 +443,35 @@ mod tests {
             "containers": [{"name": "x", "image": "i"}]}});
         let set = leaf_paths(&obj, false);
         assert_eq!(from_fields_v1(&to_fields_v1(&set)), set);
-        assert!(to_fields_v1(&set)["f:spec"]["f:containers"]["k:{\"name\":\"x\"}"]["."].is_object());
+        assert!(
+            to_fields_v1(&set)["f:spec"]["f:containers"]["k:{\"name\":\"x\"}"]["."].is_object()
+        );
     }
 
     #[test]
     fn apply_conflicts_then_force_takes_over() {
         let mut obj = json!({"metadata": {"name": "c"}, "data": {"k": "1"}});
         record_update(None, &mut obj, &w("editor"), false);
-        let err = apply(Some(&obj), &json!({"data": {"k": "2"}}), &w("applier"), false).unwrap_err();
+        let err = apply(
+            Some(&obj),
+            &json!({"data": {"k": "2"}}),
+            &w("applier"),
+            false,
+        )
+        .unwrap_err();
         assert_eq!(err.code, 409);
-        assert!(err.message.contains("conflict with \"editor\""), "{}", err.message);
-        let forced = apply(Some(&obj), &json!({"data": {"k": "2"}}), &w("applier"), true).unwrap();
+        assert!(
+            err.message.contains("conflict with \"editor\""),
+            "{}",
+            err.message
+        );
+        let forced = apply(
+            Some(&obj),
+            &json!({"data": {"k": "2"}}),
+            &w("applier"),
+            true,
+        )
+        .unwrap();
         assert_eq!(forced["data"]["k"], "2");
         let entries = read_entries(&forced);
         assert_eq!(entries.len(), 1);

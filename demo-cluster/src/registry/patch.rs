@@ -27,7 +27,11 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
 /// the items (container ports merge on containerPort, service ports on port).
 pub fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets"
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "imagePullSecrets"
         | "env" => Some("name"),
         "ports" => {
             if items.iter().any(|i| i.get("containerPort").is_some()) {
@@ -94,7 +98,10 @@ enum MapOutcome {
     Delete,
 }
 
-fn merge_map(orig: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result<MapOutcome, String> {
+fn merge_map(
+    orig: &mut Map<String, Value>,
+    patch: &Map<String, Value>,
+) -> Result<MapOutcome, String> {
     match patch.get("$patch").and_then(Value::as_str) {
         Some("replace") => {
             if let Value::Object(m) = strip_directives(&Value::Object(patch.clone())) {
@@ -153,7 +160,10 @@ fn merge_map(orig: &mut Map<String, Value>, patch: &Map<String, Value>) -> Resul
 
 fn merge_list(field: &str, orig: Option<&Value>, patch: &[Value]) -> Result<Value, String> {
     let orig_items: Vec<Value> = orig.and_then(Value::as_array).cloned().unwrap_or_default();
-    if patch.iter().any(|i| i.get("$patch").and_then(Value::as_str) == Some("replace")) {
+    if patch
+        .iter()
+        .any(|i| i.get("$patch").and_then(Value::as_str) == Some("replace"))
+    {
         return Ok(strip_directives(&Value::Array(patch.to_vec())));
     }
     if is_primitive_set(field) {
@@ -172,10 +182,14 @@ fn merge_list(field: &str, orig: Option<&Value>, patch: &[Value]) -> Result<Valu
     let mut out = orig_items;
     for item in patch {
         let Some(item_map) = item.as_object() else {
-            return Err(format!("list {field} with merge key {key} has a non-object item"));
+            return Err(format!(
+                "list {field} with merge key {key} has a non-object item"
+            ));
         };
         let Some(key_value) = item_map.get(key) else {
-            return Err(format!("map: {item} does not contain declared merge key: {key}"));
+            return Err(format!(
+                "map: {item} does not contain declared merge key: {key}"
+            ));
         };
         let pos = out.iter().position(|o| o.get(key) == Some(key_value));
         let delete = item_map.get("$patch").and_then(Value::as_str) == Some("delete");
@@ -232,6 +246,9 @@ mod tests {
         let mut t = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "spec": {"args": ["x"]}});
         let p = json!({"metadata": {"labels": {"$patch": "replace", "c": "3"}}, "spec": {"args": ["y"]}});
         strategic_merge(&mut t, &p).unwrap();
-        assert_eq!(t, json!({"metadata": {"labels": {"c": "3"}}, "spec": {"args": ["y"]}}));
+        assert_eq!(
+            t,
+            json!({"metadata": {"labels": {"c": "3"}}, "spec": {"args": ["y"]}})
+        );
     }
 }

@@ -10,7 +10,8 @@ use crate::storage::selectors::{labels_of, LabelSelector};
 fn is_dns1123_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }
@@ -45,17 +46,31 @@ fn default_pod_spec(spec: &mut Value) {
         default_field(m, "securityContext", json!({}));
     }
     for field in ["containers", "initContainers"] {
-        for c in spec[field].as_array_mut().into_iter().flatten() {
+        for c in spec
+            .get_mut(field)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
             let image = c["image"].as_str().unwrap_or_default().to_string();
             let Some(m) = c.as_object_mut() else { continue };
             let tag = image.rsplit('/').next().unwrap_or_default();
             let latest = !tag.contains(':') || tag.ends_with(":latest");
-            let policy = if latest && !image.contains('@') { "Always" } else { "IfNotPresent" };
+            let policy = if latest && !image.contains('@') {
+                "Always"
+            } else {
+                "IfNotPresent"
+            };
             default_field(m, "imagePullPolicy", json!(policy));
             default_field(m, "terminationMessagePath", json!("/dev/termination-log"));
             default_field(m, "terminationMessagePolicy", json!("File"));
             default_field(m, "resources", json!({}));
-            for p in m.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
+            for p in m
+                .get_mut("ports")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
                 if let Some(pm) = p.as_object_mut() {
                     default_field(pm, "protocol", json!("TCP"));
                 }
@@ -80,7 +95,8 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
     match (def.group.as_str(), def.resource.as_str()) {
         ("", "namespaces") => {
             let name = obj["metadata"]["name"].clone();
-            ensure_object(&mut obj["metadata"], "labels").insert("kubernetes.io/metadata.name".into(), name);
+            ensure_object(&mut obj["metadata"], "labels")
+                .insert("kubernetes.io/metadata.name".into(), name);
             let spec = ensure_object(obj, "spec");
             default_field(spec, "finalizers", json!(["kubernetes"]));
             obj["status"] = json!({"phase": "Active"});
@@ -110,7 +126,12 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
                 default_field(spec, "ipFamilyPolicy", json!("SingleStack"));
                 default_field(spec, "internalTrafficPolicy", json!("Cluster"));
             }
-            for p in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
+            for p in spec
+                .get_mut("ports")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
                 let port = p["port"].clone();
                 if let Some(pm) = p.as_object_mut() {
                     default_field(pm, "protocol", json!("TCP"));
@@ -127,7 +148,11 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
         ("apps", "deployments") => {
             let spec = ensure_object(obj, "spec");
             default_field(spec, "replicas", json!(1));
-            default_field(spec, "strategy", json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}));
+            default_field(
+                spec,
+                "strategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}),
+            );
             default_field(spec, "revisionHistoryLimit", json!(10));
             default_field(spec, "progressDeadlineSeconds", json!(600));
             default_template(obj);
@@ -140,13 +165,21 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
             let spec = ensure_object(obj, "spec");
             default_field(spec, "replicas", json!(1));
             default_field(spec, "podManagementPolicy", json!("OrderedReady"));
-            default_field(spec, "updateStrategy", json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}));
+            default_field(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+            );
             default_field(spec, "revisionHistoryLimit", json!(10));
             default_template(obj);
         }
         ("apps", "daemonsets") => {
             let spec = ensure_object(obj, "spec");
-            default_field(spec, "updateStrategy", json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}));
+            default_field(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
+            );
             default_field(spec, "revisionHistoryLimit", json!(10));
             default_template(obj);
         }
@@ -239,7 +272,8 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
     }
     if def.group.is_empty() && def.resource == "namespaces" {
         let name = old["metadata"]["name"].clone();
-        ensure_object(&mut new["metadata"], "labels").insert("kubernetes.io/metadata.name".into(), name);
+        ensure_object(&mut new["metadata"], "labels")
+            .insert("kubernetes.io/metadata.name".into(), name);
     }
 }
 
@@ -280,8 +314,16 @@ fn validate_metadata(def: &ResourceDef, obj: &Value, causes: &mut Vec<Cause>) {
         }
     }
     if let Some(a) = obj["metadata"].get("annotations") {
-        if !a.is_null() && !a.as_object().is_some_and(|m| m.values().all(Value::is_string)) {
-            causes.push(Cause::new("FieldValueTypeInvalid", "metadata.annotations", "annotation values must be strings"));
+        if !a.is_null()
+            && !a
+                .as_object()
+                .is_some_and(|m| m.values().all(Value::is_string))
+        {
+            causes.push(Cause::new(
+                "FieldValueTypeInvalid",
+                "metadata.annotations",
+                "annotation values must be strings",
+            ));
         }
     }
 }
@@ -314,10 +356,17 @@ pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
                 causes.push(Cause::required("spec.selector"));
             } else {
                 match LabelSelector::from_structured(selector) {
-                    Ok(sel) if sel.is_empty() => causes.push(Cause::invalid("spec.selector", "{}", "empty selector is invalid for deployment")),
+                    Ok(sel) if sel.is_empty() => causes.push(Cause::invalid(
+                        "spec.selector",
+                        "{}",
+                        "empty selector is invalid for deployment",
+                    )),
                     Ok(sel) => {
                         if !sel.matches_labels(&labels_of(&obj["spec"]["template"])) {
-                            let labels = serde_json::to_string(&obj["spec"]["template"]["metadata"]["labels"]).unwrap_or_default();
+                            let labels = serde_json::to_string(
+                                &obj["spec"]["template"]["metadata"]["labels"],
+                            )
+                            .unwrap_or_default();
                             causes.push(Cause::invalid(
                                 "spec.template.metadata.labels",
                                 &labels,
@@ -328,9 +377,17 @@ pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
                     Err(e) => causes.push(Cause::invalid("spec.selector", "", &e)),
                 }
             }
-            validate_pod_spec(&obj["spec"]["template"]["spec"], "spec.template.spec", &mut causes);
+            validate_pod_spec(
+                &obj["spec"]["template"]["spec"],
+                "spec.template.spec",
+                &mut causes,
+            );
             if obj["spec"]["replicas"].as_i64().is_some_and(|r| r < 0) {
-                causes.push(Cause::invalid("spec.replicas", &obj["spec"]["replicas"].to_string(), "must be greater than or equal to 0"));
+                causes.push(Cause::invalid(
+                    "spec.replicas",
+                    &obj["spec"]["replicas"].to_string(),
+                    "must be greater than or equal to 0",
+                ));
             }
         }
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
@@ -338,7 +395,11 @@ pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
             let group = spec["group"].as_str().unwrap_or_default();
             let plural = spec["names"]["plural"].as_str().unwrap_or_default();
             if group.is_empty() || !group.contains('.') {
-                causes.push(Cause::invalid("spec.group", group, "should be a domain with at least one dot"));
+                causes.push(Cause::invalid(
+                    "spec.group",
+                    group,
+                    "should be a domain with at least one dot",
+                ));
             }
             if plural.is_empty() {
                 causes.push(Cause::required("spec.names.plural"));
@@ -348,18 +409,33 @@ pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
             }
             let name = obj["metadata"]["name"].as_str().unwrap_or_default();
             if name != format!("{plural}.{group}") {
-                causes.push(Cause::invalid("metadata.name", name, &format!("must be spec.names.plural+\".\"+spec.group")));
+                causes.push(Cause::invalid(
+                    "metadata.name",
+                    name,
+                    &format!("must be spec.names.plural+\".\"+spec.group"),
+                ));
             }
             if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
-                causes.push(Cause::new("FieldValueNotSupported", "spec.scope", "Unsupported value: supported values: \"Cluster\", \"Namespaced\""));
+                causes.push(Cause::new(
+                    "FieldValueNotSupported",
+                    "spec.scope",
+                    "Unsupported value: supported values: \"Cluster\", \"Namespaced\"",
+                ));
             }
             let versions = spec["versions"].as_array().cloned().unwrap_or_default();
             if versions.is_empty() {
                 causes.push(Cause::required("spec.versions"));
             }
-            let storage = versions.iter().filter(|v| v["storage"].as_bool() == Some(true)).count();
+            let storage = versions
+                .iter()
+                .filter(|v| v["storage"].as_bool() == Some(true))
+                .count();
             if !versions.is_empty() && storage != 1 {
-                causes.push(Cause::invalid("spec.versions", "", "must have exactly one version marked as storage version"));
+                causes.push(Cause::invalid(
+                    "spec.versions",
+                    "",
+                    "must have exactly one version marked as storage version",
+                ));
             }
         }
         _ => {}

@@ -29,11 +29,14 @@ pub struct LabelSelector {
 fn valid_label_key(k: &str) -> bool {
     !k.is_empty()
         && k.len() <= 317
-        && k.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
 }
 
 fn valid_label_value(v: &str) -> bool {
-    v.len() <= 63 && v.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    v.len() <= 63
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -66,17 +69,31 @@ impl LabelSelector {
         for raw in split_top_level(input) {
             let part = raw.trim();
             if part.is_empty() {
-                return Err(format!("unable to parse requirement: found '', expected: identifier in {input:?}"));
+                return Err(format!(
+                    "unable to parse requirement: found '', expected: identifier in {input:?}"
+                ));
             }
             let err = || format!("unable to parse requirement: {part:?}");
             let req = if let Some(key) = part.strip_prefix('!') {
-                LabelRequirement { key: key.trim().into(), op: LabelOp::DoesNotExist }
+                LabelRequirement {
+                    key: key.trim().into(),
+                    op: LabelOp::DoesNotExist,
+                }
             } else if let Some((k, v)) = part.split_once("!=") {
-                LabelRequirement { key: k.trim().into(), op: LabelOp::NotEq(v.trim().into()) }
+                LabelRequirement {
+                    key: k.trim().into(),
+                    op: LabelOp::NotEq(v.trim().into()),
+                }
             } else if let Some((k, v)) = part.split_once("==") {
-                LabelRequirement { key: k.trim().into(), op: LabelOp::Eq(v.trim().into()) }
+                LabelRequirement {
+                    key: k.trim().into(),
+                    op: LabelOp::Eq(v.trim().into()),
+                }
             } else if let Some((k, v)) = part.split_once('=') {
-                LabelRequirement { key: k.trim().into(), op: LabelOp::Eq(v.trim().into()) }
+                LabelRequirement {
+                    key: k.trim().into(),
+                    op: LabelOp::Eq(v.trim().into()),
+                }
             } else if let Some(open) = part.find('(') {
                 let close = part.rfind(')').ok_or_else(err)?;
                 if close < open {
@@ -89,12 +106,21 @@ impl LabelSelector {
                     .filter(|v| !v.is_empty())
                     .collect();
                 match head.as_slice() {
-                    [k, "in"] => LabelRequirement { key: k.to_string(), op: LabelOp::In(values) },
-                    [k, "notin"] => LabelRequirement { key: k.to_string(), op: LabelOp::NotIn(values) },
+                    [k, "in"] => LabelRequirement {
+                        key: k.to_string(),
+                        op: LabelOp::In(values),
+                    },
+                    [k, "notin"] => LabelRequirement {
+                        key: k.to_string(),
+                        op: LabelOp::NotIn(values),
+                    },
                     _ => return Err(err()),
                 }
             } else {
-                LabelRequirement { key: part.into(), op: LabelOp::Exists }
+                LabelRequirement {
+                    key: part.into(),
+                    op: LabelOp::Exists,
+                }
             };
             if !valid_label_key(&req.key) {
                 return Err(format!("invalid label key {:?}", req.key));
@@ -128,7 +154,11 @@ impl LabelSelector {
             let key = e["key"].as_str().unwrap_or_default().to_string();
             let values: Vec<String> = e["values"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default();
             let op = match e["operator"].as_str() {
                 Some("In") => LabelOp::In(values),
@@ -268,12 +298,18 @@ impl FieldSelector {
             } else if let Some((f, v)) = part.split_once('=') {
                 (f, true, v)
             } else {
-                return Err(format!("invalid selector: '{input}'; can't understand '{part}'"));
+                return Err(format!(
+                    "invalid selector: '{input}'; can't understand '{part}'"
+                ));
             };
             let field = field.trim();
             let extra = extra_fields(group, resource);
-            if field != "metadata.name" && field != "metadata.namespace" && !extra.contains(&field) {
-                let mut known = vec!["\"metadata.name\"".to_string(), "\"metadata.namespace\"".to_string()];
+            if field != "metadata.name" && field != "metadata.namespace" && !extra.contains(&field)
+            {
+                let mut known = vec![
+                    "\"metadata.name\"".to_string(),
+                    "\"metadata.namespace\"".to_string(),
+                ];
                 known.extend(extra.iter().map(|f| format!("{f:?}")));
                 return Err(format!(
                     "{field:?} is not a known field selector: only {}",
@@ -311,10 +347,16 @@ impl FieldSelector {
 /// The string a field selector compares against (missing fields compare as "").
 fn field_value(obj: &Value, field: &str) -> String {
     if field == "source" {
-        return obj["source"]["component"].as_str().unwrap_or_default().to_string();
+        return obj["source"]["component"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
     }
     if field == "status.podIPs" {
-        return obj["status"]["podIPs"][0]["ip"].as_str().unwrap_or_default().to_string();
+        return obj["status"]["podIPs"][0]["ip"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
     }
     let mut cur = obj;
     for seg in field.split('.') {
@@ -324,7 +366,9 @@ fn field_value(obj: &Value, field: &str) -> String {
         Value::String(s) => s.clone(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::Null if field == "spec.unschedulable" || field == "spec.hostNetwork" => "false".into(),
+        Value::Null if field == "spec.unschedulable" || field == "spec.hostNetwork" => {
+            "false".into()
+        }
         Value::Null if field == "status.replicas" || field == "status.successful" => "0".into(),
         _ => String::new(),
     }
@@ -354,7 +398,11 @@ mod tests {
             ("app=web,env in (dev)", false),
             ("", true),
         ] {
-            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&o), want, "{sel}");
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&o),
+                want,
+                "{sel}"
+            );
         }
         assert!(LabelSelector::parse("a in (x").is_err());
         assert!(LabelSelector::parse("a=b c").is_err());
@@ -371,7 +419,9 @@ mod tests {
         let o = obj(json!({}));
         let s = FieldSelector::parse("metadata.name=a,spec.nodeName=n1", "", "pods").unwrap();
         assert!(s.matches(&o));
-        assert!(!FieldSelector::parse("metadata.name!=a", "", "pods").unwrap().matches(&o));
+        assert!(!FieldSelector::parse("metadata.name!=a", "", "pods")
+            .unwrap()
+            .matches(&o));
         let err = FieldSelector::parse("foo.bar=x", "", "configmaps").unwrap_err();
         assert_eq!(err, "\"foo.bar\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
     }

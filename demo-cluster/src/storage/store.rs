@@ -143,12 +143,16 @@ impl Store {
             .cache
             .since(rv)
             .map_err(|oldest| ApiError::too_old_resource_version(rv, oldest))?;
-        let mut snapshot: BTreeMap<ObjectKey, Value> = Self::range(&inner.objects, group, resource, namespace)
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let mut snapshot: BTreeMap<ObjectKey, Value> =
+            Self::range(&inner.objects, group, resource, namespace)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
         for ev in newer.iter().rev() {
             let k = &ev.key;
-            if k.group != group || k.resource != resource || namespace.is_some_and(|ns| ns != k.namespace) {
+            if k.group != group
+                || k.resource != resource
+                || namespace.is_some_and(|ns| ns != k.namespace)
+            {
                 continue;
             }
             match (ev.event_type, &ev.prev) {
@@ -174,20 +178,35 @@ impl Store {
     pub fn create(&self, key: &ObjectKey, mut obj: Value) -> ApiResult<Value> {
         let mut inner = self.lock();
         if inner.objects.contains_key(key) {
-            return Err(ApiError::already_exists(&key.group, &key.resource, &key.name));
+            return Err(ApiError::already_exists(
+                &key.group,
+                &key.resource,
+                &key.name,
+            ));
         }
         inner.rv += 1;
         let rv = inner.rv;
         set_rv(&mut obj, rv);
         inner.objects.insert(key.clone(), obj.clone());
-        let event = StoredEvent { rv, event_type: EventType::Added, key: key.clone(), object: obj.clone(), prev: None };
+        let event = StoredEvent {
+            rv,
+            event_type: EventType::Added,
+            key: key.clone(),
+            object: obj.clone(),
+            prev: None,
+        };
         Self::record(&mut inner, &self.sender, event);
         Ok(obj)
     }
 
     /// Replaces the object. `expected_rv` is an optimistic-concurrency precondition (409 on
     /// mismatch). A write that changes nothing keeps the resourceVersion and emits no event.
-    pub fn update(&self, key: &ObjectKey, mut obj: Value, expected_rv: Option<u64>) -> ApiResult<Value> {
+    pub fn update(
+        &self,
+        key: &ObjectKey,
+        mut obj: Value,
+        expected_rv: Option<u64>,
+    ) -> ApiResult<Value> {
         let mut inner = self.lock();
         let Some(current) = inner.objects.get(key).cloned() else {
             return Err(ApiError::not_found(&key.group, &key.resource, &key.name));
@@ -204,7 +223,13 @@ impl Store {
         let rv = inner.rv;
         set_rv(&mut obj, rv);
         inner.objects.insert(key.clone(), obj.clone());
-        let event = StoredEvent { rv, event_type: EventType::Modified, key: key.clone(), object: obj.clone(), prev: Some(current) };
+        let event = StoredEvent {
+            rv,
+            event_type: EventType::Modified,
+            key: key.clone(),
+            object: obj.clone(),
+            prev: Some(current),
+        };
         Self::record(&mut inner, &self.sender, event);
         Ok(obj)
     }
@@ -225,7 +250,13 @@ impl Store {
         let rv = inner.rv;
         let mut last = current.clone();
         set_rv(&mut last, rv);
-        let event = StoredEvent { rv, event_type: EventType::Deleted, key: key.clone(), object: last.clone(), prev: Some(current) };
+        let event = StoredEvent {
+            rv,
+            event_type: EventType::Deleted,
+            key: key.clone(),
+            object: last.clone(),
+            prev: Some(current),
+        };
         Self::record(&mut inner, &self.sender, event);
         Ok(last)
     }
@@ -281,11 +312,26 @@ impl Store {
                 (items, vec![])
             }
         };
-        Ok(Subscription { initial, replay, rv: inner.rv, receiver })
+        Ok(Subscription {
+            initial,
+            replay,
+            rv: inner.rv,
+            receiver,
+        })
     }
 
     pub fn oldest_resumable(&self) -> u64 {
         self.lock().cache.oldest_resumable()
+    }
+
+    /// Every object with its key (for cross-resource scans such as garbage collection).
+    pub fn dump_keys(&self) -> Vec<(ObjectKey, Value)> {
+        let inner = self.lock();
+        inner
+            .objects
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     /// All objects, for the state file.
@@ -306,4 +352,3 @@ impl Store {
         }
     }
 }
-

@@ -1,0 +1,240 @@
+//! HTTP layer: routing, the Host check, body limits, and the non-resource endpoints.
+
+pub mod discovery;
+pub mod negotiate;
+pub mod resource;
+pub mod table;
+pub mod watch;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, Method};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use serde_json::json;
+
+use crate::openapi;
+use crate::registry::Registry;
+use crate::status::ApiError;
+
+/// kube-apiserver's default request body limit.
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Internal knobs, mostly so tests can provoke rare situations quickly.
+#[derive(Debug, Clone)]
+pub struct Tuning {
+    /// Events kept for watch resumption and chunked-list snapshots.
+    pub watch_cache_capacity: usize,
+    pub bookmark_interval: Duration,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            watch_cache_capacity: 10_000,
+            bookmark_interval: Duration::from_secs(45),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub registry: Arc<Registry>,
+    pub tuning: Tuning,
+    pub accept_hosts: Arc<Vec<String>>,
+}
+
+pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
+    let api = Router::new()
+        .route("/api", any(api_entry))
+        .route("/api/{*rest}", any(api_entry))
+        .route("/apis", any(api_entry))
+        .route("/apis/{*rest}", any(api_entry))
+        .route(
+            "/version",
+            any(|| async { discovery::json_ok(&discovery::version_info()) }),
+        )
+        .route("/healthz", any(|| async { "ok" }))
+        .route("/livez", any(|| async { "ok" }))
+        .route("/readyz", any(|| async { "ok" }))
+        .route("/openapi/v2", any(openapi_v2))
+        .route("/openapi/v3", any(openapi_v3_index))
+        .route("/openapi/v3/{*rest}", any(openapi_v3_doc));
+    let api = match www {
+        Some(dir) => api.fallback_service(tower_http::services::ServeDir::new(dir)),
+        None => api
+            .route("/", any(root_paths))
+            .fallback(|| async { ApiError::path_not_found() }),
+    };
+    api.layer(middleware::from_fn_with_state(state.clone(), host_check))
+        .with_state(state)
+}
+
+fn host_allowed(host: &str, extra: &[String]) -> bool {
+    let without_port = if host.starts_with('[') {
+        host.split_once(']')
+            .map(|(h, _)| format!("{h}]"))
+            .unwrap_or_else(|| host.to_string())
+    } else {
+        host.rsplit_once(':')
+            .map(|(h, _)| h.to_string())
+            .unwrap_or_else(|| host.to_string())
+    };
+    let h = without_port.to_ascii_lowercase();
+    matches!(h.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+        || extra
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(&h) || a.eq_ignore_ascii_case(host))
+}
+
+/// Refuses other Host names, as `kubectl proxy --accept-hosts` does (DNS-rebinding defence).
+async fn host_check(State(app): State<AppState>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(String::from)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()));
+    if let Some(host) = host {
+        if !host_allowed(&host, &app.accept_hosts) {
+            let mut e = ApiError::bad_request(format!(
+                "host {host:?} is not accepted; start with --accept-hosts to allow it"
+            ));
+            e.code = 403;
+            e.reason = "Forbidden";
+            return e.into_response();
+        }
+    }
+    next.run(req).await
+}
+
+async fn root_paths(State(app): State<AppState>) -> Response {
+    let mut paths = vec!["/api".to_string(), "/api/v1".into(), "/apis".into()];
+    for (g, vs) in discovery::groups(&app.registry.defs()) {
+        paths.push(format!("/apis/{g}"));
+        for v in vs {
+            paths.push(format!("/apis/{g}/{v}"));
+        }
+    }
+    paths.extend(
+        [
+            "/healthz",
+            "/livez",
+            "/openapi/v2",
+            "/openapi/v3",
+            "/readyz",
+            "/version",
+        ]
+        .map(String::from),
+    );
+    discovery::json_ok(&json!({ "paths": paths }))
+}
+
+async fn openapi_v2(State(app): State<AppState>, req: Request) -> Response {
+    let accept = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !accept.is_empty() && !accept.contains("json") && !accept.contains("*/*") {
+        return ApiError::not_acceptable(accept).into_response();
+    }
+    discovery::json_ok(&openapi::v2_document(&app.registry))
+}
+
+async fn openapi_v3_index(State(app): State<AppState>) -> Response {
+    discovery::json_ok(&openapi::v3_index(&app.registry))
+}
+
+async fn openapi_v3_doc(State(app): State<AppState>, req: Request) -> Response {
+    let path = req
+        .uri()
+        .path()
+        .trim_start_matches("/openapi/v3/")
+        .to_string();
+    match openapi::v3_document(&app.registry, &path) {
+        Some(doc) => discovery::json_ok(&doc),
+        None => ApiError::path_not_found().into_response(),
+    }
+}
+
+async fn api_entry(State(app): State<AppState>, req: Request) -> Response {
+    match dispatch(app, req).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn dispatch(app: AppState, req: Request) -> Result<Response, ApiError> {
+    let (parts, body) = req.into_parts();
+    let body = read_body(body).await?;
+    let segs: Vec<String> = parts
+        .uri
+        .path()
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
+    let get_only = |r: Response| {
+        if parts.method == Method::GET || parts.method == Method::HEAD {
+            Ok(r)
+        } else {
+            Err(ApiError::method_not_allowed(
+                parts.method.as_str(),
+                "discovery",
+            ))
+        }
+    };
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    match s.as_slice() {
+        ["api"] => get_only(discovery::root_discovery(
+            &app.registry,
+            &parts.headers,
+            true,
+        )?),
+        ["apis"] => get_only(discovery::root_discovery(
+            &app.registry,
+            &parts.headers,
+            false,
+        )?),
+        ["api", "v1"] => get_only(discovery::json_ok(
+            &discovery::resource_list(&app.registry, "", "v1")
+                .ok_or_else(ApiError::path_not_found)?,
+        )),
+        ["apis", group] => get_only(discovery::json_ok(
+            &discovery::api_group(&app.registry, group).ok_or_else(ApiError::path_not_found)?,
+        )),
+        ["apis", group, version] => get_only(discovery::json_ok(
+            &discovery::resource_list(&app.registry, group, version)
+                .ok_or_else(ApiError::path_not_found)?,
+        )),
+        ["api", "v1", ..] => {
+            let rest = segs[2..].to_vec();
+            resource::handle(app, parts, body, String::new(), "v1".into(), rest).await
+        }
+        ["apis", group, version, ..] => {
+            let (g, v) = (group.to_string(), version.to_string());
+            let rest = segs[3..].to_vec();
+            resource::handle(app, parts, body, g, v, rest).await
+        }
+        _ => Err(ApiError::path_not_found()),
+    }
+}
+
+async fn read_body(body: Body) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|e| {
+            // axum reports the limit as a "length limit exceeded" error.
+            if e.to_string().contains("length limit") {
+                ApiError::too_large()
+            } else {
+                ApiError::bad_request(format!("failed to read the request body: {e}"))
+            }
+        })
+}

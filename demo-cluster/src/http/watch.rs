@@ -1,0 +1,232 @@
+//! Watch: chunked JSON lines or WebSocket text messages, fed by one producer task per watch
+//! that replays the watch cache (or sends the current state) and then forwards live events,
+//! translating selector matches into ADDED/DELETED, with bookmarks and timeouts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::negotiate::{IncludeObject, Output};
+use super::table;
+use crate::registry::kinds::ResourceDef;
+use crate::registry::Registry;
+use crate::status::ApiError;
+use crate::storage::selectors::{FieldSelector, LabelSelector};
+use crate::storage::watch_cache::{EventType, StoredEvent};
+
+pub struct WatchRequest {
+    pub def: Arc<ResourceDef>,
+    pub namespace: Option<String>,
+    pub since: Option<u64>,
+    pub send_initial_events: bool,
+    pub bookmarks: bool,
+    pub timeout: Duration,
+    pub bookmark_interval: Duration,
+    pub labels: LabelSelector,
+    pub fields: FieldSelector,
+    pub output: Output,
+    pub include: IncludeObject,
+}
+
+impl WatchRequest {
+    fn matches(&self, obj: &Value) -> bool {
+        let ns_ok = match &self.namespace {
+            Some(ns) => obj["metadata"]["namespace"].as_str() == Some(ns.as_str()),
+            None => true,
+        };
+        ns_ok && self.labels.matches(obj) && self.fields.matches(obj)
+    }
+
+    fn render(&self, event_type: &str, obj: &Value) -> String {
+        let obj = Registry::present(&self.def, obj.clone());
+        let rendered = match self.output {
+            Output::Object => obj,
+            Output::Metadata => table::partial_metadata(&obj),
+            Output::Table => table::table(
+                &self.def,
+                std::slice::from_ref(&obj),
+                self.include,
+                json!({"resourceVersion": obj["metadata"]["resourceVersion"]}),
+            ),
+        };
+        json!({"type": event_type, "object": rendered}).to_string()
+    }
+
+    fn bookmark(&self, rv: u64, initial_end: bool) -> String {
+        let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
+        if initial_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        json!({"type": "BOOKMARK", "object": {"kind": self.def.kind, "apiVersion": self.def.api_version(), "metadata": meta}}).to_string()
+    }
+
+    /// The event to send for a store change, with selector translation.
+    fn translate(&self, ev: &StoredEvent) -> Option<String> {
+        if ev.key.group != self.def.group || ev.key.resource != self.def.resource {
+            return None;
+        }
+        match ev.event_type {
+            EventType::Added => self
+                .matches(&ev.object)
+                .then(|| self.render("ADDED", &ev.object)),
+            EventType::Deleted => self
+                .matches(&ev.object)
+                .then(|| self.render("DELETED", &ev.object)),
+            EventType::Modified => {
+                let now = self.matches(&ev.object);
+                let before = ev.prev.as_ref().is_some_and(|p| self.matches(p));
+                match (before, now) {
+                    (true, true) => Some(self.render("MODIFIED", &ev.object)),
+                    (false, true) => Some(self.render("ADDED", &ev.object)),
+                    (true, false) => {
+                        let mut last = ev.prev.clone().unwrap_or(Value::Null);
+                        last["metadata"]["resourceVersion"] = json!(ev.rv.to_string());
+                        Some(self.render("DELETED", &last))
+                    }
+                    (false, false) => None,
+                }
+            }
+        }
+    }
+}
+
+fn error_event(e: &ApiError) -> String {
+    json!({"type": "ERROR", "object": e.to_status()}).to_string()
+}
+
+/// Starts the producer; lines (without newline) arrive on the returned channel.
+pub fn start(registry: Arc<Registry>, req: WatchRequest) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel::<String>(256);
+    tokio::spawn(async move {
+        let ns = if req.def.namespaced {
+            req.namespace.as_deref()
+        } else {
+            None
+        };
+        let sub = match registry
+            .store
+            .subscribe(&req.def.group, &req.def.resource, ns, req.since)
+        {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = tx.send(error_event(&e)).await;
+                return;
+            }
+        };
+        let mut receiver = sub.receiver;
+        let mut last_rv = sub.rv;
+        for obj in sub.initial.iter().filter(|o| req.matches(o)) {
+            if tx.send(req.render("ADDED", obj)).await.is_err() {
+                return;
+            }
+        }
+        if req.send_initial_events
+            && req.bookmarks
+            && tx.send(req.bookmark(last_rv, true)).await.is_err()
+        {
+            return;
+        }
+        for ev in &sub.replay {
+            if let Some(line) = req.translate(ev) {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
+            }
+        }
+        let deadline = tokio::time::sleep(req.timeout);
+        tokio::pin!(deadline);
+        let mut ticker = tokio::time::interval_at(
+            tokio::time::Instant::now() + req.bookmark_interval,
+            req.bookmark_interval,
+        );
+        loop {
+            tokio::select! {
+                received = receiver.recv() => match received {
+                    Ok(ev) => {
+                        last_rv = last_rv.max(ev.rv);
+                        if let Some(line) = req.translate(&ev) {
+                            if tx.send(line).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // This watcher fell behind the fan-out buffer; it must relist.
+                        let oldest = registry.store.oldest_resumable();
+                        let _ = tx.send(error_event(&ApiError::too_old_resource_version(last_rv, oldest))).await;
+                        return;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                _ = ticker.tick(), if req.bookmarks => {
+                    if tx.send(req.bookmark(last_rv, false)).await.is_err() {
+                        return;
+                    }
+                }
+                _ = &mut deadline => {
+                    if req.bookmarks {
+                        let _ = tx.send(req.bookmark(last_rv, false)).await;
+                    }
+                    return;
+                }
+                _ = tx.closed() => return,
+            }
+        }
+    });
+    rx
+}
+
+/// Chunked HTTP: one JSON document per line.
+pub fn chunked_response(rx: mpsc::Receiver<String>, output: Output) -> Response {
+    let stream = ReceiverStream::new(rx).map(|mut line| {
+        line.push('\n');
+        Ok::<_, std::convert::Infallible>(Bytes::from(line))
+    });
+    let mut resp = (StatusCode::OK, Body::from_stream(stream)).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(output.content_type()),
+    );
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    resp
+}
+
+/// WebSocket: one text message per event; echoes base64.binary.k8s.io / binary.k8s.io.
+pub fn websocket_response(ws: WebSocketUpgrade, rx: mpsc::Receiver<String>) -> Response {
+    ws.protocols(["base64.binary.k8s.io", "binary.k8s.io"])
+        .on_upgrade(move |socket| forward(socket, rx))
+}
+
+async fn forward(mut socket: WebSocket, mut rx: mpsc::Receiver<String>) {
+    loop {
+        tokio::select! {
+            line = rx.recv() => match line {
+                Some(line) => {
+                    if socket.send(Message::Text(line.into())).await.is_err() {
+                        return;
+                    }
+                }
+                None => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            },
+            incoming = socket.recv() => match incoming {
+                // The client sends nothing meaningful; a close or error ends the watch.
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}

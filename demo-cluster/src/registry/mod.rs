@@ -1,0 +1,961 @@
+//! The generic registry: every verb for every kind goes through here, applying the kind's
+//! strategy around the dumb store. HTTP handlers and (later) in-process controllers use the
+//! same methods, so controllers see exactly the semantics clients see.
+
+pub mod kinds;
+pub mod managed_fields;
+pub mod patch;
+pub mod strategy;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, RwLock};
+
+use serde_json::{json, Value};
+
+use crate::status::{success_status, ApiError, ApiResult, Cause};
+use crate::storage::selectors::LabelSelector;
+use crate::storage::store::{rv_of, ObjectKey, Store};
+use kinds::ResourceDef;
+use managed_fields::Writer;
+
+pub const CRD_GROUP: &str = "apiextensions.k8s.io";
+pub const CRD_RESOURCE: &str = "customresourcedefinitions";
+
+/// Current time as RFC 3339 with second precision, as Kubernetes serializes `Time`.
+pub fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Options shared by create/update/patch.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_manager: String,
+    /// "" for the main resource, "status" or "scale" for subresources.
+    pub subresource: String,
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchType {
+    Json,
+    Merge,
+    Strategic,
+    Apply,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeleteOptions {
+    pub grace_period_seconds: Option<i64>,
+    pub propagation_policy: Option<String>,
+    pub orphan_dependents: Option<bool>,
+    pub precondition_uid: Option<String>,
+    pub precondition_resource_version: Option<String>,
+    pub dry_run: bool,
+}
+
+/// What a DELETE answers: the object (with its HTTP code) or a Success Status.
+#[derive(Debug)]
+pub enum DeleteOutcome {
+    Object(Value, u16),
+    Status(Value),
+}
+
+enum Ownership {
+    /// Record changed fields for the writer (create/update/merge/json/strategic patch).
+    Update,
+    /// Already handled by server-side apply.
+    Recorded,
+}
+
+pub struct Registry {
+    pub store: Arc<Store>,
+    builtins: Vec<Arc<ResourceDef>>,
+    crd_defs: RwLock<Vec<Arc<ResourceDef>>>,
+    next_service_ip: AtomicU32,
+}
+
+fn random_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    uuid::Uuid::new_v4().as_bytes()[..5]
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect()
+}
+
+impl Registry {
+    pub fn new(store: Arc<Store>) -> Self {
+        Registry {
+            store,
+            builtins: kinds::builtin_resources()
+                .into_iter()
+                .map(Arc::new)
+                .collect(),
+            crd_defs: RwLock::new(vec![]),
+            next_service_ip: AtomicU32::new(10),
+        }
+    }
+
+    /// Every served resource: built-ins first, then custom resources.
+    pub fn defs(&self) -> Vec<Arc<ResourceDef>> {
+        let crds = self.crd_defs.read().unwrap_or_else(|p| p.into_inner());
+        self.builtins.iter().chain(crds.iter()).cloned().collect()
+    }
+
+    pub fn resolve(&self, group: &str, version: &str, resource: &str) -> Option<Arc<ResourceDef>> {
+        self.defs()
+            .into_iter()
+            .find(|d| d.group == group && d.version == version && d.resource == resource)
+    }
+
+    pub fn builtin(&self, group: &str, resource: &str) -> Option<Arc<ResourceDef>> {
+        self.builtins
+            .iter()
+            .find(|d| d.group == group && d.resource == resource)
+            .cloned()
+    }
+
+    /// Rebuilds custom resource definitions from the stored CRDs.
+    pub fn refresh_crds(&self) {
+        let (crds, _) = self.store.list(CRD_GROUP, CRD_RESOURCE, None);
+        let defs: Vec<Arc<ResourceDef>> = crds
+            .iter()
+            .flat_map(kinds::defs_from_crd)
+            .map(Arc::new)
+            .collect();
+        *self.crd_defs.write().unwrap_or_else(|p| p.into_inner()) = defs;
+    }
+
+    pub fn key(def: &ResourceDef, namespace: &str, name: &str) -> ObjectKey {
+        let ns = if def.namespaced { namespace } else { "" };
+        ObjectKey::new(&def.group, &def.resource, ns, name)
+    }
+
+    /// Stamps the served apiVersion/kind (custom resources may be read through any version).
+    pub fn present(def: &ResourceDef, mut obj: Value) -> Value {
+        if let Some(m) = obj.as_object_mut() {
+            m.insert("apiVersion".into(), json!(def.api_version()));
+            m.insert("kind".into(), json!(def.kind));
+        }
+        obj
+    }
+
+    pub fn get(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<Value> {
+        self.store
+            .get(&Self::key(def, namespace, name))
+            .map(|o| Self::present(def, o))
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))
+    }
+
+    pub fn list(&self, def: &ResourceDef, namespace: Option<&str>) -> (Vec<Value>, u64) {
+        let ns = if def.namespaced { namespace } else { None };
+        let (items, rv) = self.store.list(&def.group, &def.resource, ns);
+        (
+            items.into_iter().map(|o| Self::present(def, o)).collect(),
+            rv,
+        )
+    }
+
+    fn check_namespace(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<()> {
+        if !def.namespaced {
+            return Ok(());
+        }
+        match self
+            .store
+            .get(&ObjectKey::new("", "namespaces", "", namespace))
+        {
+            None => Err(ApiError::not_found("", "namespaces", namespace)),
+            Some(ns) if ns["metadata"]["deletionTimestamp"].is_string() => {
+                let mut e = ApiError::forbidden(
+                    &def.group,
+                    &def.resource,
+                    name,
+                    &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+                );
+                if let Some(d) = e.details.as_mut() {
+                    d["causes"] = json!([{"reason": "NamespaceTerminating", "message": format!("namespace {namespace} is being terminated"), "field": "metadata.namespace"}]);
+                }
+                Err(e)
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiError {
+        ApiError::invalid(&def.group, &def.kind, name, causes)
+    }
+
+    /// Checks apiVersion/kind of a body against the endpoint, and fixes the namespace.
+    fn normalize_body(def: &ResourceDef, namespace: &str, body: &mut Value) -> ApiResult<()> {
+        if !body.is_object() {
+            return Err(ApiError::bad_request(
+                "the body of the request must be a JSON object",
+            ));
+        }
+        if let Some(kind) = body["kind"].as_str() {
+            if !kind.is_empty() && kind != def.kind {
+                return Err(ApiError::bad_request(format!(
+                    "the API version in the data ({}) does not match the expected API version ({})",
+                    body["apiVersion"].as_str().unwrap_or_default(),
+                    def.api_version()
+                )));
+            }
+        }
+        if !body["metadata"].is_object() {
+            body["metadata"] = json!({});
+        }
+        if def.namespaced {
+            match body["metadata"]["namespace"].as_str() {
+                Some(ns) if !ns.is_empty() && ns != namespace => {
+                    return Err(ApiError::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ))
+                }
+                _ => body["metadata"]["namespace"] = json!(namespace),
+            }
+        } else if let Some(m) = body["metadata"].as_object_mut() {
+            m.remove("namespace");
+        }
+        *body = Self::present(def, body.clone());
+        Ok(())
+    }
+
+    pub fn create(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        body: Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Value> {
+        self.create_inner(def, namespace, body, opts, false)
+    }
+
+    fn create_inner(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        mut body: Value,
+        opts: &WriteOptions,
+        apply: bool,
+    ) -> ApiResult<Value> {
+        Self::normalize_body(def, namespace, &mut body)?;
+        let meta = &mut body["metadata"];
+        let mut name = meta["name"].as_str().unwrap_or_default().to_string();
+        if name.is_empty() {
+            match meta["generateName"].as_str() {
+                Some(prefix) if !prefix.is_empty() => {
+                    let base: String = prefix.chars().take(58).collect();
+                    name = format!("{base}{}", random_suffix());
+                    meta["name"] = json!(name);
+                }
+                _ => {
+                    return Err(Self::invalid(
+                        def,
+                        "",
+                        vec![Cause::new(
+                            "FieldValueRequired",
+                            "metadata.name",
+                            "Required value: name or generateName is required",
+                        )],
+                    ));
+                }
+            }
+        }
+        self.check_namespace(def, namespace, &name)?;
+        if let Some(m) = meta.as_object_mut() {
+            for k in [
+                "resourceVersion",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "selfLink",
+            ] {
+                m.remove(k);
+            }
+            m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+            m.insert("creationTimestamp".into(), json!(now()));
+            if def.tracks_generation {
+                m.insert("generation".into(), json!(1));
+            } else {
+                m.remove("generation");
+            }
+        }
+        strategy::prepare_for_create(def, &mut body, || {
+            let n = self.next_service_ip.fetch_add(1, Ordering::Relaxed);
+            format!("10.96.{}.{}", (n / 250) % 250, n % 250 + 1)
+        });
+        let causes = strategy::validate(def, &body);
+        if !causes.is_empty() {
+            return Err(Self::invalid(def, &name, causes));
+        }
+        let api_version = def.api_version();
+        let writer = Writer {
+            manager: &opts.field_manager,
+            api_version: &api_version,
+            subresource: "",
+            now: &now(),
+        };
+        if apply {
+            body = managed_fields::apply(None, &body, &writer, true)?;
+        } else {
+            let reset = body["metadata"]["managedFields"].is_array();
+            if let Some(m) = body["metadata"].as_object_mut() {
+                m.remove("managedFields");
+            }
+            managed_fields::record_update(None, &mut body, &writer, reset);
+        }
+        if opts.dry_run {
+            return Ok(body);
+        }
+        let key = Self::key(def, namespace, &name);
+        let created = self.store.create(&key, body)?;
+        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
+            self.refresh_crds();
+        }
+        Ok(Self::present(def, created))
+    }
+
+    /// PUT: replaces the object (or its status) with optimistic concurrency.
+    pub fn update(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        mut body: Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Value> {
+        Self::normalize_body(def, namespace, &mut body)?;
+        let body_name = body["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if body_name != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let key = Self::key(def, namespace, name);
+        let current = self
+            .store
+            .get(&key)
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
+        self.write_update(def, &key, &current, body, opts, Ownership::Update)
+    }
+
+    fn write_update(
+        &self,
+        def: &ResourceDef,
+        key: &ObjectKey,
+        old: &Value,
+        mut new: Value,
+        opts: &WriteOptions,
+        ownership: Ownership,
+    ) -> ApiResult<Value> {
+        let name = key.name.as_str();
+        let expected_rv = match new["metadata"]["resourceVersion"].as_str() {
+            None | Some("") => None,
+            Some(s) => Some(s.parse::<u64>().map_err(|_| {
+                Self::invalid(
+                    def,
+                    name,
+                    vec![Cause::invalid(
+                        "metadata.resourceVersion",
+                        s,
+                        "must be a valid resource version",
+                    )],
+                )
+            })?),
+        };
+        if let Some(rv) = expected_rv {
+            if rv_of(old) != Some(rv) {
+                return Err(ApiError::stale(&def.group, &def.resource, name));
+            }
+        }
+        strategy::prepare_for_update(def, old, &mut new, &opts.subresource);
+        // System metadata is immutable or server-owned.
+        for k in [
+            "uid",
+            "creationTimestamp",
+            "namespace",
+            "name",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+        ] {
+            match old["metadata"].get(k) {
+                Some(v) => new["metadata"][k] = v.clone(),
+                None => {
+                    if let Some(m) = new["metadata"].as_object_mut() {
+                        m.remove(k);
+                    }
+                }
+            }
+        }
+        if old["metadata"]["deletionTimestamp"].is_string() {
+            let old_f: HashSet<String> = string_list(&old["metadata"]["finalizers"])
+                .into_iter()
+                .collect();
+            if string_list(&new["metadata"]["finalizers"])
+                .iter()
+                .any(|f| !old_f.contains(f))
+            {
+                return Err(Self::invalid(
+                    def,
+                    name,
+                    vec![Cause::new(
+                        "FieldValueForbidden",
+                        "metadata.finalizers",
+                        "Forbidden: no new finalizers can be added if the object is being deleted",
+                    )],
+                ));
+            }
+        }
+        if def.tracks_generation && strategy::spec_changed(old, &new) {
+            let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
+            new["metadata"]["generation"] = json!(g);
+        }
+        let causes = strategy::validate(def, &new);
+        if !causes.is_empty() {
+            return Err(Self::invalid(def, name, causes));
+        }
+        if let Ownership::Update = ownership {
+            let api_version = def.api_version();
+            let writer = Writer {
+                manager: &opts.field_manager,
+                api_version: &api_version,
+                subresource: &opts.subresource,
+                now: &now(),
+            };
+            let reset = new["metadata"]["managedFields"]
+                .as_array()
+                .is_some_and(|a| a.len() == 1 && a[0].as_object().is_some_and(|m| m.is_empty()));
+            new["metadata"]["managedFields"] = old["metadata"]["managedFields"].clone();
+            managed_fields::record_update(Some(old), &mut new, &writer, reset);
+        }
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
+        if opts.dry_run {
+            return Ok(Self::present(def, new));
+        }
+        let finished = new["metadata"]["deletionTimestamp"].is_string()
+            && string_list(&new["metadata"]["finalizers"]).is_empty();
+        let stored = self.store.update(key, new, rv_of(old))?;
+        if finished {
+            // The last finalizer is gone: the deferred deletion completes now.
+            let deleted = self.store.delete(key, None)?;
+            self.after_delete(def, &deleted);
+            return Ok(Self::present(def, deleted));
+        }
+        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
+            self.refresh_crds();
+        }
+        Ok(Self::present(def, stored))
+    }
+
+    /// PATCH in any of the four types. Returns the object and whether it was created (apply).
+    pub fn patch(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        patch_type: PatchType,
+        body: &[u8],
+        opts: &WriteOptions,
+    ) -> ApiResult<(Value, bool)> {
+        if patch_type == PatchType::Strategic && !def.builtin {
+            return Err(ApiError::unsupported_media_type(
+                "application/strategic-merge-patch+json",
+            ));
+        }
+        let patch: Value = match patch_type {
+            PatchType::Apply => serde_yaml_ng::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+            _ => serde_json::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?,
+        };
+        if patch_type == PatchType::Apply && opts.field_manager.is_empty() {
+            return Err(ApiError::bad_request("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"));
+        }
+        let key = Self::key(def, namespace, name);
+        for _ in 0..8 {
+            let Some(current) = self.store.get(&key) else {
+                if patch_type == PatchType::Apply && opts.subresource.is_empty() {
+                    let mut body = patch.clone();
+                    if body["metadata"]["name"].as_str().is_some_and(|n| n != name) {
+                        return Err(ApiError::bad_request(format!("the name of the object ({}) does not match the name on the URL ({name})", body["metadata"]["name"].as_str().unwrap_or_default())));
+                    }
+                    if body.is_object() {
+                        if !body["metadata"].is_object() {
+                            body["metadata"] = json!({});
+                        }
+                        body["metadata"]["name"] = json!(name);
+                    }
+                    return self
+                        .create_inner(def, namespace, body, opts, true)
+                        .map(|o| (o, true));
+                }
+                return Err(ApiError::not_found(&def.group, &def.resource, name));
+            };
+            let current = Self::present(def, current);
+            let api_version = def.api_version();
+            let (patched, ownership) = match patch_type {
+                PatchType::Merge => {
+                    let mut doc = current.clone();
+                    patch::merge_patch(&mut doc, &patch);
+                    (doc, Ownership::Update)
+                }
+                PatchType::Strategic => {
+                    let mut doc = current.clone();
+                    patch::strategic_merge(&mut doc, &patch).map_err(ApiError::bad_request)?;
+                    (doc, Ownership::Update)
+                }
+                PatchType::Json => {
+                    let ops: json_patch::Patch =
+                        serde_json::from_value(patch.clone()).map_err(|e| {
+                            ApiError::bad_request(format!("error decoding json patch: {e}"))
+                        })?;
+                    let mut doc = current.clone();
+                    json_patch::patch(&mut doc, &ops).map_err(|e| {
+                        Self::invalid(def, name, vec![Cause::new("FieldValueInvalid", "", format!("the server rejected our request due to an error in our request: {e}"))])
+                    })?;
+                    (doc, Ownership::Update)
+                }
+                PatchType::Apply => {
+                    let mut config = patch.clone();
+                    Self::normalize_body(def, namespace, &mut config)?;
+                    if let Some(m) = config["metadata"].as_object_mut() {
+                        m.remove("namespace");
+                        m.remove("name");
+                        if m.is_empty() {
+                            config.as_object_mut().map(|o| o.remove("metadata"));
+                        }
+                    }
+                    let writer = Writer {
+                        manager: &opts.field_manager,
+                        api_version: &api_version,
+                        subresource: &opts.subresource,
+                        now: &now(),
+                    };
+                    let mut merged =
+                        managed_fields::apply(Some(&current), &config, &writer, opts.force)?;
+                    merged["metadata"]["resourceVersion"] =
+                        current["metadata"]["resourceVersion"].clone();
+                    (merged, Ownership::Recorded)
+                }
+            };
+            let retryable =
+                patched["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"];
+            match self.write_update(def, &key, &current, patched, opts, ownership) {
+                Err(e)
+                    if e.reason == "Conflict"
+                        && retryable
+                        && e.details
+                            .as_ref()
+                            .is_some_and(|d| d.get("causes").is_none()) =>
+                {
+                    continue
+                }
+                other => return other.map(|o| (o, false)),
+            }
+        }
+        Err(ApiError::stale(&def.group, &def.resource, name))
+    }
+
+    /// The Scale view of an object with a scale subresource.
+    pub fn get_scale(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<Value> {
+        let obj = self.get(def, namespace, name)?;
+        Ok(Self::scale_of(def, &obj))
+    }
+
+    fn scale_of(def: &ResourceDef, obj: &Value) -> Value {
+        let paths = def.scale.clone().unwrap_or(kinds::ScalePaths {
+            spec_replicas: ".spec.replicas".into(),
+            status_replicas: ".status.replicas".into(),
+            label_selector: None,
+        });
+        let at = |p: &str| -> Value {
+            let mut cur = obj;
+            for seg in p.trim_start_matches('.').split('.') {
+                cur = &cur[seg];
+            }
+            cur.clone()
+        };
+        let selector = match &paths.label_selector {
+            Some(p) => at(p).as_str().unwrap_or_default().to_string(),
+            None => LabelSelector::from_structured(&obj["spec"]["selector"])
+                .map(|s| s.to_string_form())
+                .unwrap_or_default(),
+        };
+        let meta = &obj["metadata"];
+        json!({
+            "kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {"name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"],
+                         "resourceVersion": meta["resourceVersion"], "creationTimestamp": meta["creationTimestamp"]},
+            "spec": {"replicas": at(&paths.spec_replicas).as_i64().unwrap_or(0)},
+            "status": {"replicas": at(&paths.status_replicas).as_i64().unwrap_or(0), "selector": selector},
+        })
+    }
+
+    /// PUT or PATCH of `/scale`: `change` turns the current Scale into the desired one.
+    pub fn update_scale<F>(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        opts: &WriteOptions,
+        change: F,
+    ) -> ApiResult<Value>
+    where
+        F: Fn(Value) -> ApiResult<Value>,
+    {
+        let key = Self::key(def, namespace, name);
+        let current = self.get(def, namespace, name)?;
+        let desired = change(Self::scale_of(def, &current))?;
+        let Some(replicas) = desired["spec"]["replicas"].as_i64() else {
+            return Err(ApiError::invalid(
+                "autoscaling",
+                "Scale",
+                name,
+                vec![Cause::required("spec.replicas")],
+            ));
+        };
+        if replicas < 0 {
+            return Err(ApiError::invalid(
+                "autoscaling",
+                "Scale",
+                name,
+                vec![Cause::invalid(
+                    "spec.replicas",
+                    &replicas.to_string(),
+                    "must be greater than or equal to 0",
+                )],
+            ));
+        }
+        let mut next = current.clone();
+        let path = def
+            .scale
+            .as_ref()
+            .map(|s| s.spec_replicas.clone())
+            .unwrap_or(".spec.replicas".into());
+        let segs: Vec<&str> = path.trim_start_matches('.').split('.').collect();
+        let mut cur = &mut next;
+        for seg in &segs {
+            if !cur.is_object() {
+                *cur = json!({});
+            }
+            cur = &mut cur[*seg];
+        }
+        *cur = json!(replicas);
+        if let Some(rv) = desired["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+        {
+            next["metadata"]["resourceVersion"] = json!(rv);
+        }
+        let mut sub_opts = opts.clone();
+        sub_opts.subresource = "scale".into();
+        let stored = self.write_update(def, &key, &current, next, &sub_opts, Ownership::Update)?;
+        Ok(Self::scale_of(def, &stored))
+    }
+
+    /// POST pods/{name}/binding: sets spec.nodeName and the PodScheduled condition.
+    pub fn bind_pod(
+        &self,
+        namespace: &str,
+        name: &str,
+        binding: &Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Value> {
+        let def = self
+            .builtin("", "pods")
+            .ok_or_else(ApiError::path_not_found)?;
+        let node = binding["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if node.is_empty() {
+            return Err(ApiError::invalid(
+                "",
+                "Binding",
+                name,
+                vec![Cause::required("target.name")],
+            ));
+        }
+        let key = Self::key(&def, namespace, name);
+        let current = self
+            .store
+            .get(&key)
+            .ok_or_else(|| ApiError::not_found("", "pods", name))?;
+        if current["spec"]["nodeName"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty())
+        {
+            return Err(ApiError::conflict(
+                "",
+                "pods/binding",
+                name,
+                &format!(
+                    "pod {name} is already assigned to node {:?}",
+                    current["spec"]["nodeName"].as_str().unwrap_or_default()
+                ),
+            ));
+        }
+        let mut next = current.clone();
+        next["spec"]["nodeName"] = json!(node);
+        let cond = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now()});
+        let conds = next["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut conds: Vec<Value> = conds
+            .into_iter()
+            .filter(|c| c["type"] != "PodScheduled")
+            .collect();
+        conds.push(cond);
+        next["status"]["conditions"] = json!(conds);
+        if opts.dry_run {
+            return Ok(success_status(Value::Null, Some(201)));
+        }
+        // Binding changes spec and status together, so it bypasses the spec/status split.
+        self.store.update(&key, next, rv_of(&current))?;
+        Ok(success_status(Value::Null, Some(201)))
+    }
+
+    pub fn delete(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> ApiResult<DeleteOutcome> {
+        let key = Self::key(def, namespace, name);
+        let current = self
+            .store
+            .get(&key)
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
+        let uid = current["metadata"]["uid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if let Some(want) = &opts.precondition_uid {
+            if *want != uid {
+                return Err(ApiError::conflict(&def.group, &def.resource, name, &format!("Precondition failed: UID in precondition: {want}, UID in object meta: {uid}")));
+            }
+        }
+        if let Some(want) = &opts.precondition_resource_version {
+            let have = current["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or_default();
+            if want != have {
+                return Err(ApiError::conflict(&def.group, &def.resource, name, &format!("Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {have}")));
+            }
+        }
+        let policy = opts
+            .propagation_policy
+            .clone()
+            .or(match opts.orphan_dependents {
+                Some(true) => Some("Orphan".into()),
+                _ => None,
+            });
+        let finalizers = string_list(&current["metadata"]["finalizers"]);
+        if !finalizers.is_empty() {
+            // Deferred deletion: mark and let the finalizers' owners finish it.
+            let mut marked = current.clone();
+            if !marked["metadata"]["deletionTimestamp"].is_string() {
+                marked["metadata"]["deletionTimestamp"] = json!(now());
+                marked["metadata"]["deletionGracePeriodSeconds"] =
+                    json!(opts.grace_period_seconds.unwrap_or(0));
+            }
+            let code = if opts.orphan_dependents == Some(false) {
+                202
+            } else {
+                200
+            };
+            if opts.dry_run {
+                return Ok(DeleteOutcome::Object(Self::present(def, marked), code));
+            }
+            let stored = self.store.update(&key, marked, rv_of(&current))?;
+            return Ok(DeleteOutcome::Object(Self::present(def, stored), code));
+        }
+        if opts.dry_run {
+            return Ok(self.delete_outcome(def, current));
+        }
+        if def.group.is_empty() && def.resource == "namespaces" {
+            // No namespace controller yet: remove the content synchronously.
+            for (k, _) in self.store.dump_keys() {
+                if k.namespace == name && !k.namespace.is_empty() {
+                    let _ = self.store.delete(&k, None);
+                }
+            }
+        }
+        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
+            let group = current["spec"]["group"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let plural = current["spec"]["names"]["plural"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            for (k, _) in self.store.dump_keys() {
+                if k.group == group && k.resource == plural {
+                    let _ = self.store.delete(&k, None);
+                }
+            }
+        }
+        if policy.as_deref() == Some("Orphan") {
+            self.orphan_dependents(&uid);
+        } else if policy.as_deref() == Some("Foreground") {
+            self.delete_dependents(&uid);
+        }
+        let deleted = self.store.delete(&key, None)?;
+        self.after_delete(def, &deleted);
+        Ok(self.delete_outcome(def, deleted))
+    }
+
+    fn delete_outcome(&self, def: &ResourceDef, deleted: Value) -> DeleteOutcome {
+        if def.returns_deleted_object {
+            DeleteOutcome::Object(Self::present(def, deleted), 200)
+        } else {
+            let meta = &deleted["metadata"];
+            let mut details = json!({"name": meta["name"], "group": def.group, "kind": def.resource, "uid": meta["uid"]});
+            if def.group.is_empty() {
+                if let Some(m) = details.as_object_mut() {
+                    m.remove("group");
+                }
+            }
+            DeleteOutcome::Status(success_status(details, None))
+        }
+    }
+
+    /// Background garbage collection, done inline: dependents whose owners are all gone go too.
+    fn after_delete(&self, def: &ResourceDef, deleted: &Value) {
+        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
+            self.refresh_crds();
+        }
+        if let Some(uid) = deleted["metadata"]["uid"].as_str() {
+            self.delete_dependents(uid);
+        }
+    }
+
+    fn delete_dependents(&self, owner_uid: &str) {
+        let all = self.store.dump_keys();
+        let live: HashSet<String> = all
+            .iter()
+            .filter_map(|(_, v)| v["metadata"]["uid"].as_str().map(String::from))
+            .collect();
+        for (key, obj) in &all {
+            let owners: Vec<String> = obj["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o["uid"].as_str().map(String::from))
+                .collect();
+            if owners.iter().any(|u| u == owner_uid)
+                && owners.iter().all(|u| u == owner_uid || !live.contains(u))
+            {
+                if let Ok(deleted) = self.store.delete(key, None) {
+                    if let Some(uid) = deleted["metadata"]["uid"].as_str() {
+                        self.delete_dependents(uid);
+                    }
+                }
+            }
+        }
+    }
+
+    fn orphan_dependents(&self, owner_uid: &str) {
+        for (key, obj) in self.store.dump_keys() {
+            let refs = obj["metadata"]["ownerReferences"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if refs.iter().any(|r| r["uid"] == owner_uid) {
+                let _ = self.store.guaranteed_update(&key, |cur| {
+                    let mut next = cur.clone();
+                    let kept: Vec<Value> = refs
+                        .iter()
+                        .filter(|r| r["uid"] != owner_uid)
+                        .cloned()
+                        .collect();
+                    if kept.is_empty() {
+                        next["metadata"]
+                            .as_object_mut()
+                            .map(|m| m.remove("ownerReferences"));
+                    } else {
+                        next["metadata"]["ownerReferences"] = json!(kept);
+                    }
+                    Ok(Some(next))
+                });
+            }
+        }
+    }
+
+    /// Creates the namespaces and nodes every cluster has.
+    pub fn seed(&self) {
+        let opts = WriteOptions {
+            field_manager: "kube-apiserver".into(),
+            ..Default::default()
+        };
+        let ns_def = self.builtin("", "namespaces");
+        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            if let Some(def) = &ns_def {
+                let _ = self.create(
+                    def,
+                    "",
+                    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                    &opts,
+                );
+            }
+        }
+        if let Some(def) = self.builtin("", "services") {
+            let _ = self.create(&def, "default", json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+                "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}), &opts);
+        }
+        let node_opts = WriteOptions {
+            field_manager: "kubelet".into(),
+            ..Default::default()
+        };
+        if let Some(def) = self.builtin("", "nodes") {
+            for i in 1..=3 {
+                let _ = self.create(&def, "", demo_node(i), &node_opts);
+            }
+        }
+    }
+}
+
+fn demo_node(i: u32) -> Value {
+    let name = format!("demo-node-{i}");
+    let t = now();
+    let cond = |ty: &str, status: &str, reason: &str, message: &str| json!({"type": ty, "status": status, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": message});
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {
+            "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+            "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}},
+        "spec": {"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]},
+        "status": {
+            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+            "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+            "conditions": [
+                cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+                cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
+            "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 1)}, {"type": "Hostname", "address": name}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "nodeInfo": {"machineID": format!("demo{i}"), "systemUUID": format!("demo-{i}"), "bootID": format!("boot-{i}"),
+                "kernelVersion": "6.1.0", "osImage": "Demo Linux", "containerRuntimeVersion": "containerd://1.7.0",
+                "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
+        }
+    })
+}
+
+pub fn string_list(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,705 @@
+//! Router-level tests without a socket (tower::ServiceExt::oneshot): discovery negotiation,
+//! ETag/304, Status errors, limits and the Host check.
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::Router;
+use demo_cluster::http::{router, AppState};
+use demo_cluster::{build_registry, Config, Tuning};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+fn app() -> Router {
+    let tuning = Tuning::default();
+    let registry = build_registry(&Config::default(), &tuning).unwrap();
+    router(
+        AppState {
+            registry,
+            tuning,
+            accept_hosts: Arc::new(vec!["demo.example".into()]),
+        },
+        None,
+    )
+}
+
+fn req(method: &str, uri: &str) -> axum::http::request::Builder {
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(header::HOST, "localhost:8001")
+}
+
+async fn send(app: &Router, r: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let resp = app.clone().oneshot(r).await.unwrap();
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let body = resp
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    (status, headers, body)
+}
+
+async fn json_of(app: &Router, r: Request<Body>) -> (StatusCode, Value) {
+    let (s, _, b) = send(app, r).await;
+    (s, serde_json::from_slice(&b).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn aggregated_discovery_is_negotiated_with_etag_and_304() {
+    let app = app();
+    for path in ["/api", "/apis"] {
+        let (s, h, body) = send(
+            &app,
+            req("GET", path)
+                .header(header::ACCEPT, AGGREGATED)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(
+            h[header::CONTENT_TYPE],
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+        );
+        assert_eq!(h[header::VARY], "Accept");
+        let etag = h[header::ETAG].to_str().unwrap().to_string();
+        assert!(
+            etag.starts_with('"') && etag.ends_with('"') && etag.len() == 130,
+            "{etag}"
+        );
+        assert!(etag[1..129]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()));
+        let doc: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(doc["kind"], "APIGroupDiscoveryList");
+        let (s, h, body) = send(
+            &app,
+            req("GET", path)
+                .header(header::ACCEPT, AGGREGATED)
+                .header(header::IF_NONE_MATCH, &etag)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(s, StatusCode::NOT_MODIFIED);
+        assert!(body.is_empty());
+        assert_eq!(h[header::ETAG].to_str().unwrap(), etag);
+    }
+    let (s, h, _) = send(
+        &app,
+        req("GET", "/apis")
+            .header(
+                header::ACCEPT,
+                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        h[header::CONTENT_TYPE],
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+    );
+}
+
+#[tokio::test]
+async fn legacy_discovery_and_not_acceptable() {
+    let app = app();
+    let (s, h, body) = send(
+        &app,
+        req("GET", "/api")
+            .header(header::ACCEPT, "application/json")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(h[header::CONTENT_TYPE], "application/json");
+    let doc: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(doc["kind"], "APIVersions");
+    assert!(doc["serverAddressByClientCIDRs"].is_array());
+    let (s, doc) = json_of(&app, req("GET", "/apis").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(doc["kind"], "APIGroupList");
+    assert!(doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["name"] == "apps"));
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/apis")
+            .header(
+                header::ACCEPT,
+                "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(doc["reason"], "NotAcceptable");
+    let (s, doc) = json_of(&app, req("GET", "/apis/apps").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(doc["preferredVersion"]["groupVersion"], "apps/v1");
+    let (s, doc) = json_of(&app, req("GET", "/version").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    for f in [
+        "major",
+        "minor",
+        "gitVersion",
+        "gitCommit",
+        "gitTreeState",
+        "buildDate",
+        "goVersion",
+        "compiler",
+        "platform",
+    ] {
+        assert!(doc[f].is_string(), "{f}");
+    }
+}
+
+#[tokio::test]
+async fn errors_are_status_objects() {
+    let app = app();
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps/missing")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(
+        doc,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "configmaps \"missing\" not found", "reason": "NotFound",
+        "details": {"name": "missing", "kind": "configmaps"}, "code": 404})
+    );
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/apis/nope.example/v1/things")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(
+        doc["message"],
+        "the server could not find the requested resource"
+    );
+
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}});
+    let post = |body: &Value| {
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let (s, created) = json_of(&app, post(&cm)).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert!(created["metadata"]["uid"].is_string());
+    let (s, doc) = json_of(&app, post(&cm)).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(doc["reason"], "AlreadyExists");
+    assert_eq!(doc["message"], "configmaps \"c\" already exists");
+
+    let (s, doc) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/nope/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(cm.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(doc["message"], "namespaces \"nope\" not found");
+
+    let mut stale = created.clone();
+    stale["metadata"]["resourceVersion"] = json!("1");
+    let (s, doc) = json_of(
+        &app,
+        req("PUT", "/api/v1/namespaces/default/configmaps/c")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(stale.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(doc["message"], "Operation cannot be fulfilled on configmaps \"c\": the object has been modified; please apply your changes to the latest version and try again");
+
+    let (s, doc) = json_of(&app, req("POST", "/apis/apps/v1/namespaces/default/deployments").header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": {"metadata": {"labels": {"app": "y"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}).to_string())).unwrap()).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(doc["reason"], "Invalid");
+    assert_eq!(doc["details"]["kind"], "Deployment");
+    assert_eq!(
+        doc["details"]["causes"][0]["field"],
+        "spec.template.metadata.labels"
+    );
+
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/api/v1/pods?labelSelector=a%20in%20(b")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(doc["reason"], "BadRequest");
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/api/v1/configmaps?fieldSelector=spec.foo%3Dx")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(doc["message"]
+        .as_str()
+        .unwrap()
+        .contains("is not a known field selector"));
+
+    let (s, doc) = json_of(
+        &app,
+        req("PATCH", "/api/v1/namespaces/default/configmaps/c")
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(doc["reason"], "UnsupportedMediaType");
+
+    let (s, doc) = json_of(
+        &app,
+        req("GET", "/api/v1/configmaps?resourceVersionMatch=Exact")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(doc["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden"));
+
+    let big = vec![b' '; 3 * 1024 * 1024 + 10];
+    let (s, doc) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(big))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(doc["reason"], "RequestEntityTooLarge");
+
+    let (s, doc) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from("{not json"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(doc["kind"], "Status");
+}
+
+#[tokio::test]
+async fn host_header_is_checked() {
+    let app = app();
+    for (host, ok) in [
+        ("localhost:8001", true),
+        ("127.0.0.1", true),
+        ("[::1]:9", true),
+        ("demo.example:80", true),
+        ("evil.example", false),
+    ] {
+        let r = Request::builder()
+            .uri("/version")
+            .header(header::HOST, host)
+            .body(Body::empty())
+            .unwrap();
+        let (s, _, _) = send(&app, r).await;
+        assert_eq!(s == StatusCode::OK, ok, "{host}");
+        if !ok {
+            assert_eq!(s, StatusCode::FORBIDDEN);
+        }
+    }
+}
+
+#[tokio::test]
+async fn table_and_metadata_negotiation() {
+    let app = app();
+    let (s, h, body) = send(&app, req("GET", "/api/v1/nodes").header(header::ACCEPT, "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(h[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .contains("as=Table"));
+    let t: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(t["kind"], "Table");
+    let cols: Vec<&str> = t["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(&cols[..5], &["Name", "Status", "Roles", "Age", "Version"]);
+    assert_eq!(t["rows"].as_array().unwrap().len(), 3);
+    for row in t["rows"].as_array().unwrap() {
+        assert_eq!(row["cells"].as_array().unwrap().len(), cols.len());
+        assert_eq!(row["cells"][1], "Ready");
+        assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
+    }
+    let (_, t) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces?includeObject=None")
+            .header(
+                header::ACCEPT,
+                "application/json;as=Table;v=v1;g=meta.k8s.io",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(t["rows"][0].get("object").is_none());
+    let (_, t) = json_of(
+        &app,
+        req("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles")
+            .header(
+                header::ACCEPT,
+                "application/json;as=Table;v=v1;g=meta.k8s.io",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(t["columnDefinitions"][1]["name"], "Created At");
+    let (s, l) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces")
+            .header(
+                header::ACCEPT,
+                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(l["kind"], "PartialObjectMetadataList");
+    assert_eq!(l["items"][0]["kind"], "PartialObjectMetadata");
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces")
+            .header(header::ACCEPT, "application/yaml")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_ACCEPTABLE);
+}
+
+#[tokio::test]
+async fn list_paging_and_exact_resource_versions() {
+    let app = app();
+    for i in 0..5 {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{i}"), "labels": {"i": i.to_string()}}});
+        let (s, _) = json_of(
+            &app,
+            req("POST", "/api/v1/namespaces/default/configmaps")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(cm.to_string()))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(s, StatusCode::CREATED);
+    }
+    let (_, page1) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps?limit=2")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(page1["items"].as_array().unwrap().len(), 2);
+    assert_eq!(page1["metadata"]["remainingItemCount"], 3);
+    let rv = page1["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A change between pages must not show up: pages are one snapshot.
+    let (s, _) = json_of(
+        &app,
+        req("DELETE", "/api/v1/namespaces/default/configmaps/c3")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let token = page1["metadata"]["continue"].as_str().unwrap();
+    let (_, page2) = json_of(
+        &app,
+        req(
+            "GET",
+            &format!(
+                "/api/v1/namespaces/default/configmaps?limit=10&continue={}",
+                urlencode(token)
+            ),
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    let names: Vec<&str> = page2["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["c2", "c3", "c4"]);
+    assert_eq!(page2["metadata"]["resourceVersion"], rv.as_str());
+    assert!(page2["metadata"].get("continue").is_none());
+    let (s, l) = json_of(&app, req("GET", &format!("/api/v1/namespaces/default/configmaps?resourceVersion={rv}&resourceVersionMatch=Exact")).body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(l["items"].as_array().unwrap().len(), 5);
+    let (_, l) = json_of(
+        &app,
+        req(
+            "GET",
+            "/api/v1/namespaces/default/configmaps?labelSelector=i%20in%20(1,2)",
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(l["items"].as_array().unwrap().len(), 2);
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "GET",
+            "/api/v1/namespaces/default/configmaps?limit=1&continue=garbage",
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{doc}");
+}
+
+#[tokio::test]
+async fn expired_continue_token_is_410() {
+    let tuning = Tuning {
+        watch_cache_capacity: 3,
+        ..Tuning::default()
+    };
+    let registry = build_registry(&Config::default(), &tuning).unwrap();
+    let app = router(
+        AppState {
+            registry,
+            tuning,
+            accept_hosts: Arc::new(vec![]),
+        },
+        None,
+    );
+    let (_, page1) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces?limit=1")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    for i in 0..5 {
+        let cm =
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{i}")}});
+        json_of(
+            &app,
+            req("POST", "/api/v1/namespaces/default/configmaps")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(cm.to_string()))
+                .unwrap(),
+        )
+        .await;
+    }
+    let token = page1["metadata"]["continue"].as_str().unwrap();
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "GET",
+            &format!("/api/v1/namespaces?limit=1&continue={}", urlencode(token)),
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::GONE);
+    assert_eq!(doc["reason"], "Expired");
+}
+
+#[tokio::test]
+async fn delete_returns_status_or_object_and_honours_finalizers() {
+    let app = app();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "f", "finalizers": ["example.com/x"]}});
+    json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(cm.to_string()))
+            .unwrap(),
+    )
+    .await;
+    let (s, obj) = json_of(
+        &app,
+        req("DELETE", "/api/v1/namespaces/default/configmaps/f")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                r#"{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}"#,
+            ))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(obj["metadata"]["deletionTimestamp"].is_string());
+    let (s, obj) = json_of(
+        &app,
+        req("PATCH", "/api/v1/namespaces/default/configmaps/f")
+            .header(header::CONTENT_TYPE, "application/merge-patch+json")
+            .body(Body::from(r#"{"metadata":{"finalizers":null}}"#))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{obj}");
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps/f")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "g"}});
+    let (_, created) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(cm.to_string()))
+            .unwrap(),
+    )
+    .await;
+    let (s, doc) = json_of(
+        &app,
+        req("DELETE", "/api/v1/namespaces/default/configmaps/g")
+            .body(Body::from(r#"{"preconditions":{"uid":"other"}}"#))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert!(doc["message"]
+        .as_str()
+        .unwrap()
+        .contains("Precondition failed: UID in precondition: other"));
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "DELETE",
+            "/api/v1/namespaces/default/configmaps/g?dryRun=All",
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(doc["status"], "Success");
+    let (s, doc) = json_of(
+        &app,
+        req("DELETE", "/api/v1/namespaces/default/configmaps/g")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        doc["details"],
+        json!({"name": "g", "kind": "configmaps", "uid": created["metadata"]["uid"]})
+    );
+
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let (s, created) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/pods")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(pod.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(created["status"]["phase"], "Pending");
+    let (s, doc) = json_of(&app, req("POST", "/api/v1/namespaces/default/pods/p/binding").header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"apiVersion":"v1","kind":"Node","name":"demo-node-1"}}"#)).unwrap()).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(doc["status"], "Success");
+    let (s, _) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/pods/p/binding")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(r#"{"target":{"name":"demo-node-2"}}"#))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (s, log) = send(
+        &app,
+        req("GET", "/api/v1/namespaces/default/pods/p/log")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await
+    .clone()
+    .into_parts();
+    assert_eq!(s, StatusCode::OK);
+    let _ = log;
+    let (s, doc) = json_of(
+        &app,
+        req("DELETE", "/api/v1/namespaces/default/pods/p")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(doc["kind"], "Pod");
+    assert_eq!(doc["spec"]["nodeName"], "demo-node-1");
+}
+
+trait IntoParts {
+    fn into_parts(self) -> (StatusCode, Vec<u8>);
+}
+impl IntoParts for (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    fn into_parts(self) -> (StatusCode, Vec<u8>) {
+        (self.0, self.2)
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -1,0 +1,81 @@
+//! Watch streams over WebSocket: one JSON watch event per message, as kube-apiserver serves
+//! them. WebSockets do not take one of the browser's ~6 HTTP/1.1 connections per origin, so
+//! many watches can stay open while lists and objects still load.
+
+use futures::StreamExt;
+use gloo_net::websocket::futures::WebSocket;
+use gloo_net::websocket::Message;
+
+use super::now_ms;
+use crate::state::request_log;
+
+/// `ws://` or `wss://` URL for a same-origin API path.
+pub fn websocket_url(path: &str) -> Option<String> {
+    let location = web_sys::window()?.location();
+    let scheme = if location.protocol().ok()? == "https:" {
+        "wss"
+    } else {
+        "ws"
+    };
+    Some(format!("{scheme}://{}{path}", location.host().ok()?))
+}
+
+/// How a watch ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WatchEnd {
+    /// The server closed the stream (timeout or error event already delivered).
+    Closed,
+    /// The connection could not be opened or broke.
+    Failed(String),
+}
+
+/// Opens a watch on `path` (which must include `watch=true`) and calls `on_event` with each
+/// event's JSON text until the stream ends. Logged as a long-lived stream with its count.
+pub async fn run(path: &str, mut on_event: impl FnMut(&str)) -> WatchEnd {
+    let id = request_log::start("GET", path, "application/json (WebSocket)", true);
+    let started = now_ms();
+    let Some(url) = websocket_url(path) else {
+        return WatchEnd::Failed("no browser location".into());
+    };
+    let mut socket = match WebSocket::open(&url) {
+        Ok(socket) => socket,
+        Err(error) => {
+            request_log::update(id, |r| {
+                r.error = Some(error.to_string());
+                if let Some(w) = r.watch.as_mut() {
+                    w.open = false;
+                }
+            });
+            return WatchEnd::Failed(error.to_string());
+        }
+    };
+    let mut end = WatchEnd::Closed;
+    while let Some(message) = socket.next().await {
+        let text = match message {
+            Ok(Message::Text(text)) => text,
+            Ok(Message::Bytes(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(error) => {
+                end = WatchEnd::Failed(error.to_string());
+                break;
+            }
+        };
+        request_log::update(id, |r| {
+            r.status = Some(101);
+            r.bytes += text.len();
+            if let Some(w) = r.watch.as_mut() {
+                w.events += 1;
+            }
+        });
+        on_event(&text);
+    }
+    request_log::update(id, |r| {
+        r.duration_ms = now_ms() - started;
+        if let Some(w) = r.watch.as_mut() {
+            w.open = false;
+        }
+        if let WatchEnd::Failed(e) = &end {
+            r.error = Some(e.clone());
+        }
+    });
+    end
+}

@@ -1,0 +1,89 @@
+//! The request log panel: every API call the dashboard made, copyable as curl.
+
+use leptos::prelude::*;
+
+use crate::components::explorer::{page_origin, Copyable};
+use crate::model::shell_quote;
+use crate::state::request_log::RequestRecord;
+
+fn curl_for(record: &RequestRecord, origin: &str) -> String {
+    let url = format!("{origin}{}", record.path);
+    let mut command = String::from("curl -s");
+    if record.watch.is_some() {
+        command.push_str(" -N");
+    } else if record.accept != "application/json" {
+        command.push_str(&format!(
+            " -H {}",
+            shell_quote(&format!("Accept: {}", record.accept))
+        ));
+    }
+    if record.method != "GET" {
+        command.push_str(&format!(" -X {}", record.method));
+    }
+    command.push(' ');
+    command.push_str(&shell_quote(&url));
+    command
+}
+
+#[component]
+pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
+    let origin = page_origin();
+    let summary = move || {
+        log.with(|entries| {
+            let open = entries
+                .iter()
+                .filter(|e| e.watch.is_some_and(|w| w.open))
+                .count();
+            format!(
+                "Request log · {} requests · {} open watches",
+                entries.len(),
+                open
+            )
+        })
+    };
+    view! {
+        <details class="request-log">
+            <summary>{summary}</summary>
+            <div class="rows">
+                <table aria-label="API requests">
+                    <tbody>
+                        {move || {
+                            let origin = origin.clone();
+                            log.get()
+                                .into_iter()
+                                .rev()
+                                .map(|record| {
+                                    let status = match (record.status, &record.error) {
+                                        (Some(code), _) => code.to_string(),
+                                        (None, Some(_)) => "failed".into(),
+                                        (None, None) => "…".into(),
+                                    };
+                                    let ok = record.status.is_some_and(|c| c < 400);
+                                    let timing = match record.watch {
+                                        Some(w) => format!(
+                                            "watch · {} events{}",
+                                            w.events,
+                                            if w.open { " · open" } else { "" }
+                                        ),
+                                        None => format!("{:.0} ms", record.duration_ms),
+                                    };
+                                    let curl = curl_for(&record, &origin);
+                                    view! {
+                                        <tr class="log-row">
+                                            <td><span class=format!("method {}", record.method)>{record.method.clone()}</span></td>
+                                            <td class=if ok { "status-ok" } else { "status-bad" }>{status}</td>
+                                            <td class="path mono">{record.path.clone()}</td>
+                                            <td class="hint">{timing}</td>
+                                            <td class="hint">{format!("{} B", record.bytes)}</td>
+                                            <td><Copyable text=curl label="curl"/></td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+        </details>
+    }
+}
