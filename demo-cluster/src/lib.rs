@@ -116,10 +116,12 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
     let registry = build_registry(&config, &tuning)?;
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
+    let (stop_watches, shutdown) = tokio::sync::watch::channel(false);
     let state = http::AppState {
         registry: registry.clone(),
         tuning,
         accept_hosts: Arc::new(config.accept_hosts.clone()),
+        shutdown,
     };
     let app = http::router(state, config.www.as_deref());
     let (tx, rx) = oneshot::channel::<()>();
@@ -137,6 +139,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;
+                let _ = stop_watches.send(true);
             })
             .await;
         if let (Some(stop), Some(handle)) = (stop_saver, saver) {

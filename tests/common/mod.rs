@@ -138,3 +138,54 @@ impl Drop for Harness {
         let _ = self.chromedriver.wait();
     }
 }
+
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/e2e")).join(name);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// `kubectl proxy --www=dist --www-prefix=/ui/` pointed at `server`.
+pub struct KubectlProxy {
+    child: Child,
+    port: u16,
+}
+
+impl KubectlProxy {
+    pub fn start(scratch: &std::path::Path, server: &str) -> KubectlProxy {
+        let kubeconfig = scratch.join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster:\n    server: {server}\n\
+                 contexts:\n- name: demo\n  context:\n    cluster: demo\n    user: demo\n\
+                 current-context: demo\nusers:\n- name: demo\n  user: {{}}\n"
+            ),
+        )
+        .expect("kubeconfig");
+        let port = free_port();
+        let child = Command::new("kubectl")
+            .arg(format!("--kubeconfig={}", kubeconfig.display()))
+            .arg(format!("--cache-dir={}", scratch.join("cache").display()))
+            .args(["proxy", "--address=127.0.0.1", "--www-prefix=/ui/"])
+            .arg(format!("--port={port}"))
+            .arg(format!("--www={}", dist_dir().display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kubectl proxy starts");
+        wait_for_port(port, Duration::from_secs(20));
+        KubectlProxy { child, port }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for KubectlProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -47,6 +47,18 @@ pub struct AppState {
     pub registry: Arc<Registry>,
     pub tuning: Tuning,
     pub accept_hosts: Arc<Vec<String>>,
+    /// Becomes true when the server stops, so open watches end and shutdown is not held up.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+impl AppState {
+    /// State whose shutdown signal never fires (for tests that drive the router directly).
+    pub fn new(registry: Arc<Registry>, tuning: Tuning, accept_hosts: Vec<String>) -> Self {
+        let (tx, shutdown) = tokio::sync::watch::channel(false);
+        // Keep the sender alive forever: a dropped sender would read as "shutting down".
+        std::mem::forget(tx);
+        AppState { registry, tuning, accept_hosts: Arc::new(accept_hosts), shutdown }
+    }
 }
 
 pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {

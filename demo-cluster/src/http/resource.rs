@@ -533,10 +533,10 @@ pub async fn handle(
                             let ws = WebSocketUpgrade::from_request_parts(&mut parts, &())
                                 .await
                                 .map_err(|e| ApiError::bad_request(e.to_string()))?;
-                            let rx = watch::start(registry, req);
+                            let rx = watch::start(registry, req, app.shutdown.clone());
                             return Ok(watch::websocket_response(ws, rx));
                         }
-                        let rx = watch::start(registry, req);
+                        let rx = watch::start(registry, req, app.shutdown.clone());
                         return Ok(watch::chunked_response(rx, output));
                     }
                     list(&app, &def, ns, &q, output)

@@ -103,9 +103,15 @@ fn error_event(e: &ApiError) -> String {
 }
 
 /// Starts the producer; lines (without newline) arrive on the returned channel.
-pub fn start(registry: Arc<Registry>, req: WatchRequest) -> mpsc::Receiver<String> {
+pub fn start(registry: Arc<Registry>, req: WatchRequest, mut shutdown: tokio::sync::watch::Receiver<bool>) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel::<String>(256);
     tokio::spawn(async move {
+        let stopping = async move {
+            if shutdown.wait_for(|stop| *stop).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::pin!(stopping);
         let ns = if req.def.namespaced {
             req.namespace.as_deref()
         } else {
@@ -178,6 +184,7 @@ pub fn start(registry: Arc<Registry>, req: WatchRequest) -> mpsc::Receiver<Strin
                     return;
                 }
                 _ = tx.closed() => return,
+                _ = &mut stopping => return,
             }
         }
     });
