@@ -51,6 +51,7 @@ async fn load_namespaces() -> Vec<String> {
 
 #[component]
 pub fn App() -> impl IntoView {
+    let app_started_ms = api::now_ms();
     let log = request_log::install();
     let discovery = DiscoveryState::new();
     provide_context(discovery);
@@ -140,6 +141,16 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    // Time from navigation start until the tree was first rendered (read by `cargo xtask
+    // bench`). Effects run after the DOM update, so this includes rendering.
+    let ready_ms = RwSignal::new(None::<f64>);
+    Effect::new(move |_| {
+        let has_groups = tree.with(|t| !t.groups.is_empty());
+        if has_groups && ready_ms.get_untracked().is_none() {
+            ready_ms.set(Some(api::now_ms()));
+        }
+    });
+
     let choose_from_palette = Callback::new(move |id: ResourceId| {
         expanded.update(|set| set.extend(ancestors_of(&id)));
         selected_subresource.set(None);
@@ -149,7 +160,12 @@ pub fn App() -> impl IntoView {
     view! {
         <div class="app">
             <Header discovery=discovery namespace=namespace namespaces=namespaces/>
-            <nav class="sidebar" aria-label="API hierarchy">
+            <nav
+                class="sidebar"
+                aria-label="API hierarchy"
+                data-ready-ms=move || ready_ms.get().map(|ms| format!("{ms:.1}"))
+                data-app-ready-ms=move || ready_ms.get().map(|ms| format!("{:.1}", ms - app_started_ms))
+            >
                 <div class="sidebar-tools">
                     <input
                         id="tree-filter"

@@ -6,6 +6,7 @@
 
 pub mod http;
 pub mod openapi;
+pub mod protobuf;
 pub mod registry;
 pub mod status;
 pub mod storage;
@@ -123,7 +124,12 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         accept_hosts: Arc::new(config.accept_hosts.clone()),
         shutdown,
     };
-    let app = http::router(state, config.www.as_deref());
+    let router = http::router(state, config.www.as_deref());
+    // Normalising the path must happen before routing, so it wraps the whole router.
+    let app = tower::Layer::layer(
+        &tower::util::MapRequestLayer::new(http::trim_trailing_slash),
+        router,
+    );
     let (tx, rx) = oneshot::channel::<()>();
     let state_file = config.state_file.clone();
     let saver_registry = registry.clone();
@@ -136,12 +142,15 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
             }
             None => (None, None),
         };
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-                let _ = stop_watches.send(true);
-            })
-            .await;
+        let served = axum::serve(
+            listener,
+            axum::ServiceExt::<axum::extract::Request>::into_make_service(app),
+        )
+        .with_graceful_shutdown(async move {
+            let _ = rx.await;
+            let _ = stop_watches.send(true);
+        })
+        .await;
         if let (Some(stop), Some(handle)) = (stop_saver, saver) {
             let _ = stop.send(());
             let _ = handle.await;

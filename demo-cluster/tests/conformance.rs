@@ -665,3 +665,72 @@ async fn state_file_round_trip() {
     );
     cluster.shutdown().await.unwrap();
 }
+
+/// Reads a raw chunked watch until `want` lines containing `needle` arrived (or the body ended).
+async fn raw_watch_lines(
+    addr: std::net::SocketAddr,
+    path: &str,
+    needle: &str,
+    want: usize,
+) -> Vec<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = vec![];
+    let mut chunk = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&buf).to_string();
+        let lines: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(String::from)
+            .collect();
+        if lines.iter().filter(|l| l.contains(needle)).count() >= want {
+            return lines;
+        }
+        match tokio::time::timeout(Duration::from_secs(3), s.read(&mut chunk)).await {
+            Ok(Ok(0)) | Err(_) => return lines,
+            Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
+            Ok(Err(e)) => panic!("{e}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn chunked_watch_sends_periodic_bookmarks_and_shutdown_ends_watches() {
+    let tuning = Tuning {
+        bookmark_interval: Duration::from_millis(100),
+        ..Tuning::default()
+    };
+    let cluster = start_with_tuning(local(), tuning).await.unwrap();
+    let addr = cluster.addr();
+    let lines = raw_watch_lines(
+        addr,
+        "/api/v1/nodes?watch=true&allowWatchBookmarks=true",
+        "BOOKMARK",
+        2,
+    )
+    .await;
+    assert_eq!(lines.iter().filter(|l| l.contains("\"ADDED\"")).count(), 3);
+    let bookmark: serde_json::Value =
+        serde_json::from_str(lines.iter().find(|l| l.contains("BOOKMARK")).unwrap()).unwrap();
+    assert_eq!(bookmark["object"]["kind"], "Node");
+    assert!(bookmark["object"]["metadata"]["resourceVersion"].is_string());
+
+    // An open watch (30 min default timeout) must not hold up shutdown.
+    let pending = tokio::spawn(raw_watch_lines(
+        addr,
+        "/api/v1/namespaces?watch=true",
+        "never",
+        1,
+    ));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::time::timeout(Duration::from_secs(2), cluster.shutdown())
+        .await
+        .expect("shutdown is prompt")
+        .unwrap();
+    let lines = pending.await.unwrap();
+    assert_eq!(lines.len(), 4);
+}

@@ -680,3 +680,249 @@ fn urlencode(s: &str) -> String {
         })
         .collect()
 }
+
+#[tokio::test]
+async fn crds_change_discovery_etag_and_print_their_columns() {
+    let app = app();
+    let etag_of = |h: &axum::http::HeaderMap| h[header::ETAG].to_str().unwrap().to_string();
+    let (_, h, _) = send(
+        &app,
+        req("GET", "/apis")
+            .header(header::ACCEPT, AGGREGATED)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let before = etag_of(&h);
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Cluster",
+            "names": {"plural": "gadgets", "kind": "Gadget"},
+            "versions": [{"name": "v1beta1", "served": true, "storage": false},
+                         {"name": "v1", "served": true, "storage": true,
+                          "additionalPrinterColumns": [{"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+                                                       {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status", "priority": 1}]}]}});
+    let (s, created) = json_of(
+        &app,
+        req(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(crd.to_string()))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{created}");
+    assert_eq!(created["status"]["acceptedNames"]["listKind"], "GadgetList");
+    let (_, h, body) = send(
+        &app,
+        req("GET", "/apis")
+            .header(header::ACCEPT, AGGREGATED)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_ne!(etag_of(&h), before);
+    let doc: Value = serde_json::from_slice(&body).unwrap();
+    let group = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "example.com")
+        .unwrap();
+    let versions: Vec<&str> = group["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, vec!["v1", "v1beta1"], "GA first");
+    let (_, g) = json_of(
+        &app,
+        req("GET", "/apis/example.com").body(Body::empty()).unwrap(),
+    )
+    .await;
+    assert_eq!(g["preferredVersion"]["version"], "v1");
+
+    let gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"color": "red"}});
+    let (s, _) = json_of(
+        &app,
+        req("POST", "/apis/example.com/v1/gadgets")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(gadget.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (_, via_beta) = json_of(
+        &app,
+        req("GET", "/apis/example.com/v1beta1/gadgets/g1")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(via_beta["apiVersion"], "example.com/v1beta1");
+    let (_, t) = json_of(
+        &app,
+        req("GET", "/apis/example.com/v1/gadgets")
+            .header(
+                header::ACCEPT,
+                "application/json;as=Table;v=v1;g=meta.k8s.io",
+            )
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let cols: Vec<&str> = t["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, vec!["Name", "Color", "Ready"]);
+    assert_eq!(t["rows"][0]["cells"], json!(["g1", "red", null]));
+
+    let (s, _) = json_of(
+        &app,
+        req(
+            "DELETE",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com",
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/apis/example.com/v1/gadgets")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (_, h, _) = send(
+        &app,
+        req("GET", "/apis")
+            .header(header::ACCEPT, AGGREGATED)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(etag_of(&h), before);
+}
+
+#[tokio::test]
+async fn openapi_documents_let_kubectl_validate_on_the_server() {
+    let app = app();
+    let (s, index) = json_of(&app, req("GET", "/openapi/v3").body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    let url = index["paths"]["apis/apps/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(url.starts_with("/openapi/v3/apis/apps/v1?hash="));
+    let (s, doc) = json_of(&app, req("GET", &url).body(Body::empty()).unwrap()).await;
+    assert_eq!(s, StatusCode::OK);
+    let patch = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
+    assert_eq!(
+        patch["x-kubernetes-group-version-kind"],
+        json!({"group": "apps", "version": "v1", "kind": "Deployment"})
+    );
+    assert!(patch["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["name"] == "fieldValidation"));
+    let (s, v2) = json_of(
+        &app,
+        req("GET", "/openapi/v2")
+            .header(header::ACCEPT, "application/json")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v2["swagger"], "2.0");
+}
+
+#[tokio::test]
+async fn hostile_inputs_get_4xx_not_panics() {
+    let app = app();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "h"}});
+    json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(cm.to_string()))
+            .unwrap(),
+    )
+    .await;
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let (s, _) = json_of(
+        &app,
+        req("POST", "/apis/apps/v1/namespaces/default/deployments")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(deploy.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let cases: Vec<(&str, &str, &str, String)> = vec![
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/merge-patch+json", r#"{"metadata":"x"}"#.into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/merge-patch+json", "5".into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/json-patch+json", r#"[{"op":"replace","path":"","value":7}]"#.into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/json-patch+json", r#"[{"op":"test","path":"/data","value":1}]"#.into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/json-patch+json", r#"{"op":"x"}"#.into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/strategic-merge-patch+json", r#"{"metadata":{"$patch":"bogus"}}"#.into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h", "application/apply-patch+yaml", "a: [".into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h?fieldManager=x", "application/apply-patch+yaml", "- 1\n- 2".into()),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/h?fieldManager=x", "application/apply-patch+yaml", "metadata: 3".into()),
+        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d", "application/merge-patch+json", r#"{"spec":"x"}"#.into()),
+        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/status", "application/merge-patch+json", r#"{"status":"x"}"#.into()),
+        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale", "application/merge-patch+json", r#"{"spec":{"replicas":"many"}}"#.into()),
+        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale", "application/merge-patch+json", r#"{"spec":"x"}"#.into()),
+        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/d", "application/strategic-merge-patch+json", r#"{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}"#.into()),
+        ("PUT", "/api/v1/namespaces/default/configmaps/h", "application/json", r#"{"metadata":{"name":"other"}}"#.into()),
+        ("PUT", "/api/v1/namespaces/default/configmaps/h", "application/json", r#"{"metadata":{"name":"h","resourceVersion":"abc"}}"#.into()),
+        ("PUT", "/api/v1/namespaces/default/configmaps/h", "application/json", "[]".into()),
+        ("POST", "/api/v1/namespaces/default/configmaps", "application/json", r#"{"kind":"Pod","metadata":{"name":"x"}}"#.into()),
+        ("POST", "/api/v1/namespaces/default/configmaps", "application/json", r#"{"metadata":{"name":"UPPER"}}"#.into()),
+        ("POST", "/api/v1/namespaces/default/configmaps", "application/json", r#"{"metadata":{"namespace":"other","name":"x"}}"#.into()),
+        ("POST", "/api/v1/namespaces/default/configmaps", "application/json", r#"{"metadata":{}}"#.into()),
+        ("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", r#"{"metadata":{"name":"x"},"spec":"y"}"#.into()),
+        ("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", r#"{"metadata":{"name":"x"},"spec":{"names":5}}"#.into()),
+        ("POST", "/api/v1/namespaces/default/pods/nope/binding", "application/json", "{}".into()),
+        ("DELETE", "/api/v1/namespaces/default/configmaps/h", "application/json", r#"{"propagationPolicy":"Sideways"}"#.into()),
+        ("DELETE", "/api/v1/namespaces/default/configmaps/h", "application/json", "not json".into()),
+        ("GET", "/api/v1/namespaces/default/configmaps?limit=abc&resourceVersion=zz", "", String::new()),
+        ("GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=zz", "", String::new()),
+        ("GET", "/api/v1/namespaces/default/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan", "", String::new()),
+        ("POST", "/api/v1/namespaces/default/configmaps?dryRun=Some", "application/json", cm.to_string()),
+        ("GET", "/api/v1/namespaces/default/configmaps/h/status", "", String::new()),
+        ("GET", "/api/v1/namespaces/default/pods/x/y/z", "", String::new()),
+        ("PUT", "/api/v1/namespaces/default/configmaps", "application/json", "{}".into()),
+    ];
+    for (method, uri, ct, body) in cases {
+        let mut r = req(method, uri);
+        if !ct.is_empty() {
+            r = r.header(header::CONTENT_TYPE, ct);
+        }
+        let (s, doc) = json_of(&app, r.body(Body::from(body.clone())).unwrap()).await;
+        assert!(
+            s.is_client_error() || s == StatusCode::GATEWAY_TIMEOUT,
+            "{method} {uri} {body}: {s} {doc}"
+        );
+        assert_eq!(doc["kind"], "Status", "{method} {uri} {body}");
+    }
+    // The objects survived all of that.
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps/h")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+}

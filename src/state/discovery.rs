@@ -25,8 +25,6 @@ pub struct DiscoveryState {
     pub fatal: RwSignal<Option<DiscoveryLoadError>>,
     pub connection: RwSignal<Connection>,
     pub server_version: RwSignal<Option<String>>,
-    /// Milliseconds from app start until the first tree was ready.
-    pub first_ready_ms: RwSignal<Option<f64>>,
 }
 
 const CRD_COLLECTION: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -40,7 +38,6 @@ impl DiscoveryState {
             fatal: RwSignal::new(None),
             connection: RwSignal::new(Connection::Connecting),
             server_version: RwSignal::new(None),
-            first_ready_ms: RwSignal::new(None),
         }
     }
 
@@ -53,11 +50,6 @@ impl DiscoveryState {
         });
         spawn_local(async move {
             self.reload().await;
-            if self.first_ready_ms.get_untracked().is_none()
-                && self.loaded.with_untracked(Option::is_some)
-            {
-                self.first_ready_ms.set(Some(api::now_ms()));
-            }
             spawn_local(self.watch_crds());
             self.poll_etag().await;
         });

@@ -1,13 +1,14 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests.
+//! timed tests. `cargo xtask bench [ui-size|model|ui]` runs one part.
 
 use anyhow::Result;
 
-use crate::{build, cmd};
+use crate::{build, cmd, setup};
 
 pub fn run(args: &[String]) -> Result<()> {
     let only = args.first().map(String::as_str);
-    if only.is_none() || only == Some("ui-size") {
+    let wants = |name: &str| only.is_none() || only == Some(name);
+    if wants("ui-size") || wants("ui") {
         println!("\nxtask bench: ==== UI bundle size ====");
         let size = build::release_ui()?;
         println!(
@@ -17,7 +18,7 @@ pub fn run(args: &[String]) -> Result<()> {
             size.js_gzip / 1024
         );
     }
-    if only.is_none() || only == Some("model") {
+    if wants("model") {
         println!("\nxtask bench: ==== pure model (discovery parsing and tree) ====");
         cmd::run(cmd::command("cargo").args([
             "run",
@@ -29,6 +30,26 @@ pub fn run(args: &[String]) -> Result<()> {
             "--example",
             "bench_model",
         ]))?;
+    }
+    if wants("ui") {
+        println!("\nxtask bench: ==== UI: tree ready time in headless Chromium ====");
+        setup::run(setup::Options { browser: true })?;
+        cmd::run(
+            cmd::command("cargo")
+                .args([
+                    "test",
+                    "-p",
+                    "kube-atlas",
+                    "--features",
+                    "e2e",
+                    "--test",
+                    "bench_ui",
+                ])
+                .args(["--", "--nocapture"])
+                .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
+                .env("CHROMEDRIVER", setup::CHROMEDRIVER)
+                .env("CHROMIUM", setup::CHROMIUM),
+        )?;
     }
     Ok(())
 }

@@ -57,7 +57,12 @@ impl AppState {
         let (tx, shutdown) = tokio::sync::watch::channel(false);
         // Keep the sender alive forever: a dropped sender would read as "shutting down".
         std::mem::forget(tx);
-        AppState { registry, tuning, accept_hosts: Arc::new(accept_hosts), shutdown }
+        AppState {
+            registry,
+            tuning,
+            accept_hosts: Arc::new(accept_hosts),
+            shutdown,
+        }
     }
 }
 
@@ -84,7 +89,28 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
             .fallback(|| async { ApiError::path_not_found() }),
     };
     api.layer(middleware::from_fn_with_state(state.clone(), host_check))
+        // Last line of defence: a bug must answer 500 Status, not drop the connection.
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            ApiError::internal("the server panicked while handling the request").into_response()
+        }))
         .with_state(state)
+}
+
+/// Drops a trailing slash before routing (the Python client asks for `/version/`, `/api/`).
+pub fn trim_trailing_slash(mut req: Request) -> Request {
+    let path = req.uri().path();
+    if path.len() > 1 && path.ends_with('/') {
+        let trimmed = path.trim_end_matches('/');
+        let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
+        let rebuilt = match req.uri().query() {
+            Some(q) => format!("{trimmed}?{q}"),
+            None => trimmed.to_string(),
+        };
+        if let Ok(uri) = rebuilt.parse() {
+            *req.uri_mut() = uri;
+        }
+    }
+    req
 }
 
 fn host_allowed(host: &str, extra: &[String]) -> bool {

@@ -133,6 +133,8 @@ fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         "application/json" | "" | "*/*" => serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
         }),
+        "application/vnd.kubernetes.protobuf" => crate::protobuf::decode(body)
+            .map_err(|e| ApiError::bad_request(format!("unable to decode protobuf body: {e}"))),
         "application/yaml" => serde_yaml_ng::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}"))),
         other => Err(ApiError::unsupported_media_type(other)),

@@ -103,7 +103,11 @@ fn error_event(e: &ApiError) -> String {
 }
 
 /// Starts the producer; lines (without newline) arrive on the returned channel.
-pub fn start(registry: Arc<Registry>, req: WatchRequest, mut shutdown: tokio::sync::watch::Receiver<bool>) -> mpsc::Receiver<String> {
+pub fn start(
+    registry: Arc<Registry>,
+    req: WatchRequest,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel::<String>(256);
     tokio::spawn(async move {
         let stopping = async move {

@@ -418,7 +418,7 @@ pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
         }
         out.push(def);
     }
-    out.sort_by(|a, b| version_priority(&b.version).cmp(&version_priority(&a.version)));
+    out.sort_by_key(|d| std::cmp::Reverse(version_priority(&d.version)));
     out
 }
 

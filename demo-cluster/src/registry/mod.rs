@@ -202,9 +202,10 @@ impl Registry {
                 )));
             }
         }
-        if !body["metadata"].is_object() {
+        if body["metadata"].is_null() {
             body["metadata"] = json!({});
         }
+        check_shape(def, body)?;
         if def.namespaced {
             match body["metadata"]["namespace"].as_str() {
                 Some(ns) if !ns.is_empty() && ns != namespace => {
@@ -352,6 +353,7 @@ impl Registry {
         ownership: Ownership,
     ) -> ApiResult<Value> {
         let name = key.name.as_str();
+        check_shape(def, &new)?;
         let expected_rv = match new["metadata"]["resourceVersion"].as_str() {
             None | Some("") => None,
             Some(s) => Some(s.parse::<u64>().map_err(|_| {
@@ -702,6 +704,9 @@ impl Registry {
         let mut next = current.clone();
         next["spec"]["nodeName"] = json!(node);
         let cond = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now()});
+        if !next["status"].is_object() {
+            next["status"] = json!({});
+        }
         let conds = next["status"]["conditions"]
             .as_array()
             .cloned()
@@ -948,6 +953,30 @@ fn demo_node(i: u32) -> Value {
                 "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
         }
     })
+}
+
+/// Rejects bodies whose top-level shape cannot be a Kubernetes object (decoding errors in
+/// kube-apiserver), so later code can index `metadata`, `spec` and `status` safely.
+fn check_shape(def: &ResourceDef, obj: &Value) -> ApiResult<()> {
+    let bad = |field: &str| {
+        ApiError::bad_request(format!(
+            "unable to decode {} object: {field} must be an object",
+            def.kind
+        ))
+    };
+    if !obj.is_object() {
+        return Err(bad("the body"));
+    }
+    if !obj["metadata"].is_object() {
+        return Err(bad("metadata"));
+    }
+    for field in ["spec", "status"] {
+        let v = &obj[field];
+        if !(v.is_null() || v.is_object()) && (def.builtin || def.has_status()) {
+            return Err(bad(field));
+        }
+    }
+    Ok(())
 }
 
 pub fn string_list(v: &Value) -> Vec<String> {

@@ -206,7 +206,11 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
                 default_field(m, "listKind", json!(format!("{kind}List")));
                 default_field(m, "singular", json!(kind.to_lowercase()));
             }
-            if let Some(m) = obj["spec"]["names"].as_object_mut() {
+            if let Some(m) = obj
+                .get_mut("spec")
+                .and_then(|spec| spec.get_mut("names"))
+                .and_then(Value::as_object_mut)
+            {
                 if let Some(kind) = names["kind"].as_str() {
                     default_field(m, "listKind", json!(format!("{kind}List")));
                     default_field(m, "singular", json!(kind.to_lowercase()));
@@ -264,11 +268,14 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
     if def.resource == "customresourcedefinitions" {
         new["status"] = old["status"].clone();
     }
-    if def.group.is_empty() && def.resource == "services" {
-        if new["spec"]["clusterIP"].is_null() && old["spec"]["clusterIP"].is_string() {
-            new["spec"]["clusterIP"] = old["spec"]["clusterIP"].clone();
-            new["spec"]["clusterIPs"] = old["spec"]["clusterIPs"].clone();
-        }
+    if def.group.is_empty()
+        && def.resource == "services"
+        && new["spec"]["clusterIP"].is_null()
+        && old["spec"]["clusterIP"].is_string()
+    {
+        // Omitting the allocated clusterIP on update keeps it (it is immutable anyway).
+        new["spec"]["clusterIP"] = old["spec"]["clusterIP"].clone();
+        new["spec"]["clusterIPs"] = old["spec"]["clusterIPs"].clone();
     }
     if def.group.is_empty() && def.resource == "namespaces" {
         let name = old["metadata"]["name"].clone();
@@ -412,7 +419,7 @@ pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
                 causes.push(Cause::invalid(
                     "metadata.name",
                     name,
-                    &format!("must be spec.names.plural+\".\"+spec.group"),
+                    "must be spec.names.plural+\".\"+spec.group",
                 ));
             }
             if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {

@@ -1,0 +1,168 @@
+//! Drives the real `kubectl` against a served demo cluster (skipped when kubectl is absent).
+
+use std::path::Path;
+use std::process::Command;
+
+use demo_cluster::{start, Config};
+
+struct Kubectl {
+    server: String,
+    home: tempfile::TempDir,
+}
+
+impl Kubectl {
+    fn run(&self, args: &[&str], stdin_file: Option<&Path>) -> (bool, String, String) {
+        let mut cmd = Command::new("kubectl");
+        cmd.arg("--server")
+            .arg(&self.server)
+            .arg("--cache-dir")
+            .arg(self.home.path().join("cache"))
+            .args(args)
+            .env("KUBECONFIG", self.home.path().join("kubeconfig"))
+            .env("HOME", self.home.path());
+        if let Some(f) = stdin_file {
+            cmd.stdin(std::fs::File::open(f).unwrap());
+        }
+        let out = cmd.output().expect("kubectl runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let (ok, out, err) = self.run(args, None);
+        assert!(ok, "kubectl {args:?} failed: {err}\n{out}");
+        out
+    }
+}
+
+fn kubectl_available() -> bool {
+    Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+const DEPLOYMENT: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.25
+"#;
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wg]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_end_to_end() {
+    if !kubectl_available() {
+        eprintln!("notice: kubectl not on PATH; skipping");
+        return;
+    }
+    let cluster = start(Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let k = Kubectl {
+        server: cluster.url(),
+        home: tempfile::tempdir().unwrap(),
+    };
+    let dir = k.home.path().to_path_buf();
+    let manifest = dir.join("web.yaml");
+    std::fs::write(&manifest, DEPLOYMENT).unwrap();
+    let crd = dir.join("crd.yaml");
+    std::fs::write(&crd, CRD).unwrap();
+
+    let k = tokio::task::spawn_blocking(move || {
+        let resources = k.ok(&["api-resources"]);
+        assert!(resources.contains("deployments") && resources.contains("deploy"), "{resources}");
+
+        assert!(k.ok(&["create", "-f", manifest.to_str().unwrap()]).contains("deployment.apps/web created"));
+        let table = k.ok(&["get", "deployments", "-n", "default"]);
+        assert!(table.contains("READY") && table.contains("UP-TO-DATE") && table.contains("web"), "{table}");
+        let nodes = k.ok(&["get", "nodes"]);
+        assert_eq!(nodes.matches("Ready").count(), 3, "{nodes}");
+
+        // Client-side apply on an object kubectl created, then server-side apply.
+        std::fs::write(&manifest, DEPLOYMENT.replace("replicas: 2", "replicas: 3")).unwrap();
+        let applied = k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
+        assert!(applied.contains("configured"), "{applied}");
+        std::fs::write(&manifest, DEPLOYMENT.replace("replicas: 2", "replicas: 4")).unwrap();
+        let ssa = k.ok(&["apply", "--server-side", "--force-conflicts", "-f", manifest.to_str().unwrap()]);
+        assert!(ssa.contains("serverside-applied"), "{ssa}");
+        assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.replicas}"]), "4");
+
+        assert!(k.ok(&["label", "deploy", "web", "-n", "default", "tier=frontend"]).contains("labeled"));
+        assert!(k.ok(&["get", "deploy", "-n", "default", "-l", "tier=frontend", "-o", "name"]).contains("deployment.apps/web"));
+        k.ok(&["scale", "deploy", "web", "-n", "default", "--replicas=1"]);
+
+        // Replace with a stale object: 409 Conflict.
+        let stale = dir.join("stale.yaml");
+        std::fs::write(&stale, k.ok(&["get", "deploy", "web", "-n", "default", "-o", "yaml"])).unwrap();
+        k.ok(&["annotate", "deploy", "web", "-n", "default", "touched=yes"]);
+        let (ok, _, err) = k.run(&["replace", "-f", stale.to_str().unwrap()], None);
+        assert!(!ok);
+        assert!(err.contains("Conflict") && err.contains("the object has been modified"), "{err}");
+
+        // CRDs: create, then use the new kind with its printer columns.
+        k.ok(&["apply", "-f", crd.to_str().unwrap()]);
+        let widget = dir.join("widget.yaml");
+        std::fs::write(&widget, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: default}\nspec: {size: 7}\n").unwrap();
+        k.ok(&["apply", "-f", widget.to_str().unwrap()]);
+        let widgets = k.ok(&["get", "wg", "-n", "default"]);
+        assert!(widgets.contains("SIZE") && widgets.contains("7"), "{widgets}");
+
+        // Generators send protobuf bodies through kubectl's typed clients.
+        k.ok(&["create", "namespace", "team-a"]);
+        k.ok(&["create", "configmap", "cfg", "-n", "team-a", "--from-literal=a=b"]);
+        assert_eq!(k.ok(&["get", "cm", "cfg", "-n", "team-a", "-o", "jsonpath={.data.a}"]), "b");
+        k.ok(&["create", "deployment", "gen", "--image=nginx:1.25", "--replicas=2", "--port=80", "-n", "team-a"]);
+        assert_eq!(k.ok(&["get", "deploy", "gen", "-n", "team-a", "-o", "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].ports[0].containerPort}"]), "2 80");
+        k.ok(&["create", "secret", "generic", "s", "--from-literal=pw=x", "-n", "team-a"]);
+        k.ok(&["create", "service", "clusterip", "svc", "--tcp=80:8080", "-n", "team-a"]);
+        k.ok(&["run", "pod1", "--image=nginx", "-n", "team-a"]);
+        let all = k.ok(&["get", "all", "-n", "team-a"]);
+        assert!(all.contains("pod/pod1") && all.contains("service/svc") && all.contains("deployment.apps/gen"), "{all}");
+        k.ok(&["delete", "namespace", "team-a"]);
+
+        assert!(k.ok(&["delete", "deploy", "web", "-n", "default"]).contains("deleted"));
+        let (ok, _, err) = k.run(&["get", "deploy", "web", "-n", "default"], None);
+        assert!(!ok && err.contains("NotFound"), "{err}");
+        k
+    })
+    .await
+    .unwrap();
+    drop(k);
+    cluster.shutdown().await.unwrap();
+}

@@ -1,0 +1,106 @@
+//! UI benchmark (run by `cargo xtask bench`, not by `cargo xtask test`): how long the release
+//! build takes, in headless Chromium, from navigation start until the API tree is rendered,
+//! on the demo cluster with 300 extra CRD groups. Prints figures; asserts no timing.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::time::Duration;
+
+use common::Harness;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use thirtyfour::prelude::*;
+
+const CRD_GROUPS: usize = 300;
+const LOADS: usize = 5;
+
+fn crd(i: usize) -> CustomResourceDefinition {
+    let group = format!("g{i:03}.bench.kube-atlas.dev");
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("widgets.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": [format!("w{i}")]},
+            "versions": [
+                {"name": "v1", "served": true, "storage": true,
+                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}},
+                {"name": "v1beta1", "served": true, "storage": false,
+                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+            ]
+        }
+    }))
+    .expect("valid CRD")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_ready_time_with_300_crd_groups() {
+    let harness = Harness::start().await;
+    let config = kube::Config::new(harness.base_url().parse().expect("url"));
+    let client = kube::Client::try_from(config).expect("kube client");
+    let crds: Api<CustomResourceDefinition> = Api::all(client);
+    for i in 0..CRD_GROUPS {
+        crds.create(&PostParams::default(), &crd(i))
+            .await
+            .expect("CRD created");
+    }
+    // Let every CRD become Established and served.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut samples = Vec::new();
+    let mut app_samples = Vec::new();
+    let mut groups_shown = 0;
+    for _ in 0..LOADS {
+        harness
+            .driver
+            .goto(harness.url("/"))
+            .await
+            .expect("page loads");
+        let nav = harness
+            .driver
+            .query(By::Css("nav.sidebar[data-ready-ms]"))
+            .wait(Duration::from_secs(30), Duration::from_millis(20))
+            .first()
+            .await
+            .expect("tree rendered");
+        let attr_ms = |name: &'static str| {
+            let nav = nav.clone();
+            async move {
+                nav.attr(name)
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .expect("a number")
+            }
+        };
+        let ready = attr_ms("data-ready-ms").await;
+        app_samples.push(attr_ms("data-app-ready-ms").await);
+        groups_shown = harness
+            .driver
+            .find_all(By::Css("[role=treeitem]"))
+            .await
+            .map(|rows| rows.len())
+            .unwrap_or_default();
+        samples.push(ready);
+    }
+    samples.sort_by(f64::total_cmp);
+    app_samples.sort_by(f64::total_cmp);
+    println!(
+        "bench ui: tree_ready_since_app_start_ms median={:.1} min={:.1} max={:.1} (from mounting the app to the rendered tree: discovery fetch, parse, render)",
+        app_samples[LOADS / 2],
+        app_samples[0],
+        app_samples[LOADS - 1]
+    );
+    println!(
+        "bench ui: tree_ready_since_navigation_ms median={:.1} min={:.1} max={:.1} over {LOADS} loads, {groups_shown} groups shown (demo cluster + {CRD_GROUPS} CRD groups, release build, headless Chromium)",
+        samples[LOADS / 2],
+        samples[0],
+        samples[LOADS - 1]
+    );
+    harness.stop().await;
+}
