@@ -62,12 +62,12 @@ pub fn App() -> impl IntoView {
     let selected_subresource = RwSignal::new(None::<String>);
     let namespace = RwSignal::new(initial.namespace.clone());
     let filter = RwSignal::new(String::new());
-    let expanded = RwSignal::new(
+    let expanded: RwSignal<HashSet<NodeKey>> = RwSignal::new(
         initial
             .resource
             .as_ref()
             .map(|id| ancestors_of(id).into_iter().collect())
-            .unwrap_or_else(HashSet::<NodeKey>::new),
+            .unwrap_or_default(),
     );
     let palette_open = RwSignal::new(false);
     let namespaces = RwSignal::new(Vec::<String>::new());
@@ -313,6 +313,9 @@ fn PartialFailures(discovery: DiscoveryState) -> impl IntoView {
     }
 }
 
+/// One overview row: group name, (version, preferred) pairs, resource count.
+type GroupSummary = (String, Vec<(String, bool)>, usize);
+
 /// The home pane: what discovery found, and how to explore it.
 #[component]
 fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
@@ -328,7 +331,7 @@ fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
             loaded.requests
         )
     };
-    let groups: Vec<(String, Vec<(String, bool)>, usize)> = loaded
+    let groups: Vec<GroupSummary> = loaded
         .discovery
         .tree
         .groups

@@ -1,11 +1,15 @@
 //! OpenAPI documents generated from the registry: `/openapi/v3` (index + one document per
 //! group-version) and `/openapi/v2`. They carry the operations kubectl inspects: every PATCH is
 //! tagged with `x-kubernetes-group-version-kind` and lists the `fieldValidation` parameter, so
-//! kubectl delegates validation to the server. Component schemas are deliberately absent:
-//! kubectl then computes client-side apply patches from its compiled-in types.
+//! kubectl delegates validation to the server. Component schemas of the built-in kinds come from
+//! k8s-openapi (for `kubectl explain`), annotated with the strategic-merge patch metadata kubectl
+//! uses to compute client-side apply patches; custom kinds use their CRD's schema.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha512};
 
@@ -145,8 +149,158 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
     out
 }
 
+/// Adds the schema of a built-in kind to the generator; returns its definition name.
+fn builtin_schema(generator: &mut SchemaGenerator, group: &str, kind: &str) -> Option<String> {
+    use k8s_openapi::api::{apps, batch, coordination, core, events, rbac};
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
+    fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
+        generator.subschema_for::<T>();
+        Some(T::schema_name().into_owned())
+    }
+    match (group, kind) {
+        ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
+        ("", "Endpoints") => add::<core::v1::Endpoints>(generator),
+        ("", "Event") => add::<core::v1::Event>(generator),
+        ("", "Namespace") => add::<core::v1::Namespace>(generator),
+        ("", "Node") => add::<core::v1::Node>(generator),
+        ("", "Pod") => add::<core::v1::Pod>(generator),
+        ("", "Secret") => add::<core::v1::Secret>(generator),
+        ("", "ServiceAccount") => add::<core::v1::ServiceAccount>(generator),
+        ("", "Service") => add::<core::v1::Service>(generator),
+        ("apps", "DaemonSet") => add::<apps::v1::DaemonSet>(generator),
+        ("apps", "Deployment") => add::<apps::v1::Deployment>(generator),
+        ("apps", "ReplicaSet") => add::<apps::v1::ReplicaSet>(generator),
+        ("apps", "StatefulSet") => add::<apps::v1::StatefulSet>(generator),
+        ("events.k8s.io", "Event") => add::<events::v1::Event>(generator),
+        ("batch", "CronJob") => add::<batch::v1::CronJob>(generator),
+        ("batch", "Job") => add::<batch::v1::Job>(generator),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+            add::<rbac::v1::ClusterRoleBinding>(generator)
+        }
+        ("rbac.authorization.k8s.io", "ClusterRole") => add::<rbac::v1::ClusterRole>(generator),
+        ("rbac.authorization.k8s.io", "RoleBinding") => add::<rbac::v1::RoleBinding>(generator),
+        ("rbac.authorization.k8s.io", "Role") => add::<rbac::v1::Role>(generator),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            add::<apiextensions::v1::CustomResourceDefinition>(generator)
+        }
+        ("coordination.k8s.io", "Lease") => add::<coordination::v1::Lease>(generator),
+        _ => None,
+    }
+}
+
+/// Strategic-merge metadata (`patchMergeKey`/`patchStrategy` struct tags) that kubectl reads
+/// from the schema when it computes client-side apply patches.
+fn patch_metadata(
+    definition: &str,
+    property: &str,
+) -> Option<(Option<&'static str>, &'static str)> {
+    let in_pod_spec = definition.ends_with(".PodSpec");
+    let in_container =
+        definition.ends_with(".Container") || definition.ends_with(".EphemeralContainer");
+    match property {
+        "containers" | "initContainers" | "ephemeralContainers" | "imagePullSecrets"
+            if in_pod_spec =>
+        {
+            Some((Some("name"), "merge"))
+        }
+        "volumes" if in_pod_spec => Some((Some("name"), "merge,retainKeys")),
+        "hostAliases" if in_pod_spec => Some((Some("ip"), "merge")),
+        "env" if in_container => Some((Some("name"), "merge")),
+        "volumeMounts" if in_container => Some((Some("mountPath"), "merge")),
+        "volumeDevices" if in_container => Some((Some("devicePath"), "merge")),
+        "ports" if in_container => Some((Some("containerPort"), "merge")),
+        "ports" if definition.ends_with(".ServiceSpec") => Some((Some("port"), "merge")),
+        "conditions" if definition.ends_with("Status") => Some((Some("type"), "merge")),
+        "ownerReferences" if definition.ends_with(".ObjectMeta") => Some((Some("uid"), "merge")),
+        "finalizers" if definition.ends_with(".ObjectMeta") => Some((None, "merge")),
+        _ => None,
+    }
+}
+
+fn annotate_patch_metadata(definitions: &mut Map<String, Value>) {
+    for (name, schema) in definitions.iter_mut() {
+        let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for (prop, prop_schema) in props.iter_mut() {
+            if let (Some((key, strategy)), Some(m)) =
+                (patch_metadata(name, prop), prop_schema.as_object_mut())
+            {
+                if let Some(key) = key {
+                    m.insert("x-kubernetes-patch-merge-key".into(), json!(key));
+                }
+                m.insert("x-kubernetes-patch-strategy".into(), json!(strategy));
+            }
+        }
+    }
+}
+
+/// Component schemas for a group-version's kinds, each tagged with its GVK.
+fn component_schemas(defs: &[Arc<ResourceDef>], registry: &Registry) -> Map<String, Value> {
+    let mut generator = SchemaSettings::openapi3().into_generator();
+    let mut tagged: Vec<(String, &ResourceDef)> = vec![];
+    for d in defs {
+        if let Some(name) = builtin_schema(&mut generator, &d.group, &d.kind) {
+            tagged.push((name, d));
+        }
+    }
+    let mut definitions = generator.take_definitions(true);
+    annotate_patch_metadata(&mut definitions);
+    for (name, d) in tagged {
+        if let Some(m) = definitions.get_mut(&name).and_then(Value::as_object_mut) {
+            m.insert(
+                "x-kubernetes-group-version-kind".into(),
+                json!([{"group": d.group, "version": d.version, "kind": d.kind}]),
+            );
+        }
+    }
+    for d in defs.iter().filter(|d| !d.builtin) {
+        let crd = registry
+            .store
+            .list(
+                crate::registry::CRD_GROUP,
+                crate::registry::CRD_RESOURCE,
+                None,
+            )
+            .0
+            .into_iter()
+            .find(|c| {
+                c["spec"]["group"] == d.group.as_str()
+                    && c["spec"]["names"]["plural"] == d.resource.as_str()
+            });
+        let schema = crd
+            .as_ref()
+            .and_then(|c| {
+                c["spec"]["versions"]
+                    .as_array()?
+                    .iter()
+                    .find(|v| v["name"] == d.version.as_str())
+                    .map(|v| v["schema"]["openAPIV3Schema"].clone())
+            })
+            .filter(Value::is_object)
+            .unwrap_or_else(
+                || json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+            );
+        let mut schema = schema;
+        schema["x-kubernetes-group-version-kind"] =
+            json!([{"group": d.group, "version": d.version, "kind": d.kind}]);
+        let reversed: Vec<&str> = d.group.split('.').rev().collect();
+        definitions.insert(
+            format!("{}.{}.{}", reversed.join("."), d.version, d.kind),
+            schema,
+        );
+    }
+    definitions
+}
+
+/// Built-in group-version documents never change, so they are generated once.
+fn builtin_cache() -> &'static std::sync::Mutex<HashMap<String, Arc<Value>>> {
+    static CACHE: OnceLock<std::sync::Mutex<HashMap<String, Arc<Value>>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
 /// One group-version document, e.g. for `apis/apps/v1`.
-pub fn v3_document(registry: &Registry, path: &str) -> Option<Value> {
+pub fn v3_document(registry: &Registry, path: &str) -> Option<Arc<Value>> {
     let defs: Vec<Arc<ResourceDef>> = registry
         .defs()
         .into_iter()
@@ -155,12 +309,29 @@ pub fn v3_document(registry: &Registry, path: &str) -> Option<Value> {
     if defs.is_empty() {
         return None;
     }
-    Some(json!({
+    let all_builtin = defs.iter().all(|d| d.builtin);
+    if all_builtin {
+        if let Some(doc) = builtin_cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+        {
+            return Some(doc.clone());
+        }
+    }
+    let doc = Arc::new(json!({
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.34.0"},
         "paths": paths_for(&defs, true),
-        "components": {"schemas": {}},
-    }))
+        "components": {"schemas": component_schemas(&defs, registry)},
+    }));
+    if all_builtin {
+        builtin_cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(path.to_string(), doc.clone());
+    }
+    Some(doc)
 }
 
 pub fn v3_index(registry: &Registry) -> Value {

@@ -123,6 +123,22 @@ async fn kubectl_end_to_end() {
         assert!(ssa.contains("serverside-applied"), "{ssa}");
         assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.replicas}"]), "4");
 
+        // Client-side apply computes strategic patches from our OpenAPI patch metadata:
+        // removing a container and an env var from the manifest removes them.
+        let two = DEPLOYMENT.replace(
+            "        image: nginx:1.25\n",
+            "        image: nginx:1.25\n        env: [{name: X, value: \"1\"}, {name: Y, value: \"2\"}]\n      - name: side\n        image: busybox\n",
+        );
+        std::fs::write(&manifest, &two).unwrap();
+        k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
+        assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.template.spec.containers[*].name}"]), "nginx side");
+        let one = DEPLOYMENT.replace("        image: nginx:1.25\n", "        image: nginx:1.25\n        env: [{name: X, value: \"1\"}]\n");
+        std::fs::write(&manifest, &one).unwrap();
+        k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
+        assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.template.spec.containers[*].name}/{.spec.template.spec.containers[0].env[*].name}"]), "nginx/X");
+        let explained = k.ok(&["explain", "deployment.spec.replicas"]);
+        assert!(explained.contains("replicas") && explained.contains("<integer>"), "{explained}");
+
         assert!(k.ok(&["label", "deploy", "web", "-n", "default", "tier=frontend"]).contains("labeled"));
         assert!(k.ok(&["get", "deploy", "-n", "default", "-l", "tier=frontend", "-o", "name"]).contains("deployment.apps/web"));
         k.ok(&["scale", "deploy", "web", "-n", "default", "--replicas=1"]);

@@ -56,6 +56,10 @@ fn classify(path: &str, error: ApiError) -> DiscoveryLoadError {
         ApiError::Status {
             code: 401 | 403, ..
         } => DiscoveryLoadError::Forbidden(format!("{path}: {error}")),
+        // A proxy (kubectl proxy, an ingress) answering for an API server it cannot reach.
+        ApiError::Status {
+            code: 502..=504, ..
+        } => DiscoveryLoadError::Unreachable(format!("{path}: {error}")),
         ApiError::Status { code: 404, .. } => {
             DiscoveryLoadError::NotKubernetes(format!("{path} answered 404"))
         }

@@ -196,7 +196,7 @@ async fn openapi_v3_doc(State(app): State<AppState>, req: Request) -> Response {
         .trim_start_matches("/openapi/v3/")
         .to_string();
     match openapi::v3_document(&app.registry, &path) {
-        Some(doc) => discovery::json_ok(&doc),
+        Some(doc) => discovery::json_ok(doc.as_ref()),
         None => ApiError::path_not_found().into_response(),
     }
 }
