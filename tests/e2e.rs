@@ -318,6 +318,9 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
     let alert = wait_for(driver, ".main .error[role=alert]").await;
     let text = alert.text().await.expect("text");
     assert!(text.contains("Cannot load the API"), "{text}");
-    assert!(text.contains("Cannot reach the Kubernetes API"), "unreachable, said as such: {text}");
+    assert!(
+        text.contains("Cannot reach the Kubernetes API"),
+        "unreachable, said as such: {text}"
+    );
     harness.stop().await;
 }

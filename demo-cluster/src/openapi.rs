@@ -363,3 +363,147 @@ pub fn v2_document(registry: &Registry) -> Value {
         "definitions": {},
     })
 }
+
+/// Resolves `$ref` / single-element `allOf` wrappers to the referenced definition.
+fn resolve<'a>(mut node: &'a Value, schemas: &'a Map<String, Value>) -> &'a Value {
+    for _ in 0..8 {
+        let target = node["$ref"]
+            .as_str()
+            .or_else(|| node["allOf"][0]["$ref"].as_str());
+        match target.and_then(|r| r.strip_prefix("#/components/schemas/")) {
+            Some(name) => match schemas.get(name) {
+                Some(n) => node = n,
+                None => return node,
+            },
+            None => return node,
+        }
+    }
+    node
+}
+
+/// How a schema without `properties` is read: built-in opaque types (FieldsV1, RawExtension)
+/// accept anything, while a CRD's structural schema prunes everything it does not declare.
+#[derive(Clone, Copy, PartialEq)]
+enum Undeclared {
+    Allowed,
+    Pruned,
+}
+
+fn prune(
+    node: &Value,
+    value: &mut Value,
+    path: &str,
+    schemas: &Map<String, Value>,
+    out: &mut Vec<String>,
+    mode: Undeclared,
+) {
+    let node = resolve(node, schemas);
+    if node["x-kubernetes-preserve-unknown-fields"].as_bool() == Some(true)
+        || node["x-kubernetes-int-or-string"].as_bool() == Some(true)
+    {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let props = node["properties"].as_object();
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            if props.is_none() && additional.is_none() && mode == Undeclared::Allowed {
+                return;
+            }
+            let embedded = node["x-kubernetes-embedded-resource"].as_bool() == Some(true);
+            let mut unknown = vec![];
+            for (k, v) in map.iter_mut() {
+                if embedded && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                    continue;
+                }
+                let child = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match (props.and_then(|p| p.get(k)), additional) {
+                    (Some(s), _) | (None, Some(s)) => prune(s, v, &child, schemas, out, mode),
+                    (None, None) => unknown.push((k.clone(), child)),
+                }
+            }
+            for (k, child) in unknown {
+                map.remove(&k);
+                out.push(child);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = node.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    prune(
+                        item_schema,
+                        item,
+                        &format!("{path}[{i}]"),
+                        schemas,
+                        out,
+                        mode,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Drops fields a built-in kind does not have (kube-apiserver decodes into typed structs, so
+/// they vanish) and returns their paths, for `fieldValidation` Warn/Strict reporting.
+pub fn prune_unknown_fields(
+    registry: &Registry,
+    def: &ResourceDef,
+    obj: &mut Value,
+) -> Vec<String> {
+    if !def.builtin {
+        return prune_custom(registry, def, obj);
+    }
+    let Some(doc) = v3_document(registry, &gv_path(&def.group, &def.version)) else {
+        return vec![];
+    };
+    let Some(schemas) = doc["components"]["schemas"].as_object() else {
+        return vec![];
+    };
+    let Some(root) = schemas.values().find(|s| {
+        s["x-kubernetes-group-version-kind"][0]["kind"] == def.kind.as_str()
+            && s["x-kubernetes-group-version-kind"][0]["group"] == def.group.as_str()
+    }) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    prune(root, obj, "", schemas, &mut out, Undeclared::Allowed);
+    out.sort();
+    out
+}
+
+/// Structural-schema pruning of a custom resource (apiVersion, kind and metadata are the
+/// server's; everything else must be declared unless x-kubernetes-preserve-unknown-fields).
+fn prune_custom(registry: &Registry, def: &ResourceDef, obj: &mut Value) -> Vec<String> {
+    let (crds, _) = registry.store.list(
+        crate::registry::CRD_GROUP,
+        crate::registry::CRD_RESOURCE,
+        None,
+    );
+    let schema = crds
+        .iter()
+        .find(|c| {
+            c["spec"]["group"] == def.group.as_str()
+                && c["spec"]["names"]["plural"] == def.resource.as_str()
+        })
+        .and_then(|c| {
+            c["spec"]["versions"]
+                .as_array()?
+                .iter()
+                .find(|v| v["name"] == def.version.as_str())
+                .map(|v| v["schema"]["openAPIV3Schema"].clone())
+        });
+    let Some(mut schema) = schema.filter(Value::is_object) else {
+        return vec![];
+    };
+    schema["x-kubernetes-embedded-resource"] = json!(true);
+    let mut out = vec![];
+    prune(&schema, obj, "", &Map::new(), &mut out, Undeclared::Pruned);
+    out.sort();
+    out
+}

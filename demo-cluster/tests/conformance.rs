@@ -544,7 +544,7 @@ async fn custom_resource_definitions_serve_their_kinds() {
             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": ["wg"]},
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-                "subresources": {"status": {}},
+                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
                 "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}]}]}})).unwrap();
     let created = crds.create(&PostParams::default(), &crd).await.unwrap();
     let conditions = created.status.unwrap().conditions.unwrap();
@@ -616,6 +616,17 @@ async fn custom_resource_definitions_serve_their_kinds() {
             .len(),
         2
     );
+
+    let scale = widgets
+        .patch_scale(
+            "w1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 3}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(scale.spec.unwrap().replicas, Some(3));
+    assert_eq!(widgets.get("w1").await.unwrap().data["spec"]["replicas"], 3);
 
     crds.delete("widgets.example.com", &DeleteParams::default())
         .await
@@ -733,4 +744,49 @@ async fn chunked_watch_sends_periodic_bookmarks_and_shutdown_ends_watches() {
         .unwrap();
     let lines = pending.await.unwrap();
     assert_eq!(lines.len(), 4);
+}
+
+async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    let code = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, out)
+}
+
+#[tokio::test]
+async fn www_serves_static_files_beside_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), "<h1>atlas</h1>").unwrap();
+    std::fs::create_dir(dir.path().join("assets")).unwrap();
+    std::fs::write(dir.path().join("assets/index.html"), "nested").unwrap();
+    let cluster = start(Config {
+        www: Some(dir.path().to_path_buf()),
+        ..local()
+    })
+    .await
+    .unwrap();
+    let (code, body) = http_get(cluster.addr(), "/").await;
+    assert_eq!(code, 200);
+    assert!(body.contains("<h1>atlas</h1>"));
+    let (code, body) = http_get(cluster.addr(), "/assets/").await;
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("nested"));
+    let (code, body) = http_get(cluster.addr(), "/api/").await;
+    assert_eq!(code, 200);
+    assert!(body.contains("APIVersions"));
+    let (code, body) = http_get(cluster.addr(), "/version/").await;
+    assert_eq!(code, 200);
+    assert!(body.contains("gitVersion"));
+    cluster.shutdown().await.unwrap();
 }

@@ -835,6 +835,14 @@ async fn openapi_documents_let_kubectl_validate_on_the_server() {
         .unwrap()
         .iter()
         .any(|p| p["name"] == "fieldValidation"));
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["io.k8s.api.apps.v1.Deployment"]["x-kubernetes-group-version-kind"],
+        json!([{"group": "apps", "version": "v1", "kind": "Deployment"}])
+    );
+    let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+    assert_eq!(containers["x-kubernetes-patch-merge-key"], "name");
+    assert_eq!(containers["x-kubernetes-patch-strategy"], "merge");
     let (s, v2) = json_of(
         &app,
         req("GET", "/openapi/v2")
@@ -925,4 +933,212 @@ async fn hostile_inputs_get_4xx_not_panics() {
     )
     .await;
     assert_eq!(s, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn unknown_fields_follow_field_validation() {
+    let app = app();
+    let body = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "bogus": 1},
+               "data": {"a": "1"}, "extra": {"x": 1}})
+        .to_string()
+    };
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "POST",
+            "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body("s")))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        doc["message"],
+        "strict decoding error: unknown field \"extra\", unknown field \"metadata.bogus\""
+    );
+    let (s, h, b) = send(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body("w")))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let warnings: Vec<&str> = h
+        .get_all(header::WARNING)
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        vec![
+            "299 - \"unknown field \\\"extra\\\"\"",
+            "299 - \"unknown field \\\"metadata.bogus\\\"\""
+        ]
+    );
+    let created: Value = serde_json::from_slice(&b).unwrap();
+    assert!(created.get("extra").is_none() && created["metadata"].get("bogus").is_none());
+    // Nested unknown fields in typed sub-objects are found too.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolcy": "Always", "resources": {"limits": {"cpu": "1"}}}], "nodeSelector": {"a": "b"}}});
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "POST",
+            "/api/v1/namespaces/default/pods?fieldValidation=Strict",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(pod.to_string()))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        doc["message"],
+        "strict decoding error: unknown field \"spec.containers[0].imagePullPolcy\""
+    );
+}
+
+#[tokio::test]
+async fn custom_resources_are_pruned_by_their_structural_schema() {
+    let app = app();
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "dials.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "dials", "kind": "Dial"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {"size": {"type": "integer"},
+                        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}}]}});
+    let (s, _) = json_of(
+        &app,
+        req(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(crd.to_string()))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let dial = json!({"apiVersion": "example.com/v1", "kind": "Dial", "metadata": {"name": "d", "labels": {"a": "b"}},
+        "spec": {"size": 1, "colour": "red", "extra": {"anything": [1]}}, "top": 1});
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "POST",
+            "/apis/example.com/v1/namespaces/default/dials?fieldValidation=Strict",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(dial.to_string()))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        doc["message"],
+        "strict decoding error: unknown field \"spec.colour\", unknown field \"top\""
+    );
+    let (s, created) = json_of(
+        &app,
+        req("POST", "/apis/example.com/v1/namespaces/default/dials")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(dial.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(
+        created["spec"],
+        json!({"size": 1, "extra": {"anything": [1]}})
+    );
+    assert_eq!(created["metadata"]["labels"], json!({"a": "b"}));
+    assert!(created.get("top").is_none());
+}
+
+#[tokio::test]
+async fn events_are_shared_between_core_and_events_k8s_io() {
+    let app = app();
+    let core = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "p.1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+        "reason": "Pulled", "message": "pulled it", "source": {"component": "kubelet"}, "count": 2, "type": "Normal"});
+    let (s, _) = json_of(
+        &app,
+        req("POST", "/api/v1/namespaces/default/events")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(core.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, list) = json_of(
+        &app,
+        req(
+            "GET",
+            "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dp",
+        )
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    let ev = &list["items"][0];
+    assert_eq!(ev["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(ev["regarding"]["name"], "p");
+    assert_eq!(ev["note"], "pulled it");
+    assert_eq!(ev["deprecatedCount"], 2);
+    assert_eq!(ev["deprecatedSource"]["component"], "kubelet");
+    let new = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "p.2"},
+        "eventTime": "2024-05-01T12:00:00.000000Z", "regarding": {"kind": "Pod", "name": "p"},
+        "reportingController": "default-scheduler", "reportingInstance": "s", "action": "Binding",
+        "reason": "Scheduled", "note": "assigned", "type": "Normal"});
+    let (s, created) = json_of(
+        &app,
+        req(
+            "POST",
+            "/apis/events.k8s.io/v1/namespaces/default/events?fieldValidation=Strict",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(new.to_string()))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{created}");
+    assert_eq!(created["note"], "assigned");
+    let (_, as_core) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/events/p.2")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(as_core["involvedObject"]["name"], "p");
+    assert_eq!(as_core["reportingComponent"], "default-scheduler");
+    assert_eq!(as_core["message"], "assigned");
+    let (s, patched) = json_of(
+        &app,
+        req(
+            "PATCH",
+            "/apis/events.k8s.io/v1/namespaces/default/events/p.2",
+        )
+        .header(header::CONTENT_TYPE, "application/merge-patch+json")
+        .body(Body::from(r#"{"note":"changed"}"#))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(patched["note"], "changed");
+    let (_, as_core) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/events/p.2")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(as_core["message"], "changed");
+    assert!(as_core.get("note").is_none());
 }

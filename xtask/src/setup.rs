@@ -11,6 +11,9 @@ pub const TRUNK_VERSION: &str = "0.21.14";
 /// binaryen from npm: Debian's binaryen 108 emits wasm that crashes on load.
 pub const BINARYEN_VERSION: &str = "132.0.0";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// The official Python client, for the demo cluster's client-compatibility test.
+pub const PYTHON_CLIENT: &str = "kubernetes==37.0.2";
+pub const PYTHON_VENV: &str = "target/python-venv";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 pub struct Options {
@@ -25,6 +28,7 @@ pub fn run(options: Options) -> Result<()> {
     trunk()?;
     if options.browser {
         browser()?;
+        python_client()?;
     }
     println!("xtask: setup complete");
     Ok(())
@@ -171,4 +175,30 @@ fn browser() -> Result<()> {
             .args(["install", "-y", "--no-install-recommends"])
             .args(["chromium", "chromium-driver", "fonts-dejavu-core"]),
     )
+}
+
+/// Interpreter of the venv that has the official Python client.
+pub fn python_interpreter() -> std::path::PathBuf {
+    cmd::workspace_root().join(PYTHON_VENV).join("bin/python")
+}
+
+fn python_client() -> Result<()> {
+    let python = python_interpreter();
+    let has_client = Command::new(&python)
+        .args(["-c", "import kubernetes"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if has_client {
+        println!("xtask: Python client ({PYTHON_CLIENT}): present");
+        return Ok(());
+    }
+    cmd::run(Command::new("python3").args(["-m", "venv", PYTHON_VENV]))?;
+    cmd::run(Command::new(&python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        PYTHON_CLIENT,
+    ]))
 }

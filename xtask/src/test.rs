@@ -43,7 +43,9 @@ pub fn run() -> Result<()> {
 
     step("native tests (cargo test --workspace)");
     totals.add(cmd::run_tests(
-        cmd::command("cargo").args(["test", "--workspace"]),
+        cmd::command("cargo")
+            .args(["test", "--workspace"])
+            .env("DEMO_CLUSTER_PYTHON", setup::python_interpreter()),
     )?);
 
     step("component tests in headless Chromium (wasm-bindgen-test)");

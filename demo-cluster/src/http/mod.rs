@@ -96,10 +96,17 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
         .with_state(state)
 }
 
-/// Drops a trailing slash before routing (the Python client asks for `/version/`, `/api/`).
+/// Drops a trailing slash from API paths before routing (the Python client asks for
+/// `/version/` and `/api/`).
 pub fn trim_trailing_slash(mut req: Request) -> Request {
     let path = req.uri().path();
-    if path.len() > 1 && path.ends_with('/') {
+    // Only API paths: static directories need their slash (ServeDir redirects to add it).
+    let api_path = [
+        "/api", "/version", "/openapi", "/healthz", "/livez", "/readyz",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p));
+    if api_path && path.len() > 1 && path.ends_with('/') {
         let trimmed = path.trim_end_matches('/');
         let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
         let rebuilt = match req.uri().query() {

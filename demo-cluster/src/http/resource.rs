@@ -141,7 +141,11 @@ fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     }
 }
 
-fn write_options(parts: &Parts, q: &HashMap<String, String>) -> ApiResult<WriteOptions> {
+fn write_options(
+    parts: &Parts,
+    q: &HashMap<String, String>,
+    warnings: &Warnings,
+) -> ApiResult<WriteOptions> {
     let dry_run = match q.get("dryRun").map(String::as_str) {
         None | Some("") => false,
         Some("All") => true,
@@ -179,6 +183,11 @@ fn write_options(parts: &Parts, q: &HashMap<String, String>) -> ApiResult<WriteO
         field_manager,
         subresource: String::new(),
         force: truthy(q, "force"),
+        field_validation: q
+            .get("fieldValidation")
+            .cloned()
+            .unwrap_or_else(|| "Warn".into()),
+        warnings: warnings.clone(),
     })
 }
 
@@ -291,14 +300,14 @@ fn list(
     }
     let ns = if def.namespaced { namespace } else { None };
     let store = &app.registry.store;
-    let (mut items, list_rv, start_after) = if !cont.is_empty() {
+    let (items, list_rv, start_after) = if !cont.is_empty() {
         if !rv_param.is_empty() && rv_param != "0" {
             return Err(ApiError::bad_request(
                 "specifying resource version is not allowed when using continue",
             ));
         }
         let token = decode_continue(cont)?;
-        let items = store.list_at(&def.group, &def.resource, ns, token.rv).map_err(|e| {
+        let items = store.list_at(&def.storage_group, &def.resource, ns, token.rv).map_err(|e| {
             if e.code == 410 {
                 ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
             } else {
@@ -311,7 +320,11 @@ fn list(
             || (rvm.is_empty() && limit.is_some() && !rv_param.is_empty() && rv_param != "0");
         if exact {
             let rv = parse_rv(rv_param)?;
-            (store.list_at(&def.group, &def.resource, ns, rv)?, rv, None)
+            (
+                store.list_at(&def.storage_group, &def.resource, ns, rv)?,
+                rv,
+                None,
+            )
         } else {
             if !rv_param.is_empty() && rv_param != "0" {
                 let wanted = parse_rv(rv_param)?;
@@ -322,11 +335,16 @@ fn list(
                     )));
                 }
             }
-            let (items, rv) = store.list(&def.group, &def.resource, ns);
+            let (items, rv) = store.list(&def.storage_group, &def.resource, ns);
             (items, rv, None)
         }
     };
-    items.retain(|o| labels.matches(o) && fields.matches(o));
+    // Selectors see the served shape (events.k8s.io field names differ from the stored ones).
+    let mut items: Vec<Value> = items
+        .into_iter()
+        .map(|o| Registry::present(def, o))
+        .filter(|o| labels.matches(o) && fields.matches(o))
+        .collect();
     if let Some(after) = &start_after {
         items.retain(|o| sort_key(o) > *after);
     }
@@ -343,10 +361,6 @@ fn list(
             }
         }
     }
-    let items: Vec<Value> = items
-        .into_iter()
-        .map(|o| Registry::present(def, o))
-        .collect();
     let body = match output {
         Output::Table => table::table(def, &items, include_object(q)?, meta),
         Output::Metadata => {
@@ -504,14 +518,36 @@ fn patch_type(headers: &HeaderMap) -> ApiResult<PatchType> {
     }
 }
 
-/// Entry point for every resource request.
+type Warnings = Arc<std::sync::Mutex<Vec<String>>>;
+
+/// Entry point for every resource request; adds `Warning` headers collected by writes.
 pub async fn handle(
+    app: AppState,
+    parts: Parts,
+    body: Bytes,
+    group: String,
+    version: String,
+    segs: Vec<String>,
+) -> ApiResult<Response> {
+    let warnings: Warnings = Default::default();
+    let mut resp = handle_inner(app, parts, body, group, version, segs, &warnings).await?;
+    for w in warnings.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(v) = HeaderValue::from_str(&format!("299 - \"{escaped}\"")) {
+            resp.headers_mut().append(header::WARNING, v);
+        }
+    }
+    Ok(resp)
+}
+
+async fn handle_inner(
     app: AppState,
     mut parts: Parts,
     body: Bytes,
     group: String,
     version: String,
     segs: Vec<String>,
+    warnings: &Warnings,
 ) -> ApiResult<Response> {
     let seg_refs: Vec<&str> = segs.iter().map(String::as_str).collect();
     let (def, target) = resolve(&app.registry, &group, &version, &seg_refs)?;
@@ -548,7 +584,7 @@ pub async fn handle(
                     let Some(ns) = ns.or(if def.namespaced { None } else { Some("") }) else {
                         return Err(ApiError::method_not_allowed("create", &def.resource));
                     };
-                    let opts = write_options(&parts, &q)?;
+                    let opts = write_options(&parts, &q, warnings)?;
                     let obj = decode_body(&parts.headers, &body)?;
                     let created = registry.create(&def, ns, obj, &opts)?;
                     Ok(json_response(StatusCode::CREATED, &created))
@@ -592,7 +628,7 @@ pub async fn handle(
                 }
                 Method::PUT => {
                     require_verb(&def, "update")?;
-                    let opts = write_options(&parts, &q)?;
+                    let opts = write_options(&parts, &q, warnings)?;
                     let obj = decode_body(&parts.headers, &body)?;
                     let updated = registry.update(&def, &ns, &name, obj, &opts)?;
                     Ok(json_response(StatusCode::OK, &updated))
@@ -600,7 +636,7 @@ pub async fn handle(
                 Method::PATCH => {
                     require_verb(&def, "patch")?;
                     let pt = patch_type(&parts.headers)?;
-                    let mut opts = write_options(&parts, &q)?;
+                    let mut opts = write_options(&parts, &q, warnings)?;
                     if pt == PatchType::Apply {
                         opts.field_manager = explicit_manager(&q);
                     }
@@ -642,7 +678,7 @@ pub async fn handle(
                     Ok(json_response(StatusCode::OK, &obj))
                 }
                 ("status", Method::PUT) => {
-                    let mut opts = write_options(&parts, &q)?;
+                    let mut opts = write_options(&parts, &q, warnings)?;
                     opts.subresource = "status".into();
                     let obj = decode_body(&parts.headers, &body)?;
                     Ok(json_response(
@@ -652,7 +688,7 @@ pub async fn handle(
                 }
                 ("status", Method::PATCH) => {
                     let pt = patch_type(&parts.headers)?;
-                    let mut opts = write_options(&parts, &q)?;
+                    let mut opts = write_options(&parts, &q, warnings)?;
                     opts.subresource = "status".into();
                     if pt == PatchType::Apply {
                         opts.field_manager = explicit_manager(&q);
@@ -665,7 +701,7 @@ pub async fn handle(
                     &registry.get_scale(&def, &ns, &name)?,
                 )),
                 ("scale", Method::PUT) => {
-                    let opts = write_options(&parts, &q)?;
+                    let opts = write_options(&parts, &q, warnings)?;
                     let desired = decode_body(&parts.headers, &body)?;
                     let scale =
                         registry.update_scale(&def, &ns, &name, &opts, |_| Ok(desired.clone()))?;
@@ -673,7 +709,7 @@ pub async fn handle(
                 }
                 ("scale", Method::PATCH) => {
                     let pt = patch_type(&parts.headers)?;
-                    let opts = write_options(&parts, &q)?;
+                    let opts = write_options(&parts, &q, warnings)?;
                     let patch: Value = match pt {
                         PatchType::Apply => serde_yaml_ng::from_slice(&body)
                             .map_err(|e| ApiError::bad_request(e.to_string()))?,
@@ -699,7 +735,7 @@ pub async fn handle(
                     Ok(json_response(StatusCode::OK, &scale))
                 }
                 ("binding", Method::POST) => {
-                    let opts = write_options(&parts, &q)?;
+                    let opts = write_options(&parts, &q, warnings)?;
                     let binding = decode_body(&parts.headers, &body)?;
                     let status = registry.bind_pod(&ns, &name, &binding, &opts)?;
                     Ok(json_response(StatusCode::CREATED, &status))

@@ -204,7 +204,7 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
         ("", "secrets") => vec![c("Type", 0), c("Data", 0), c("Age", 0)],
         ("", "serviceaccounts") => vec![c("Secrets", 0), c("Age", 0)],
         ("", "endpoints") => vec![c("Endpoints", 0), c("Age", 0)],
-        ("", "events") => {
+        ("" | "events.k8s.io", "events") => {
             return Some(vec![
                 c("Last Seen", 0),
                 c("Type", 0),
@@ -241,6 +241,14 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
 }
 
 fn builtin_cells(def: &ResourceDef, o: &Value) -> Vec<Value> {
+    // events.k8s.io Events print like core ones, from the core field names.
+    let core_shape;
+    let o = if def.group == "events.k8s.io" {
+        core_shape = crate::registry::convert::to_storage(def, o.clone());
+        &core_shape
+    } else {
+        o
+    };
     let name = o["metadata"]["name"].clone();
     let age = age_of(&o["metadata"]["creationTimestamp"]);
     let spec = &o["spec"];
@@ -491,7 +499,7 @@ fn builtin_cells(def: &ResourceDef, o: &Value) -> Vec<Value> {
             }
             vec![or_none(eps.join(",")), age]
         }
-        ("", "events") => {
+        ("" | "events.k8s.io", "events") => {
             let io = &o["involvedObject"];
             let last = if o["lastTimestamp"].is_string() {
                 &o["lastTimestamp"]

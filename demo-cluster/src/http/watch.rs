@@ -45,14 +45,14 @@ impl WatchRequest {
         ns_ok && self.labels.matches(obj) && self.fields.matches(obj)
     }
 
+    /// Renders an already presented object.
     fn render(&self, event_type: &str, obj: &Value) -> String {
-        let obj = Registry::present(&self.def, obj.clone());
         let rendered = match self.output {
-            Output::Object => obj,
-            Output::Metadata => table::partial_metadata(&obj),
+            Output::Object => obj.clone(),
+            Output::Metadata => table::partial_metadata(obj),
             Output::Table => table::table(
                 &self.def,
-                std::slice::from_ref(&obj),
+                std::slice::from_ref(obj),
                 self.include,
                 json!({"resourceVersion": obj["metadata"]["resourceVersion"]}),
             ),
@@ -70,24 +70,24 @@ impl WatchRequest {
 
     /// The event to send for a store change, with selector translation.
     fn translate(&self, ev: &StoredEvent) -> Option<String> {
-        if ev.key.group != self.def.group || ev.key.resource != self.def.resource {
+        if ev.key.group != self.def.storage_group || ev.key.resource != self.def.resource {
             return None;
         }
+        let object = Registry::present(&self.def, ev.object.clone());
         match ev.event_type {
-            EventType::Added => self
-                .matches(&ev.object)
-                .then(|| self.render("ADDED", &ev.object)),
+            EventType::Added => self.matches(&object).then(|| self.render("ADDED", &object)),
             EventType::Deleted => self
-                .matches(&ev.object)
-                .then(|| self.render("DELETED", &ev.object)),
+                .matches(&object)
+                .then(|| self.render("DELETED", &object)),
             EventType::Modified => {
-                let now = self.matches(&ev.object);
-                let before = ev.prev.as_ref().is_some_and(|p| self.matches(p));
+                let prev = ev.prev.clone().map(|p| Registry::present(&self.def, p));
+                let now = self.matches(&object);
+                let before = prev.as_ref().is_some_and(|p| self.matches(p));
                 match (before, now) {
-                    (true, true) => Some(self.render("MODIFIED", &ev.object)),
-                    (false, true) => Some(self.render("ADDED", &ev.object)),
+                    (true, true) => Some(self.render("MODIFIED", &object)),
+                    (false, true) => Some(self.render("ADDED", &object)),
                     (true, false) => {
-                        let mut last = ev.prev.clone().unwrap_or(Value::Null);
+                        let mut last = prev.unwrap_or(Value::Null);
                         last["metadata"]["resourceVersion"] = json!(ev.rv.to_string());
                         Some(self.render("DELETED", &last))
                     }
@@ -121,20 +121,25 @@ pub fn start(
         } else {
             None
         };
-        let sub = match registry
-            .store
-            .subscribe(&req.def.group, &req.def.resource, ns, req.since)
-        {
-            Ok(s) => s,
-            Err(e) => {
-                let _ = tx.send(error_event(&e)).await;
-                return;
-            }
-        };
+        let sub =
+            match registry
+                .store
+                .subscribe(&req.def.storage_group, &req.def.resource, ns, req.since)
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = tx.send(error_event(&e)).await;
+                    return;
+                }
+            };
         let mut receiver = sub.receiver;
-        let mut last_rv = sub.rv;
-        for obj in sub.initial.iter().filter(|o| req.matches(o)) {
-            if tx.send(req.render("ADDED", obj)).await.is_err() {
+        let mut last_rv = sub.rv.max(req.since.unwrap_or(0));
+        let initial = sub
+            .initial
+            .into_iter()
+            .map(|o| Registry::present(&req.def, o));
+        for obj in initial.filter(|o| req.matches(o)) {
+            if tx.send(req.render("ADDED", &obj)).await.is_err() {
                 return;
             }
         }
@@ -162,6 +167,10 @@ pub fn start(
                 received = receiver.recv() => match received {
                     Ok(ev) => {
                         last_rv = last_rv.max(ev.rv);
+                        // A resume point ahead of the store: changes up to it are not wanted.
+                        if req.since.is_some_and(|since| ev.rv <= since) {
+                            continue;
+                        }
                         if let Some(line) = req.translate(&ev) {
                             if tx.send(line).await.is_err() {
                                 return;

@@ -48,6 +48,8 @@ pub struct PrinterColumn {
 #[derive(Debug, Clone)]
 pub struct ResourceDef {
     pub group: String,
+    /// The group whose storage holds the objects (events.k8s.io Events live in core's).
+    pub storage_group: String,
     pub version: String,
     pub resource: String,
     pub singular: String,
@@ -99,6 +101,7 @@ impl B {
     fn new(group: &str, resource: &str, singular: &str, kind: &str, namespaced: bool) -> B {
         B(ResourceDef {
             group: group.into(),
+            storage_group: group.into(),
             version: "v1".into(),
             resource: resource.into(),
             singular: singular.into(),
@@ -115,6 +118,10 @@ impl B {
             scale: None,
             printer_columns: vec![],
         })
+    }
+    fn stored_in(mut self, group: &str) -> ResourceDef {
+        self.0.storage_group = group.into();
+        self.0
     }
     fn short(mut self, names: &[&str]) -> B {
         self.0.short_names = strings(names);
@@ -239,7 +246,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         .0,
         B::new("events.k8s.io", "events", "event", "Event", true)
             .short(&["ev"])
-            .0,
+            .stored_in(""),
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
         B::new(

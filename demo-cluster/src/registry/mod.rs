@@ -2,6 +2,7 @@
 //! strategy around the dumb store. HTTP handlers and (later) in-process controllers use the
 //! same methods, so controllers see exactly the semantics clients see.
 
+pub mod convert;
 pub mod kinds;
 pub mod managed_fields;
 pub mod patch;
@@ -35,6 +36,19 @@ pub struct WriteOptions {
     /// "" for the main resource, "status" or "scale" for subresources.
     pub subresource: String,
     pub force: bool,
+    /// `Ignore`, `Warn` (default) or `Strict` handling of unknown fields in built-in kinds.
+    pub field_validation: String,
+    /// Warnings for the response's `Warning` headers.
+    pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl WriteOptions {
+    fn warn(&self, message: String) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(message);
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,11 +143,21 @@ impl Registry {
 
     pub fn key(def: &ResourceDef, namespace: &str, name: &str) -> ObjectKey {
         let ns = if def.namespaced { namespace } else { "" };
-        ObjectKey::new(&def.group, &def.resource, ns, name)
+        ObjectKey::new(&def.storage_group, &def.resource, ns, name)
     }
 
     /// Stamps the served apiVersion/kind (custom resources may be read through any version).
-    pub fn present(def: &ResourceDef, mut obj: Value) -> Value {
+    pub fn stamp(def: &ResourceDef, mut obj: Value) -> Value {
+        if let Some(m) = obj.as_object_mut() {
+            m.insert("apiVersion".into(), json!(def.api_version()));
+            m.insert("kind".into(), json!(def.kind));
+        }
+        obj
+    }
+
+    /// A stored object as `def` serves it (shape conversion plus apiVersion/kind).
+    pub fn present(def: &ResourceDef, obj: Value) -> Value {
+        let mut obj = convert::from_storage(def, obj);
         if let Some(m) = obj.as_object_mut() {
             m.insert("apiVersion".into(), json!(def.api_version()));
             m.insert("kind".into(), json!(def.kind));
@@ -150,7 +174,7 @@ impl Registry {
 
     pub fn list(&self, def: &ResourceDef, namespace: Option<&str>) -> (Vec<Value>, u64) {
         let ns = if def.namespaced { namespace } else { None };
-        let (items, rv) = self.store.list(&def.group, &def.resource, ns);
+        let (items, rv) = self.store.list(&def.storage_group, &def.resource, ns);
         (
             items.into_iter().map(|o| Self::present(def, o)).collect(),
             rv,
@@ -180,6 +204,33 @@ impl Registry {
             }
             Some(_) => Ok(()),
         }
+    }
+
+    /// Drops unknown fields of built-in kinds; Strict rejects them, Warn reports them.
+    fn check_unknown_fields(
+        &self,
+        def: &ResourceDef,
+        obj: &mut Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<()> {
+        let unknown = crate::openapi::prune_unknown_fields(self, def, obj);
+        if unknown.is_empty() || opts.field_validation == "Ignore" {
+            return Ok(());
+        }
+        let messages: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field {f:?}"))
+            .collect();
+        if opts.field_validation == "Strict" {
+            return Err(ApiError::bad_request(format!(
+                "strict decoding error: {}",
+                messages.join(", ")
+            )));
+        }
+        for m in messages {
+            opts.warn(m);
+        }
+        Ok(())
     }
 
     fn invalid(def: &ResourceDef, name: &str, causes: Vec<Cause>) -> ApiError {
@@ -218,7 +269,7 @@ impl Registry {
         } else if let Some(m) = body["metadata"].as_object_mut() {
             m.remove("namespace");
         }
-        *body = Self::present(def, body.clone());
+        *body = Self::stamp(def, body.clone());
         Ok(())
     }
 
@@ -241,6 +292,8 @@ impl Registry {
         apply: bool,
     ) -> ApiResult<Value> {
         Self::normalize_body(def, namespace, &mut body)?;
+        self.check_unknown_fields(def, &mut body, opts)?;
+        let mut body = convert::to_storage(def, body);
         let meta = &mut body["metadata"];
         let mut name = meta["name"].as_str().unwrap_or_default().to_string();
         if name.is_empty() {
@@ -354,6 +407,9 @@ impl Registry {
     ) -> ApiResult<Value> {
         let name = key.name.as_str();
         check_shape(def, &new)?;
+        self.check_unknown_fields(def, &mut new, opts)?;
+        // From here on `new` has the stored shape, like `old`.
+        let mut new = convert::to_storage(def, new);
         let expected_rv = match new["metadata"]["resourceVersion"].as_str() {
             None | Some("") => None,
             Some(s) => Some(s.parse::<u64>().map_err(|_| {
@@ -453,6 +509,37 @@ impl Registry {
         Ok(Self::present(def, stored))
     }
 
+    /// GuaranteedUpdate through the kind's strategy, for in-process controllers: read, let
+    /// `change` edit a copy, write with the read version as precondition, retry on conflict.
+    /// Set `opts.subresource = "status"` to write status.
+    pub fn update_with<F>(
+        &self,
+        def: &ResourceDef,
+        namespace: &str,
+        name: &str,
+        opts: &WriteOptions,
+        mut change: F,
+    ) -> ApiResult<Value>
+    where
+        F: FnMut(&mut Value) -> ApiResult<()>,
+    {
+        let key = Self::key(def, namespace, name);
+        for _ in 0..16 {
+            let stored = self
+                .store
+                .get(&key)
+                .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
+            let mut next = Self::present(def, stored.clone());
+            change(&mut next)?;
+            next["metadata"]["resourceVersion"] = stored["metadata"]["resourceVersion"].clone();
+            match self.write_update(def, &key, &stored, next, opts, Ownership::Update) {
+                Err(e) if e.reason == "Conflict" => continue,
+                other => return other,
+            }
+        }
+        Err(ApiError::stale(&def.group, &def.resource, name))
+    }
+
     /// PATCH in any of the four types. Returns the object and whether it was created (apply).
     pub fn patch(
         &self,
@@ -479,7 +566,7 @@ impl Registry {
         }
         let key = Self::key(def, namespace, name);
         for _ in 0..8 {
-            let Some(current) = self.store.get(&key) else {
+            let Some(stored) = self.store.get(&key) else {
                 if patch_type == PatchType::Apply && opts.subresource.is_empty() {
                     let mut body = patch.clone();
                     if body["metadata"]["name"].as_str().is_some_and(|n| n != name) {
@@ -497,7 +584,7 @@ impl Registry {
                 }
                 return Err(ApiError::not_found(&def.group, &def.resource, name));
             };
-            let current = Self::present(def, current);
+            let current = Self::present(def, stored.clone());
             let api_version = def.api_version();
             let (patched, ownership) = match patch_type {
                 PatchType::Merge => {
@@ -546,7 +633,7 @@ impl Registry {
             };
             let retryable =
                 patched["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"];
-            match self.write_update(def, &key, &current, patched, opts, ownership) {
+            match self.write_update(def, &key, &stored, patched, opts, ownership) {
                 Err(e)
                     if e.reason == "Conflict"
                         && retryable
@@ -610,7 +697,11 @@ impl Registry {
         F: Fn(Value) -> ApiResult<Value>,
     {
         let key = Self::key(def, namespace, name);
-        let current = self.get(def, namespace, name)?;
+        let stored = self
+            .store
+            .get(&key)
+            .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
+        let current = Self::present(def, stored.clone());
         let desired = change(Self::scale_of(def, &current))?;
         let Some(replicas) = desired["spec"]["replicas"].as_i64() else {
             return Err(ApiError::invalid(
@@ -655,7 +746,7 @@ impl Registry {
         }
         let mut sub_opts = opts.clone();
         sub_opts.subresource = "scale".into();
-        let stored = self.write_update(def, &key, &current, next, &sub_opts, Ownership::Update)?;
+        let stored = self.write_update(def, &key, &stored, next, &sub_opts, Ownership::Update)?;
         Ok(Self::scale_of(def, &stored))
     }
 
@@ -987,4 +1078,97 @@ pub fn string_list(v: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Registry {
+        let r = Registry::new(Arc::new(Store::new(100)));
+        r.seed();
+        r
+    }
+
+    #[test]
+    fn controllers_update_status_in_process_and_see_the_watch_event() {
+        let r = registry();
+        let def = r.builtin("apps", "deployments").unwrap();
+        let opts = WriteOptions {
+            field_manager: "test".into(),
+            ..Default::default()
+        };
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+        r.create(&def, "default", d, &opts).unwrap();
+        let mut sub = r
+            .store
+            .subscribe("apps", "deployments", None, Some(r.store.current_rv()))
+            .unwrap();
+        let status_opts = WriteOptions {
+            field_manager: "kube-controller-manager".into(),
+            subresource: "status".into(),
+            ..Default::default()
+        };
+        let updated = r
+            .update_with(&def, "default", "web", &status_opts, |d| {
+                d["status"] = json!({"replicas": 1, "observedGeneration": 1});
+                d["spec"]["replicas"] = json!(9); // ignored by the status strategy
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(updated["status"]["replicas"], 1);
+        assert_eq!(updated["spec"]["replicas"], 1);
+        assert_eq!(updated["metadata"]["generation"], 1);
+        let ev = sub.receiver.try_recv().unwrap();
+        assert_eq!(
+            ev.event_type,
+            crate::storage::watch_cache::EventType::Modified
+        );
+        let entries = managed_fields::read_entries(&updated);
+        assert!(entries
+            .iter()
+            .any(|e| e.manager == "kube-controller-manager" && e.subresource == "status"));
+    }
+
+    #[test]
+    fn background_deletion_collects_dependents_and_orphan_keeps_them() {
+        let r = registry();
+        let cms = r.builtin("", "configmaps").unwrap();
+        let opts = WriteOptions::default();
+        let owner = r
+            .create(
+                &cms,
+                "default",
+                json!({"metadata": {"name": "owner"}}),
+                &opts,
+            )
+            .unwrap();
+        let uid = owner["metadata"]["uid"].clone();
+        let dep = json!({"metadata": {"name": "dep", "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}]}});
+        r.create(&cms, "default", dep.clone(), &opts).unwrap();
+        r.delete(&cms, "default", "owner", &DeleteOptions::default())
+            .unwrap();
+        assert!(r.get(&cms, "default", "dep").is_err());
+
+        let owner = r
+            .create(
+                &cms,
+                "default",
+                json!({"metadata": {"name": "owner"}}),
+                &opts,
+            )
+            .unwrap();
+        let mut dep = dep;
+        dep["metadata"]["ownerReferences"][0]["uid"] = owner["metadata"]["uid"].clone();
+        r.create(&cms, "default", dep, &opts).unwrap();
+        let orphan = DeleteOptions {
+            propagation_policy: Some("Orphan".into()),
+            ..Default::default()
+        };
+        r.delete(&cms, "default", "owner", &orphan).unwrap();
+        let kept = r.get(&cms, "default", "dep").unwrap();
+        assert!(kept["metadata"].get("ownerReferences").is_none());
+    }
 }

@@ -1,0 +1,54 @@
+//! Kinds served from another kind's storage: events.k8s.io/v1 Events live in the core/v1 Event
+//! store (as in kube-apiserver), so both APIs see the same objects.
+
+use serde_json::{Map, Value};
+
+use super::kinds::ResourceDef;
+
+/// (core/v1 field, events.k8s.io/v1 field); the other fields have the same name in both.
+const EVENT_FIELDS: &[(&str, &str)] = &[
+    ("involvedObject", "regarding"),
+    ("message", "note"),
+    ("reportingComponent", "reportingController"),
+    ("source", "deprecatedSource"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
+];
+
+fn is_events_v1(def: &ResourceDef) -> bool {
+    def.group == "events.k8s.io" && def.resource == "events"
+}
+
+fn rename(obj: Value, from_core: bool) -> Value {
+    let Value::Object(map) = obj else { return obj };
+    let mut out = Map::new();
+    for (k, v) in map {
+        let renamed = EVENT_FIELDS
+            .iter()
+            .find(|(core, new)| if from_core { k == *core } else { k == *new })
+            .map(|(core, new)| if from_core { *new } else { *core });
+        out.insert(renamed.map(String::from).unwrap_or(k), v);
+    }
+    Value::Object(out)
+}
+
+/// The stored shape of an object received through `def`.
+pub fn to_storage(def: &ResourceDef, obj: Value) -> Value {
+    if !is_events_v1(def) {
+        return obj;
+    }
+    let mut core = rename(obj, false);
+    core["apiVersion"] = Value::String("v1".into());
+    core["kind"] = Value::String("Event".into());
+    core
+}
+
+/// The shape `def` serves for a stored object (apiVersion/kind are stamped by the caller).
+pub fn from_storage(def: &ResourceDef, obj: Value) -> Value {
+    if is_events_v1(def) {
+        rename(obj, true)
+    } else {
+        obj
+    }
+}
