@@ -207,21 +207,21 @@ async fn palette_jumps_by_short_name_and_filter_narrows_the_tree() {
     harness.stop().await;
 }
 
-fn at_crd() -> serde_json::Value {
+fn widget_crd() -> serde_json::Value {
     serde_json::json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": "ats.cnat.programming-kubernetes.info"},
+        "metadata": {"name": "widgets.e2e.kube-atlas.dev"},
         "spec": {
-            "group": "cnat.programming-kubernetes.info",
+            "group": "e2e.kube-atlas.dev",
             "scope": "Namespaced",
-            "names": {"plural": "ats", "singular": "at", "kind": "At", "listKind": "AtList"},
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                      "listKind": "WidgetList", "shortNames": ["wdg"]},
             "versions": [{
                 "name": "v1alpha1", "served": true, "storage": true,
                 "subresources": {"status": {}},
                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                    "spec": {"type": "object", "properties": {
-                        "schedule": {"type": "string"}, "command": {"type": "string"}}},
+                    "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
                     "status": {"type": "object", "properties": {"phase": {"type": "string"}}}}}}
             }]
         }
@@ -235,22 +235,44 @@ async fn a_crd_created_while_the_page_is_open_appears_without_reload() {
 
     let harness = Harness::start().await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("page loads");
-    wait_for(driver, ".welcome .overview-group").await;
-    assert!(!shown_groups(driver)
+    // A user is looking at Deployments, scrolled down, when the CRD arrives.
+    driver
+        .goto(harness.url("/#/r/apps/v1/deployments"))
         .await
-        .contains("cnat.programming-kubernetes.info"));
+        .expect("page loads");
+    wait_for(driver, ".explorer .gvk").await;
+    assert!(!shown_groups(driver).await.contains("e2e.kube-atlas.dev"));
+    driver
+        .execute("document.querySelector('.main').scrollTop = 300;", vec![])
+        .await
+        .expect("scroll");
 
     let config = kube::Config::new(harness.base_url().parse().expect("url"));
     let client = kube::Client::try_from(config).expect("kube client");
     let crds: Api<CustomResourceDefinition> = Api::all(client);
-    let crd: CustomResourceDefinition = serde_json::from_value(at_crd()).expect("CRD");
+    let crd: CustomResourceDefinition = serde_json::from_value(widget_crd()).expect("CRD");
     crds.create(&PostParams::default(), &crd)
         .await
         .expect("CRD created");
 
-    let group = wait_for(driver, "[data-key='g:cnat.programming-kubernetes.info']").await;
+    let group = wait_for(driver, "[data-key='g:e2e.kube-atlas.dev']").await;
     assert!(group.is_displayed().await.expect("displayed"));
+    // The tree changed in place: the selection and the scroll position survived.
+    let still_selected = driver
+        .find(By::Css(
+            "[data-key='r:apps/v1/deployments'][aria-selected='true']",
+        ))
+        .await;
+    assert!(
+        still_selected.is_ok(),
+        "selection kept across the discovery update"
+    );
+    let scroll = driver
+        .execute("return document.querySelector('.main').scrollTop;", vec![])
+        .await
+        .expect("scroll read");
+    assert_eq!(scroll.json().as_f64(), Some(300.0), "scroll kept");
+
     group
         .find(By::Css(".tree-row"))
         .await
@@ -260,7 +282,7 @@ async fn a_crd_created_while_the_page_is_open_appears_without_reload() {
         .expect("expand");
     wait_for(
         driver,
-        "[data-key='v:cnat.programming-kubernetes.info/v1alpha1'] .tree-row",
+        "[data-key='v:e2e.kube-atlas.dev/v1alpha1'] .tree-row",
     )
     .await
     .click()
@@ -268,18 +290,29 @@ async fn a_crd_created_while_the_page_is_open_appears_without_reload() {
     .expect("expand version");
     wait_for(
         driver,
-        "[data-key='r:cnat.programming-kubernetes.info/v1alpha1/ats'] .tree-row",
+        "[data-key='r:e2e.kube-atlas.dev/v1alpha1/widgets'] .tree-row",
     )
     .await
     .click()
     .await
-    .expect("select ats");
+    .expect("select widgets");
     let gvk = wait_for(driver, ".explorer .gvk").await;
     assert_eq!(
         gvk.text().await.expect("text"),
-        "cnat.programming-kubernetes.info/v1alpha1, Kind=At"
+        "e2e.kube-atlas.dev/v1alpha1, Kind=Widget"
     );
     harness.screenshot("crd-live").await;
+
+    // Deleting the CRD removes its group, again without a reload.
+    crds.delete("widgets.e2e.kube-atlas.dev", &Default::default())
+        .await
+        .expect("CRD deleted");
+    let gone = driver
+        .query(By::Css("[data-key='g:e2e.kube-atlas.dev']"))
+        .wait(PAGE_TIMEOUT, POLL)
+        .not_exists()
+        .await;
+    assert!(gone.is_ok(), "group removed after the CRD was deleted");
     harness.stop().await;
 }
 
@@ -322,5 +355,50 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
         text.contains("Cannot reach the Kubernetes API"),
         "unreachable, said as such: {text}"
     );
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_log_lists_the_api_calls_and_the_open_watch() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    driver.goto(harness.url("/")).await.expect("page loads");
+    wait_for(driver, ".welcome .overview-group").await;
+    wait_for(driver, ".request-log summary")
+        .await
+        .click()
+        .await
+        .expect("open log");
+    // The CRD watch is opened once discovery is in.
+    let watch_row = driver
+        .query(By::XPath(
+            "//tr[contains(@class,'log-row')][.//td[contains(., 'watch=true')]]",
+        ))
+        .wait(PAGE_TIMEOUT, POLL)
+        .first()
+        .await
+        .expect("the CRD watch is logged");
+    let watch_text = watch_row.text().await.expect("text");
+    assert!(
+        watch_text.contains("watch ·") && watch_text.contains("open"),
+        "{watch_text}"
+    );
+    let mut paths = Vec::new();
+    for cell in driver
+        .find_all(By::Css(".request-log .log-row td.path"))
+        .await
+        .expect("cells")
+    {
+        paths.push(cell.text().await.unwrap_or_default());
+    }
+    for expected in ["/api", "/apis", "/version"] {
+        assert!(
+            paths.iter().any(|p| p == expected),
+            "{expected} logged: {paths:?}"
+        );
+    }
+    let curl = wait_for(driver, ".request-log .log-row .copyable code").await;
+    assert!(curl.text().await.expect("text").starts_with("curl -s"));
+    harness.screenshot("request-log").await;
     harness.stop().await;
 }

@@ -51,9 +51,11 @@ pub struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    pub details: Option<Value>,
+    // Boxed: with serde_json's preserve_order (enabled elsewhere in the workspace) a Value is
+    // large, and every handler returns Result<_, ApiError>.
+    pub details: Option<Box<Value>>,
     /// `metadata` of the Status (used for the fresh `continue` of an expired token).
-    pub metadata: Value,
+    pub metadata: Box<Value>,
 }
 
 impl ApiError {
@@ -63,12 +65,12 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
-            metadata: json!({}),
+            metadata: Box::new(json!({})),
         }
     }
 
     fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -253,7 +255,7 @@ impl ApiError {
             "status": "Failure", "message": self.message, "reason": self.reason, "code": self.code,
         });
         if let Some(d) = &self.details {
-            s["details"] = d.clone();
+            s["details"] = (**d).clone();
         }
         s
     }

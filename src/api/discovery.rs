@@ -56,9 +56,15 @@ fn classify(path: &str, error: ApiError) -> DiscoveryLoadError {
         ApiError::Status {
             code: 401 | 403, ..
         } => DiscoveryLoadError::Forbidden(format!("{path}: {error}")),
-        // A proxy (kubectl proxy, an ingress) answering for an API server it cannot reach.
+        // A proxy (kubectl proxy, an ingress) answering for an API server it cannot reach:
+        // a gateway error, or any 5xx whose body is not a Kubernetes Status.
         ApiError::Status {
             code: 502..=504, ..
+        }
+        | ApiError::Status {
+            code: 500..=599,
+            reason: None,
+            ..
         } => DiscoveryLoadError::Unreachable(format!("{path}: {error}")),
         ApiError::Status { code: 404, .. } => {
             DiscoveryLoadError::NotKubernetes(format!("{path} answered 404"))
