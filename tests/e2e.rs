@@ -341,6 +341,25 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
         .expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
     assert!(shown_groups(driver).await.contains("apps"));
+    // The CRD watch runs over a WebSocket through the proxy: a new CRD shows up well before
+    // the 15 s discovery poll would notice it.
+    let config = kube::Config::new(harness.base_url().parse().expect("url"));
+    let crds: kube::Api<
+        k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    > = kube::Api::all(kube::Client::try_from(config).expect("kube client"));
+    let crd = serde_json::from_value(widget_crd()).expect("CRD");
+    crds.create(&Default::default(), &crd)
+        .await
+        .expect("CRD created");
+    let appeared = driver
+        .query(By::Css("[data-key='g:e2e.kube-atlas.dev']"))
+        .wait(Duration::from_secs(8), POLL)
+        .first()
+        .await;
+    assert!(
+        appeared.is_ok(),
+        "the WebSocket watch through kubectl proxy delivered the change"
+    );
     drop(proxy);
 
     let dead = common::KubectlProxy::start(&scratch, "http://127.0.0.1:9");
