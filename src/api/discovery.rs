@@ -5,6 +5,7 @@
 use futures::future::{join, join_all};
 
 use super::{get, ApiError, Fetched};
+pub use crate::model::errors::{classify_discovery_failure as classify, DiscoveryLoadError};
 use crate::model::{
     parse_api_root, parse_apis_root, tree_from_aggregated, ApiRootDoc, ApisRootDoc, Discovery,
     LegacyWalkPlan, DISCOVERY_ACCEPT,
@@ -18,62 +19,6 @@ pub struct LoadedDiscovery {
     /// ETag of `/apis` (aggregated), used to poll for changes cheaply.
     pub apis_etag: Option<String>,
     pub requests: usize,
-}
-
-/// Why discovery could not be loaded at all (a partial failure is in `Discovery::errors`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum DiscoveryLoadError {
-    Unreachable(String),
-    NotKubernetes(String),
-    Forbidden(String),
-    Failed(String),
-}
-
-impl std::fmt::Display for DiscoveryLoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DiscoveryLoadError::Unreachable(d) => write!(
-                f,
-                "Cannot reach the Kubernetes API on this origin: {d}. Start `kubectl proxy` \
-                 (or `cargo xtask demo`) and serve this page from it."
-            ),
-            DiscoveryLoadError::NotKubernetes(d) => write!(
-                f,
-                "This origin does not look like a Kubernetes API server: {d}"
-            ),
-            DiscoveryLoadError::Forbidden(d) => write!(
-                f,
-                "The API server refused discovery (check your credentials or RBAC): {d}"
-            ),
-            DiscoveryLoadError::Failed(d) => write!(f, "Discovery failed: {d}"),
-        }
-    }
-}
-
-fn classify(path: &str, error: ApiError) -> DiscoveryLoadError {
-    match error {
-        ApiError::Unreachable(d) => DiscoveryLoadError::Unreachable(d),
-        ApiError::Status {
-            code: 401 | 403, ..
-        } => DiscoveryLoadError::Forbidden(format!("{path}: {error}")),
-        // A proxy (kubectl proxy, an ingress) answering for an API server it cannot reach:
-        // a gateway error, or any 5xx whose body is not a Kubernetes Status.
-        ApiError::Status {
-            code: 502..=504, ..
-        }
-        | ApiError::Status {
-            code: 500..=599,
-            reason: None,
-            ..
-        } => DiscoveryLoadError::Unreachable(format!("{path}: {error}")),
-        ApiError::Status { code: 404, .. } => {
-            DiscoveryLoadError::NotKubernetes(format!("{path} answered 404"))
-        }
-        ApiError::Status { code, .. } if code >= 500 => {
-            DiscoveryLoadError::Failed(format!("{path}: {error}"))
-        }
-        other => DiscoveryLoadError::Failed(format!("{path}: {other}")),
-    }
 }
 
 fn require(path: &str, fetched: Result<Fetched, ApiError>) -> Result<Fetched, DiscoveryLoadError> {

@@ -7,6 +7,7 @@ pub mod watch;
 
 use gloo_net::http::Request;
 
+pub use crate::model::errors::ApiError;
 use crate::state::request_log;
 
 /// A response as far as the callers need it.
@@ -16,38 +17,6 @@ pub struct Fetched {
     pub content_type: String,
     pub etag: Option<String>,
     pub body: String,
-}
-
-/// Why a request failed, in terms a user can act on.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ApiError {
-    /// The request never got an HTTP answer (proxy not running, network down).
-    Unreachable(String),
-    /// An HTTP error; `message` comes from the Kubernetes Status when there is one.
-    Status {
-        code: u16,
-        reason: Option<String>,
-        message: String,
-    },
-}
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ApiError::Unreachable(detail) => write!(
-                f,
-                "the API server could not be reached ({detail}); is `kubectl proxy` running?"
-            ),
-            ApiError::Status {
-                code,
-                reason,
-                message,
-            } => match reason {
-                Some(reason) => write!(f, "{code} {reason}: {message}"),
-                None => write!(f, "HTTP {code}: {message}"),
-            },
-        }
-    }
 }
 
 pub(crate) fn now_ms() -> f64 {
@@ -105,29 +74,6 @@ pub async fn get_with_headers(
     Err(status_error(status, &body))
 }
 
-/// Turns an error body into a readable error: a Kubernetes Status when it is one.
 fn status_error(code: u16, body: &str) -> ApiError {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let status = parsed
-        .as_ref()
-        .filter(|v| v.get("kind").and_then(|k| k.as_str()) == Some("Status"));
-    match status {
-        Some(status) => ApiError::Status {
-            code,
-            reason: status
-                .get("reason")
-                .and_then(|r| r.as_str())
-                .map(str::to_string),
-            message: status
-                .get("message")
-                .and_then(|m| m.as_str())
-                .unwrap_or("")
-                .to_string(),
-        },
-        None => ApiError::Status {
-            code,
-            reason: None,
-            message: body.chars().take(200).collect(),
-        },
-    }
+    ApiError::from_response(code, body)
 }

@@ -2,6 +2,7 @@
 //! filtering. No IO, no browser APIs, so it is tested natively with `cargo test`.
 
 pub mod discovery;
+pub mod errors;
 pub mod filter;
 pub mod mapping;
 pub mod route;

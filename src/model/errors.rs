@@ -1,0 +1,183 @@
+//! Errors of talking to the API server, in terms a user can act on. Pure, so the wording and
+//! the classification are tested natively.
+
+/// Why a request failed, in terms a user can act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    /// The request never got an HTTP answer (proxy not running, network down).
+    Unreachable(String),
+    /// An HTTP error; `message` comes from the Kubernetes Status when there is one.
+    Status {
+        code: u16,
+        reason: Option<String>,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Unreachable(detail) => write!(
+                f,
+                "the API server could not be reached ({detail}); is `kubectl proxy` running?"
+            ),
+            ApiError::Status {
+                code,
+                reason,
+                message,
+            } => match reason {
+                Some(reason) => write!(f, "{code} {reason}: {message}"),
+                None => write!(f, "HTTP {code}: {message}"),
+            },
+        }
+    }
+}
+
+impl ApiError {
+    /// Turns an error body into a readable error: a Kubernetes Status when it is one.
+    pub fn from_response(code: u16, body: &str) -> ApiError {
+        let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+        let status = parsed
+            .as_ref()
+            .filter(|v| v.get("kind").and_then(|k| k.as_str()) == Some("Status"));
+        match status {
+            Some(status) => ApiError::Status {
+                code,
+                reason: status
+                    .get("reason")
+                    .and_then(|r| r.as_str())
+                    .map(str::to_string),
+                message: status
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("")
+                    .to_string(),
+            },
+            None => ApiError::Status {
+                code,
+                reason: None,
+                message: body.chars().take(200).collect(),
+            },
+        }
+    }
+}
+
+/// Why discovery could not be loaded at all (a partial failure is in `Discovery::errors`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiscoveryLoadError {
+    Unreachable(String),
+    NotKubernetes(String),
+    Forbidden(String),
+    Failed(String),
+}
+
+impl std::fmt::Display for DiscoveryLoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiscoveryLoadError::Unreachable(d) => write!(
+                f,
+                "Cannot reach the Kubernetes API on this origin: {d}. Start `kubectl proxy` \
+                 (or `cargo xtask demo`) and serve this page from it."
+            ),
+            DiscoveryLoadError::NotKubernetes(d) => write!(
+                f,
+                "This origin does not look like a Kubernetes API server: {d}"
+            ),
+            DiscoveryLoadError::Forbidden(d) => write!(
+                f,
+                "The API server refused discovery (check your credentials or RBAC): {d}"
+            ),
+            DiscoveryLoadError::Failed(d) => write!(f, "Discovery failed: {d}"),
+        }
+    }
+}
+
+/// What a failed discovery request means for the user.
+pub fn classify_discovery_failure(path: &str, error: ApiError) -> DiscoveryLoadError {
+    match error {
+        ApiError::Unreachable(d) => DiscoveryLoadError::Unreachable(d),
+        ApiError::Status {
+            code: 401 | 403, ..
+        } => DiscoveryLoadError::Forbidden(format!("{path}: {error}")),
+        // A proxy (kubectl proxy, an ingress) answering for an API server it cannot reach:
+        // a gateway error, or any 5xx whose body is not a Kubernetes Status.
+        ApiError::Status {
+            code: 502..=504, ..
+        }
+        | ApiError::Status {
+            code: 500..=599,
+            reason: None,
+            ..
+        } => DiscoveryLoadError::Unreachable(format!("{path}: {error}")),
+        ApiError::Status { code: 404, .. } => {
+            DiscoveryLoadError::NotKubernetes(format!("{path} answered 404"))
+        }
+        ApiError::Status { code, .. } if code >= 500 => {
+            DiscoveryLoadError::Failed(format!("{path}: {error}"))
+        }
+        other => DiscoveryLoadError::Failed(format!("{path}: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubernetes_status_bodies_keep_reason_and_message() {
+        let body = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"x\" is forbidden","reason":"Forbidden","code":403}"#;
+        let error = ApiError::from_response(403, body);
+        assert_eq!(
+            error,
+            ApiError::Status {
+                code: 403,
+                reason: Some("Forbidden".into()),
+                message: "pods \"x\" is forbidden".into()
+            }
+        );
+        assert_eq!(error.to_string(), "403 Forbidden: pods \"x\" is forbidden");
+    }
+
+    #[test]
+    fn discovery_failures_are_told_apart() {
+        let unreachable = classify_discovery_failure(
+            "/api",
+            ApiError::Unreachable("TypeError: Failed to fetch".into()),
+        );
+        assert!(matches!(unreachable, DiscoveryLoadError::Unreachable(_)));
+        // kubectl proxy in front of a dead API server answers 500 with plain text.
+        let proxy =
+            ApiError::from_response(500, "dial tcp 127.0.0.1:9: connect: connection refused");
+        assert!(matches!(
+            classify_discovery_failure("/api", proxy),
+            DiscoveryLoadError::Unreachable(_)
+        ));
+        let gateway = ApiError::from_response(502, "Bad Gateway");
+        assert!(matches!(
+            classify_discovery_failure("/api", gateway),
+            DiscoveryLoadError::Unreachable(_)
+        ));
+        let forbidden = ApiError::from_response(
+            403,
+            r#"{"kind":"Status","reason":"Forbidden","message":"no"}"#,
+        );
+        let forbidden = classify_discovery_failure("/apis", forbidden);
+        assert!(matches!(forbidden, DiscoveryLoadError::Forbidden(_)));
+        assert!(forbidden.to_string().contains("refused discovery"));
+        let not_found = ApiError::from_response(404, "<html>Not Found</html>");
+        let not_found = classify_discovery_failure("/api", not_found);
+        assert!(matches!(not_found, DiscoveryLoadError::NotKubernetes(_)));
+        assert!(not_found
+            .to_string()
+            .contains("does not look like a Kubernetes API server"));
+        // A Status 500 comes from the API server itself: not an unreachable server.
+        let internal = ApiError::from_response(
+            500,
+            r#"{"kind":"Status","reason":"InternalError","message":"boom"}"#,
+        );
+        assert!(matches!(
+            classify_discovery_failure("/api", internal),
+            DiscoveryLoadError::Failed(_)
+        ));
+    }
+}
