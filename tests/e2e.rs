@@ -421,3 +421,47 @@ async fn request_log_lists_the_api_calls_and_the_open_watch() {
     harness.screenshot("request-log").await;
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_discovery_walk_builds_the_same_tree() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    driver.goto(harness.url("/")).await.expect("page loads");
+    wait_for(driver, ".welcome .overview-group").await;
+    let aggregated_groups = shown_groups(driver).await;
+    let aggregated_summary = wait_for(driver, ".welcome .subtitle")
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        aggregated_summary.contains("Aggregated discovery"),
+        "{aggregated_summary}"
+    );
+
+    let port = common::start_legacy_discovery_proxy(harness.cluster_addr()).await;
+    driver
+        .goto(format!("http://127.0.0.1:{port}/#/r/apps/v1/deployments"))
+        .await
+        .expect("page loads through the proxy");
+    let gvk = wait_for(driver, ".explorer .gvk").await;
+    assert_eq!(gvk.text().await.expect("text"), "apps/v1, Kind=Deployment");
+    assert_eq!(shown_groups(driver).await, aggregated_groups);
+    driver
+        .goto(format!("http://127.0.0.1:{port}/"))
+        .await
+        .expect("home");
+    let legacy_summary = wait_for(driver, ".welcome .subtitle")
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        legacy_summary.contains("Legacy discovery walk"),
+        "{legacy_summary}"
+    );
+    // Same counts of groups, versions, resources and subresources both ways.
+    let counts = |s: &str| s.split(". ").next().unwrap_or_default().to_string();
+    assert_eq!(counts(&legacy_summary), counts(&aggregated_summary));
+    harness.stop().await;
+}

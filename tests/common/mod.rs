@@ -189,3 +189,62 @@ impl Drop for KubectlProxy {
         let _ = self.child.wait();
     }
 }
+
+/// A loopback HTTP proxy in front of `upstream` that asks for plain `application/json` on every
+/// request, as a proxy or an older API server without aggregated discovery would answer: the
+/// dashboard must then fall back to the legacy discovery walk. One request per connection.
+pub async fn start_legacy_discovery_proxy(upstream: std::net::SocketAddr) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind proxy");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match client.read(&mut byte).await {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let mut rewritten = String::new();
+                for line in text.split("\r\n").filter(|l| !l.is_empty()) {
+                    let lower = line.to_ascii_lowercase();
+                    if lower.starts_with("accept:") && lower.contains("apidiscovery") {
+                        rewritten.push_str("Accept: application/json\r\n");
+                    } else if lower.starts_with("connection:") && !lower.contains("upgrade") {
+                        continue;
+                    } else {
+                        rewritten.push_str(line);
+                        rewritten.push_str("\r\n");
+                    }
+                }
+                if !text.to_ascii_lowercase().contains("upgrade: websocket") {
+                    rewritten.push_str("Connection: close\r\n");
+                }
+                rewritten.push_str("\r\n");
+                let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                if server.write_all(rewritten.as_bytes()).await.is_err() {
+                    return;
+                }
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+            });
+        }
+    });
+    port
+}
+
+impl Harness {
+    pub fn cluster_addr(&self) -> std::net::SocketAddr {
+        self.base_url
+            .trim_start_matches("http://")
+            .parse()
+            .expect("cluster address")
+    }
+}
