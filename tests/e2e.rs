@@ -465,3 +465,35 @@ async fn legacy_discovery_walk_builds_the_same_tree() {
     assert_eq!(counts(&legacy_summary), counts(&aggregated_summary));
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_theme_follows_the_system_setting() {
+    let background = |driver: WebDriver| async move {
+        driver
+            .execute(
+                "return getComputedStyle(document.body).backgroundColor;",
+                vec![],
+            )
+            .await
+            .expect("style")
+            .json()
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let light = Harness::start().await;
+    light.driver.goto(light.url("/")).await.expect("page loads");
+    wait_for(&light.driver, ".welcome").await;
+    assert_eq!(background(light.driver.clone()).await, "rgb(246, 247, 249)");
+    light.stop().await;
+
+    let dark = Harness::start_dark().await;
+    dark.driver
+        .goto(dark.url("/#/r/core/v1/pods?ns=default"))
+        .await
+        .expect("page loads");
+    wait_for(&dark.driver, ".explorer .gvk").await;
+    assert_eq!(background(dark.driver.clone()).await, "rgb(15, 18, 22)");
+    dark.screenshot("dark").await;
+    dark.stop().await;
+}

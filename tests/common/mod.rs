@@ -45,8 +45,9 @@ fn wait_for_port(port: u16, within: Duration) {
     panic!("nothing listening on 127.0.0.1:{port} after {within:?}");
 }
 
-/// Starts chromedriver and a headless Chromium session.
-pub async fn start_browser() -> (WebDriver, Child) {
+/// Starts chromedriver and a headless Chromium session (`dark`: the system prefers a dark
+/// color scheme).
+pub async fn start_browser(dark: bool) -> (WebDriver, Child) {
     let chromedriver_path =
         std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
     let port = free_port();
@@ -74,6 +75,10 @@ pub async fn start_browser() -> (WebDriver, Child) {
     ] {
         caps.add_arg(arg).expect("chromium argument");
     }
+    if dark {
+        caps.add_arg("--force-dark-mode")
+            .expect("chromium argument");
+    }
     let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps)
         .await
         .expect("a chromedriver session");
@@ -81,8 +86,17 @@ pub async fn start_browser() -> (WebDriver, Child) {
 }
 
 impl Harness {
-    /// A demo cluster (seeded unless `empty`) serving dist/, and a browser.
+    /// A demo cluster serving dist/, and a browser.
     pub async fn start() -> Harness {
+        Self::start_with(false).await
+    }
+
+    /// As [`Harness::start`], with a browser whose system setting prefers dark.
+    pub async fn start_dark() -> Harness {
+        Self::start_with(true).await
+    }
+
+    async fn start_with(dark: bool) -> Harness {
         let dist = dist_dir();
         assert!(
             dist.join("index.html").exists(),
@@ -97,7 +111,7 @@ impl Harness {
         })
         .await
         .expect("demo cluster starts");
-        let (driver, chromedriver) = start_browser().await;
+        let (driver, chromedriver) = start_browser(dark).await;
         Harness {
             base_url: cluster.url(),
             cluster: Some(cluster),
