@@ -56,9 +56,12 @@ pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
                                     let status = match (record.status, &record.error) {
                                         (Some(code), _) => code.to_string(),
                                         (None, Some(_)) => "failed".into(),
+                                        // A WebSocket watch has no status line until it opens.
+                                        (None, None) if record.watch.is_some() => "ws".into(),
                                         (None, None) => "…".into(),
                                     };
-                                    let ok = record.status.is_some_and(|c| c < 400);
+                                    let ok = record.status.is_some_and(|c| c < 400)
+                                        || (record.watch.is_some() && record.error.is_none());
                                     let timing = match record.watch {
                                         Some(w) => format!(
                                             "watch · {} events{}",

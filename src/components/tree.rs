@@ -216,8 +216,11 @@ pub fn ApiTreeView(
                                     >
                                         {twisty}
                                     </span>
-                                    <span class=if depth == 0 { "group-label" } else { "node-label" }>
-                                        {described.label}
+                                    <span
+                                        class=if depth == 0 { "group-label" } else { "node-label" }
+                                        title=described.label.clone()
+                                    >
+                                        {described.label.clone()}
                                     </span>
                                     <span class="kind">{described.detail}</span>
                                     {described
