@@ -4,10 +4,13 @@
 //! [`RunningCluster`]. The modules are public so in-process controllers and tests can use the
 //! registry directly; the HTTP API is the compatibility contract.
 
+pub mod controllers;
 pub mod http;
+pub mod logs;
 pub mod openapi;
 pub mod protobuf;
 pub mod registry;
+pub mod seed;
 pub mod status;
 pub mod storage;
 
@@ -32,14 +35,18 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Static files served at `/` (the dashboard's `dist/`), as `kubectl proxy --www` does.
     pub www: Option<PathBuf>,
-    /// Simulation speed factor (2.0 = twice as fast).
+    /// Simulation speed factor (2.0 = twice as fast): divides every simulated delay (image
+    /// pulls, container start and stop, job run time, crash back-off, heartbeats).
     pub speed: f64,
-    /// Start with only nodes, no seeded workloads.
+    /// Start with only nodes and the system namespaces, no seeded workloads.
     pub empty: bool,
     /// Extra Host header values accepted besides localhost, 127.0.0.1 and [::1].
     pub accept_hosts: Vec<String>,
     /// Persist the store here and reload it on start.
     pub state_file: Option<PathBuf>,
+    /// Run the simulated control plane (controllers, scheduler, kubelets, cnat operator).
+    /// Off, the server is a bare API server: objects stay exactly as clients wrote them.
+    pub controllers: bool,
 }
 
 impl Default for Config {
@@ -51,6 +58,7 @@ impl Default for Config {
             empty: false,
             accept_hosts: Vec::new(),
             state_file: None,
+            controllers: true,
         }
     }
 }
@@ -61,6 +69,8 @@ pub struct RunningCluster {
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
     registry: Arc<Registry>,
+    /// The simulated control plane; dropped (stopped) with the cluster.
+    controllers: controllers::Controllers,
 }
 
 impl RunningCluster {
@@ -80,6 +90,8 @@ impl RunningCluster {
 
     /// Stops accepting, lets open requests finish, and waits for the server task.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
+        // Controllers first, so nothing writes while the state file is saved.
+        drop(std::mem::take(&mut self.controllers));
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -114,7 +126,17 @@ pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<R
 
 /// Like [`start`], with internal knobs (small watch cache, fast bookmarks) for tests.
 pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Result<RunningCluster> {
+    let fresh = !config.state_file.as_deref().is_some_and(Path::exists);
     let registry = build_registry(&config, &tuning)?;
+    controllers::cnat::install_crd(&registry);
+    if fresh && !config.empty {
+        seed::seed_workloads(&registry);
+    }
+    let controllers = if config.controllers {
+        controllers::start_all(registry.clone(), config.speed)
+    } else {
+        controllers::Controllers::default()
+    };
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let (stop_watches, shutdown) = tokio::sync::watch::channel(false);
@@ -165,6 +187,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         shutdown: Some(tx),
         task,
         registry,
+        controllers,
     })
 }
 

@@ -13,10 +13,11 @@ struct Args {
     /// Serve static files from this directory at `/` (like `kubectl proxy --www`).
     #[arg(long)]
     www: Option<PathBuf>,
-    /// Simulation speed factor: 2 runs simulated delays twice as fast.
+    /// Simulation speed factor: 2 runs simulated delays (image pulls, container start and
+    /// stop, job run time, crash back-off) twice as fast.
     #[arg(long, default_value_t = 1.0)]
     speed: f64,
-    /// Start with only nodes, no seeded workloads.
+    /// Start with only the nodes and system namespaces, no demo workloads.
     #[arg(long)]
     empty: bool,
     /// Also accept these Host header values (comma separated), besides localhost.
@@ -46,6 +47,7 @@ async fn main() -> anyhow::Result<()> {
         empty: args.empty,
         accept_hosts: args.accept_hosts,
         state_file: args.state_file,
+        controllers: true,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());

@@ -90,6 +90,9 @@ async fn kubectl_end_to_end() {
     }
     let cluster = start(Config {
         listen: "127.0.0.1:0".parse().unwrap(),
+        empty: true,
+        // Fast simulated kubelets: deleting a namespace waits for its pods to terminate.
+        speed: 50.0,
         ..Config::default()
     })
     .await

@@ -18,6 +18,9 @@ async fn official_python_client_smoke() {
     }
     let cluster = start(Config {
         listen: "127.0.0.1:0".parse().unwrap(),
+        empty: true,
+        // Fast simulated kubelets: deleting a namespace waits for its pods to terminate.
+        speed: 50.0,
         ..Config::default()
     })
     .await

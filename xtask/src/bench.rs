@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests. `cargo xtask bench [ui-size|model|ui]` runs one part.
+//! timed tests. `cargo xtask bench [ui-size|model|server|ui]` runs one part; options after
+//! `server` go to the server benchmark (e.g. `cargo xtask bench server --duration 5`).
 
 use anyhow::Result;
 
@@ -30,6 +31,19 @@ pub fn run(args: &[String]) -> Result<()> {
             "--example",
             "bench_model",
         ]))?;
+    }
+    if wants("server") {
+        println!("\nxtask bench: ==== demo cluster: list 10,000 pods; 200 watchers during 1,000 writes/s ====");
+        // Controllers off: the figures are the API server's (store, list, watch fan-out);
+        // `cargo run --profile bench -p demo-cluster --example bench_server` runs it with them.
+        let mut extra: Vec<String> = vec!["--no-controllers".into()];
+        extra.extend(args.iter().skip(1).cloned());
+        cmd::run(
+            cmd::command("cargo")
+                .args(["run", "--quiet", "--profile", "bench", "-p", "demo-cluster"])
+                .args(["--example", "bench_server", "--"])
+                .args(&extra),
+        )?;
     }
     if wants("ui") {
         println!("\nxtask bench: ==== UI: tree ready time in headless Chromium ====");

@@ -754,11 +754,24 @@ async fn handle_inner(
                         None if containers.len() == 1 => containers[0].clone(),
                         None => return Err(ApiError::bad_request(format!("a container name must be specified for pod {name}, choose one of: [{}]", containers.join(" ")))),
                     };
-                    let text = format!("demo-cluster: no container runtime; log of {ns}/{name} container {container} is empty\n");
-                    let mut resp = (StatusCode::OK, text).into_response();
-                    resp.headers_mut()
-                        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-                    Ok(resp)
+                    let number = |key: &str| -> ApiResult<Option<i64>> {
+                        q.get(key)
+                            .map(|v| {
+                                v.parse::<i64>().map_err(|_| {
+                                    ApiError::bad_request(format!("invalid {key}: {v:?}"))
+                                })
+                            })
+                            .transpose()
+                    };
+                    let opts = crate::logs::LogOptions {
+                        container,
+                        follow: truthy(&q, "follow"),
+                        timestamps: truthy(&q, "timestamps"),
+                        previous: truthy(&q, "previous"),
+                        tail_lines: number("tailLines")?.map(|n| n.max(0) as usize),
+                        since_seconds: number("sinceSeconds")?,
+                    };
+                    crate::logs::respond(registry.clone(), &ns, &pod, opts)
                 }
                 (_, m) => Err(ApiError::method_not_allowed(
                     m.as_str(),

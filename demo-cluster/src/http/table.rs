@@ -79,6 +79,22 @@ fn age_of(ts: &Value) -> Value {
     }
 }
 
+/// kubectl's Job DURATION: start to completion, or start to now while running.
+fn job_duration(status: &Value) -> String {
+    let time = |v: &Value| {
+        v.as_str()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&chrono::Utc))
+    };
+    match time(&status["startTime"]) {
+        Some(start) => {
+            let end = time(&status["completionTime"]).unwrap_or_else(chrono::Utc::now);
+            human_duration((end - start).num_seconds().max(0))
+        }
+        None => String::new(),
+    }
+}
+
 fn s(v: &Value) -> String {
     match v {
         Value::String(x) => x.clone(),
@@ -366,7 +382,7 @@ fn builtin_cells(def: &ResourceDef, o: &Value) -> Vec<Value> {
             vec![
                 json!(status),
                 json!(format!("{succeeded}/{completions}")),
-                json!(""),
+                json!(job_duration(st)),
                 age,
                 json!(cn),
                 json!(im),

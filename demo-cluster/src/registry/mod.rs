@@ -22,6 +22,33 @@ use managed_fields::Writer;
 
 pub const CRD_GROUP: &str = "apiextensions.k8s.io";
 pub const CRD_RESOURCE: &str = "customresourcedefinitions";
+/// Finalizer the server adds for `propagationPolicy: Orphan`.
+pub const FINALIZER_ORPHAN: &str = "orphan";
+/// Finalizer the server adds for `propagationPolicy: Foreground`.
+pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
+
+/// The grace period a DELETE gets: only pods bound to a node and still running terminate
+/// gracefully (default `spec.terminationGracePeriodSeconds`); everything else goes at once.
+fn deletion_grace_seconds(def: &ResourceDef, current: &Value, opts: &DeleteOptions) -> i64 {
+    if !(def.group.is_empty() && def.resource == "pods") {
+        return 0;
+    }
+    let bound = current["spec"]["nodeName"]
+        .as_str()
+        .is_some_and(|n| !n.is_empty());
+    let terminal = matches!(
+        current["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    );
+    if !bound || terminal {
+        return 0;
+    }
+    // Capped at ten years so the deadline stays a representable time.
+    opts.grace_period_seconds
+        .or(current["spec"]["terminationGracePeriodSeconds"].as_i64())
+        .unwrap_or(30)
+        .clamp(0, 10 * 365 * 24 * 3600)
+}
 
 /// Current time as RFC 3339 with second precision, as Kubernetes serializes `Time`.
 pub fn now() -> String {
@@ -494,13 +521,23 @@ impl Registry {
         if opts.dry_run {
             return Ok(Self::present(def, new));
         }
+        // kube-apiserver's ShouldDeleteDuringUpdate: marked, no finalizers left and no grace
+        // period running (a terminating pod waits for its kubelet); namespaces also wait for
+        // their spec.finalizers (the namespace controller's `finalize`).
         let finished = new["metadata"]["deletionTimestamp"].is_string()
-            && string_list(&new["metadata"]["finalizers"]).is_empty();
+            && string_list(&new["metadata"]["finalizers"]).is_empty()
+            && new["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .unwrap_or(0)
+                == 0
+            && !(def.group.is_empty()
+                && def.resource == "namespaces"
+                && !string_list(&new["spec"]["finalizers"]).is_empty());
         let stored = self.store.update(key, new, rv_of(old))?;
         if finished {
             // The last finalizer is gone: the deferred deletion completes now.
             let deleted = self.store.delete(key, None)?;
-            self.after_delete(def, &deleted);
+            self.after_delete(def);
             return Ok(Self::present(def, deleted));
         }
         if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
@@ -852,14 +889,46 @@ impl Registry {
                 Some(true) => Some("Orphan".into()),
                 _ => None,
             });
-        let finalizers = string_list(&current["metadata"]["finalizers"]);
-        if !finalizers.is_empty() {
-            // Deferred deletion: mark and let the finalizers' owners finish it.
+        let already_deleting = current["metadata"]["deletionTimestamp"].is_string();
+        let mut finalizers = string_list(&current["metadata"]["finalizers"]);
+        // Orphan and Foreground are carried out by the garbage collector, which finds its
+        // instructions in these finalizers (as in kube-apiserver's `updateForGracefulDeletionAndFinalizers`).
+        let propagation_finalizer = match policy.as_deref() {
+            Some("Orphan") => Some(FINALIZER_ORPHAN),
+            Some("Foreground") => Some(FINALIZER_FOREGROUND),
+            _ => None,
+        };
+        if let Some(f) = propagation_finalizer {
+            if !already_deleting && !finalizers.iter().any(|x| x == f) {
+                finalizers.push(f.to_string());
+            }
+        }
+        let grace = deletion_grace_seconds(def, &current, opts);
+        let is_namespace = def.group.is_empty() && def.resource == "namespaces";
+        let namespace_finalizers =
+            is_namespace && !string_list(&current["spec"]["finalizers"]).is_empty();
+        let pod_deletion_finished = already_deleting && grace == 0;
+        let deferred =
+            !finalizers.is_empty() || namespace_finalizers || (grace > 0 && !pod_deletion_finished);
+        if deferred {
+            // Deferred deletion: mark and let the kubelet / finalizers' owners finish it.
             let mut marked = current.clone();
-            if !marked["metadata"]["deletionTimestamp"].is_string() {
-                marked["metadata"]["deletionTimestamp"] = json!(now());
-                marked["metadata"]["deletionGracePeriodSeconds"] =
-                    json!(opts.grace_period_seconds.unwrap_or(0));
+            marked["metadata"]["finalizers"] = json!(finalizers);
+            if finalizers.is_empty() {
+                marked["metadata"]
+                    .as_object_mut()
+                    .map(|m| m.remove("finalizers"));
+            }
+            let previous_grace = current["metadata"]["deletionGracePeriodSeconds"].as_i64();
+            // The grace period may only shorten once deletion has started.
+            if !already_deleting || previous_grace.is_some_and(|g| grace < g) {
+                let deadline = chrono::Utc::now() + chrono::Duration::seconds(grace);
+                marked["metadata"]["deletionTimestamp"] =
+                    json!(deadline.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+                marked["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+            }
+            if is_namespace {
+                marked["status"]["phase"] = json!("Terminating");
             }
             let code = if opts.orphan_dependents == Some(false) {
                 202
@@ -874,14 +943,6 @@ impl Registry {
         }
         if opts.dry_run {
             return Ok(self.delete_outcome(def, current));
-        }
-        if def.group.is_empty() && def.resource == "namespaces" {
-            // No namespace controller yet: remove the content synchronously.
-            for (k, _) in self.store.dump_keys() {
-                if k.namespace == name && !k.namespace.is_empty() {
-                    let _ = self.store.delete(&k, None);
-                }
-            }
         }
         if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
             let group = current["spec"]["group"]
@@ -898,13 +959,8 @@ impl Registry {
                 }
             }
         }
-        if policy.as_deref() == Some("Orphan") {
-            self.orphan_dependents(&uid);
-        } else if policy.as_deref() == Some("Foreground") {
-            self.delete_dependents(&uid);
-        }
-        let deleted = self.store.delete(&key, None)?;
-        self.after_delete(def, &deleted);
+        let deleted = self.store.delete(&key, rv_of(&current))?;
+        self.after_delete(def);
         Ok(self.delete_outcome(def, deleted))
     }
 
@@ -923,65 +979,10 @@ impl Registry {
         }
     }
 
-    /// Background garbage collection, done inline: dependents whose owners are all gone go too.
-    fn after_delete(&self, def: &ResourceDef, deleted: &Value) {
+    /// Dependents are left to the garbage collector controller, as in a real cluster.
+    fn after_delete(&self, def: &ResourceDef) {
         if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
             self.refresh_crds();
-        }
-        if let Some(uid) = deleted["metadata"]["uid"].as_str() {
-            self.delete_dependents(uid);
-        }
-    }
-
-    fn delete_dependents(&self, owner_uid: &str) {
-        let all = self.store.dump_keys();
-        let live: HashSet<String> = all
-            .iter()
-            .filter_map(|(_, v)| v["metadata"]["uid"].as_str().map(String::from))
-            .collect();
-        for (key, obj) in &all {
-            let owners: Vec<String> = obj["metadata"]["ownerReferences"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|o| o["uid"].as_str().map(String::from))
-                .collect();
-            if owners.iter().any(|u| u == owner_uid)
-                && owners.iter().all(|u| u == owner_uid || !live.contains(u))
-            {
-                if let Ok(deleted) = self.store.delete(key, None) {
-                    if let Some(uid) = deleted["metadata"]["uid"].as_str() {
-                        self.delete_dependents(uid);
-                    }
-                }
-            }
-        }
-    }
-
-    fn orphan_dependents(&self, owner_uid: &str) {
-        for (key, obj) in self.store.dump_keys() {
-            let refs = obj["metadata"]["ownerReferences"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if refs.iter().any(|r| r["uid"] == owner_uid) {
-                let _ = self.store.guaranteed_update(&key, |cur| {
-                    let mut next = cur.clone();
-                    let kept: Vec<Value> = refs
-                        .iter()
-                        .filter(|r| r["uid"] != owner_uid)
-                        .cloned()
-                        .collect();
-                    if kept.is_empty() {
-                        next["metadata"]
-                            .as_object_mut()
-                            .map(|m| m.remove("ownerReferences"));
-                    } else {
-                        next["metadata"]["ownerReferences"] = json!(kept);
-                    }
-                    Ok(Some(next))
-                });
-            }
         }
     }
 
@@ -1133,6 +1134,90 @@ mod tests {
     }
 
     #[test]
+    fn bound_pods_terminate_gracefully_and_unbound_ones_go_at_once() {
+        let r = registry();
+        let pods = r.builtin("", "pods").unwrap();
+        let opts = WriteOptions::default();
+        let pod = |name: &str, node: Option<&str>| {
+            let mut p = json!({"metadata": {"name": name}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+            if let Some(node) = node {
+                p["spec"]["nodeName"] = json!(node);
+            }
+            p
+        };
+        r.create(&pods, "default", pod("loose", None), &opts)
+            .unwrap();
+        let gone = r
+            .delete(&pods, "default", "loose", &DeleteOptions::default())
+            .unwrap();
+        assert!(matches!(gone, DeleteOutcome::Object(_, 200)));
+        assert!(r.get(&pods, "default", "loose").is_err());
+
+        r.create(&pods, "default", pod("bound", Some("demo-node-1")), &opts)
+            .unwrap();
+        let DeleteOutcome::Object(marked, 200) = r
+            .delete(&pods, "default", "bound", &DeleteOptions::default())
+            .unwrap()
+        else {
+            panic!("graceful deletion returns the pod");
+        };
+        assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 30);
+        assert!(marked["metadata"]["deletionTimestamp"].is_string());
+        // Status writes while terminating keep the pod (the kubelet is still stopping it).
+        let status_opts = WriteOptions {
+            subresource: "status".into(),
+            ..Default::default()
+        };
+        r.update_with(&pods, "default", "bound", &status_opts, |p| {
+            p["status"]["phase"] = json!("Running");
+            Ok(())
+        })
+        .unwrap();
+        assert!(r.get(&pods, "default", "bound").is_ok());
+        // A shorter grace period replaces the longer one; grace 0 finishes the deletion.
+        let shorter = DeleteOptions {
+            grace_period_seconds: Some(5),
+            ..Default::default()
+        };
+        let DeleteOutcome::Object(again, _) =
+            r.delete(&pods, "default", "bound", &shorter).unwrap()
+        else {
+            panic!("still terminating");
+        };
+        assert_eq!(again["metadata"]["deletionGracePeriodSeconds"], 5);
+        let now = DeleteOptions {
+            grace_period_seconds: Some(0),
+            precondition_uid: again["metadata"]["uid"].as_str().map(String::from),
+            ..Default::default()
+        };
+        r.delete(&pods, "default", "bound", &now).unwrap();
+        assert!(r.get(&pods, "default", "bound").is_err());
+    }
+
+    #[test]
+    fn namespace_deletion_waits_for_its_finalizer() {
+        let r = registry();
+        let namespaces = r.builtin("", "namespaces").unwrap();
+        let opts = WriteOptions::default();
+        r.create(&namespaces, "", json!({"metadata": {"name": "tmp"}}), &opts)
+            .unwrap();
+        let DeleteOutcome::Object(ns, 200) = r
+            .delete(&namespaces, "", "tmp", &DeleteOptions::default())
+            .unwrap()
+        else {
+            panic!("namespace deletion is deferred");
+        };
+        assert_eq!(ns["status"]["phase"], "Terminating");
+        assert_eq!(ns["spec"]["finalizers"], json!(["kubernetes"]));
+        r.update_with(&namespaces, "", "tmp", &opts, |n| {
+            n["spec"]["finalizers"] = json!([]);
+            Ok(())
+        })
+        .unwrap();
+        assert!(r.get(&namespaces, "", "tmp").is_err());
+    }
+
+    #[test]
     fn background_deletion_collects_dependents_and_orphan_keeps_them() {
         let r = registry();
         let cms = r.builtin("", "configmaps").unwrap();
@@ -1150,6 +1235,9 @@ mod tests {
         r.create(&cms, "default", dep.clone(), &opts).unwrap();
         r.delete(&cms, "default", "owner", &DeleteOptions::default())
             .unwrap();
+        // Dependents are the garbage collector's job, not the DELETE's.
+        assert!(r.get(&cms, "default", "dep").is_ok());
+        crate::controllers::gc::collect_garbage(&r);
         assert!(r.get(&cms, "default", "dep").is_err());
 
         let owner = r
@@ -1167,7 +1255,13 @@ mod tests {
             propagation_policy: Some("Orphan".into()),
             ..Default::default()
         };
-        r.delete(&cms, "default", "owner", &orphan).unwrap();
+        let marked = r.delete(&cms, "default", "owner", &orphan).unwrap();
+        let DeleteOutcome::Object(marked, 200) = marked else {
+            panic!("orphan deletion is deferred: {marked:?}");
+        };
+        assert_eq!(marked["metadata"]["finalizers"], json!(["orphan"]));
+        crate::controllers::gc::collect_garbage(&r);
+        assert!(r.get(&cms, "default", "owner").is_err());
         let kept = r.get(&cms, "default", "dep").unwrap();
         assert!(kept["metadata"].get("ownerReferences").is_none());
     }

@@ -85,6 +85,38 @@ fn default_template(obj: &mut Value) {
     }
 }
 
+/// kube-apiserver's Job strategy: unless `spec.manualSelector`, the selector is generated from
+/// the Job's uid and the template gets the matching labels (both the old and the new keys).
+fn generate_job_selector(obj: &mut Value) {
+    if obj["spec"]["manualSelector"].as_bool() == Some(true) || !obj["spec"]["selector"].is_null() {
+        return;
+    }
+    let (Some(uid), Some(name)) = (
+        obj["metadata"]["uid"].as_str().map(String::from),
+        obj["metadata"]["name"].as_str().map(String::from),
+    ) else {
+        return;
+    };
+    obj["spec"]["selector"] = json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}});
+    if !obj["spec"]["template"].is_object() {
+        return;
+    }
+    let meta = ensure_object(&mut obj["spec"]["template"], "metadata");
+    if !meta.get("labels").is_some_and(Value::is_object) {
+        meta.insert("labels".into(), json!({}));
+    }
+    if let Some(labels) = obj["spec"]["template"]["metadata"]["labels"].as_object_mut() {
+        for (k, v) in [
+            ("batch.kubernetes.io/controller-uid", &uid),
+            ("batch.kubernetes.io/job-name", &name),
+            ("controller-uid", &uid),
+            ("job-name", &name),
+        ] {
+            labels.insert(k.into(), json!(v));
+        }
+    }
+}
+
 /// Defaulting and status reset on create (the registry adds uid, timestamps and versions).
 pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl FnOnce() -> String) {
     if def.has_status() && def.resource != "nodes" && def.resource != "customresourcedefinitions" {
@@ -191,6 +223,7 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
             default_field(spec, "completionMode", json!("NonIndexed"));
             default_field(spec, "suspend", json!(false));
             default_template(obj);
+            generate_job_selector(obj);
         }
         ("batch", "cronjobs") => {
             let spec = ensure_object(obj, "spec");

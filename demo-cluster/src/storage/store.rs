@@ -320,6 +320,21 @@ impl Store {
         })
     }
 
+    /// Every future change of every resource, for in-process controllers (which reconcile
+    /// from the current state and only need to be woken).
+    pub fn subscriber(&self) -> broadcast::Receiver<Arc<StoredEvent>> {
+        self.sender.subscribe()
+    }
+
+    /// Visits every object under the lock without cloning (cross-resource scans such as
+    /// garbage collection); `visit` must not call back into the store.
+    pub fn for_each(&self, mut visit: impl FnMut(&ObjectKey, &Value)) {
+        let inner = self.lock();
+        for (k, v) in &inner.objects {
+            visit(k, v);
+        }
+    }
+
     pub fn oldest_resumable(&self) -> u64 {
         self.lock().cache.oldest_resumable()
     }

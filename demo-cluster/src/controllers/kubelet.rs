@@ -1,0 +1,719 @@
+//! One simulated kubelet per node: runs the pods bound to it through the phases a real
+//! kubelet reports (no containers exist), terminates deleted pods gracefully, restarts
+//! crashing containers with CrashLoopBackOff, and keeps the node's heartbeat and Lease fresh.
+//!
+//! An image whose name contains `crash` exits with code 1 shortly after every start. Pods with
+//! `restartPolicy` Never/OnFailure run to completion after a simulated run time (`sleep N` in
+//! the command sets it).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio::task::JoinHandle;
+
+use super::events::EventSpec;
+use super::{
+    is_deleting, is_pod_terminal, name_of, namespace_of, now_micro, set_condition, spawn_loop,
+    uid_of, writer, Changes, Context,
+};
+use crate::registry::{now, DeleteOptions};
+
+pub const COMPONENT: &str = "kubelet";
+const MANAGER: &str = "kubelet";
+/// How long a crashing container runs before it exits (simulated seconds).
+const CRASH_AFTER_SECONDS: f64 = 1.5;
+/// How long a run-to-completion container runs without a `sleep N` hint.
+const DEFAULT_RUN_SECONDS: f64 = 3.0;
+/// Longest simulated stop time, whatever the grace period.
+const MAX_STOP_SECONDS: f64 = 2.0;
+
+/// Both kubelet tasks for `node`: pod lifecycle and heartbeat.
+pub fn spawn(ctx: Arc<Context>, node: &str) -> Vec<JoinHandle<()>> {
+    let mut kubelet = Kubelet::new(ctx.clone(), node);
+    let changes = Changes::of(&ctx.registry, &[("", "pods")]);
+    let pods = spawn_loop(changes, Duration::from_secs(10), move || kubelet.sync());
+    let heartbeat_ctx = ctx.clone();
+    let node_name = node.to_string();
+    let heartbeat = tokio::spawn(async move {
+        // The real kubelet renews its Lease every 10 s and re-posts unchanged node status
+        // every 5 min; at high speed at most once a second.
+        let lease_period = heartbeat_ctx.scaled(10.0).max(Duration::from_secs(1));
+        let status_period = heartbeat_ctx.scaled(300.0).max(Duration::from_secs(1));
+        let mut last_status: Option<tokio::time::Instant> = None;
+        loop {
+            let now = tokio::time::Instant::now();
+            if last_status.is_none_or(|t| now - t >= status_period) {
+                post_node_status(&heartbeat_ctx, &node_name);
+                last_status = Some(now);
+            }
+            renew_lease(&heartbeat_ctx, &node_name);
+            tokio::time::sleep(lease_period).await;
+        }
+    });
+    vec![pods, heartbeat]
+}
+
+/// Refreshes the heartbeat times of the Node's conditions.
+pub fn post_node_status(ctx: &Context, node: &str) {
+    let nodes = ctx.def("", "nodes");
+    let _ = ctx
+        .registry
+        .update_with(&nodes, "", node, &writer(MANAGER, "status"), |current| {
+            let time = now();
+            if let Some(conditions) = current["status"]["conditions"].as_array_mut() {
+                for c in conditions {
+                    c["lastHeartbeatTime"] = json!(time);
+                }
+            }
+            Ok(())
+        });
+}
+
+/// Renews (or creates) the node's Lease in kube-node-lease, owned by the Node.
+pub fn renew_lease(ctx: &Context, node: &str) {
+    let Ok(node_obj) = ctx.registry.get(&ctx.def("", "nodes"), "", node) else {
+        return;
+    };
+    let leases = ctx.def("coordination.k8s.io", "leases");
+    let renewed = ctx.registry.update_with(
+        &leases,
+        "kube-node-lease",
+        node,
+        &writer(MANAGER, ""),
+        |lease| {
+            lease["spec"]["renewTime"] = json!(now_micro());
+            Ok(())
+        },
+    );
+    if renewed.is_err() {
+        let lease = json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": node, "namespace": "kube-node-lease",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": node, "uid": node_obj["metadata"]["uid"]}]},
+            "spec": {"holderIdentity": node, "leaseDurationSeconds": 40, "renewTime": now_micro()},
+        });
+        let _ = ctx
+            .registry
+            .create(&leases, "kube-node-lease", lease, &writer(MANAGER, ""));
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Images are being pulled (status: ContainerCreating).
+    Pulling,
+    /// Containers run; `due` is when a crashing or finite container exits.
+    Running,
+    /// A crashed container waits for its restart (CrashLoopBackOff).
+    BackOff,
+    /// The pod reached Succeeded or Failed.
+    Completed,
+    /// Deleted: containers are being stopped; `due` is the final DELETE.
+    Terminating,
+}
+
+/// What the kubelet remembers about one of its pods.
+#[derive(Debug, Clone)]
+struct Runtime {
+    stage: Stage,
+    due: Option<Instant>,
+    pod_ip: String,
+    start_time: String,
+    /// When the current container instances started.
+    started_at: String,
+    restarts: i64,
+    /// `lastState.terminated` of crashing containers after their first exit.
+    last_terminated: Option<Value>,
+}
+
+/// The state a container is shown in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Creating,
+    Running,
+    CrashLoop,
+    Exited,
+}
+
+struct Kubelet {
+    ctx: Arc<Context>,
+    node: String,
+    host_ip: String,
+    pod_ip_prefix: String,
+    next_ip: u32,
+    pulled: HashSet<String>,
+    pods: HashMap<String, Runtime>,
+}
+
+/// A number in 0..modulo derived from `seed` (stable pseudo-randomness for pull times).
+fn spread(seed: &str, modulo: u64) -> u64 {
+    let digest = Sha256::digest(seed.as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(bytes) % modulo.max(1)
+}
+
+fn hex_digest(seed: &str) -> String {
+    Sha256::digest(seed.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `nginx` → `docker.io/library/nginx:latest`, as container runtimes report images.
+fn full_image(image: &str) -> String {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    let with_tag = if last.contains(':') || image.contains('@') {
+        image.to_string()
+    } else {
+        format!("{image}:latest")
+    };
+    let first = image.split('/').next().unwrap_or_default();
+    if !image.contains('/') {
+        format!("docker.io/library/{with_tag}")
+    } else if first.contains('.') || first.contains(':') || first == "localhost" {
+        with_tag
+    } else {
+        format!("docker.io/{with_tag}")
+    }
+}
+
+fn image_id(image: &str) -> String {
+    let full = full_image(image);
+    let repo = full.split([':', '@']).next().unwrap_or(&full).to_string();
+    format!("{repo}@sha256:{}", hex_digest(&full))
+}
+
+pub fn is_crashing_image(image: &str) -> bool {
+    image.contains("crash")
+}
+
+fn containers(pod: &Value) -> Vec<(String, String)> {
+    pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                c["image"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn has_crashing_container(pod: &Value) -> bool {
+    containers(pod).iter().any(|(_, i)| is_crashing_image(i))
+}
+
+/// Simulated run time of a run-to-completion pod: `sleep N` in its command, else a default.
+pub fn run_seconds(pod: &Value) -> f64 {
+    let words: Vec<String> = pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| {
+            ["command", "args"].into_iter().flat_map(move |f| {
+                c[f].as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|w| w.as_str())
+                    .flat_map(|w| w.split_whitespace())
+                    .map(|w| {
+                        w.trim_matches(|ch: char| ch == ';' || ch == '\'' || ch == '"')
+                            .to_string()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    words
+        .windows(2)
+        .find(|w| w[0] == "sleep")
+        .and_then(|w| w[1].parse::<f64>().ok())
+        .unwrap_or(DEFAULT_RUN_SECONDS)
+        .max(0.5)
+}
+
+fn restarts_always(pod: &Value) -> bool {
+    pod["spec"]["restartPolicy"].as_str().unwrap_or("Always") == "Always"
+}
+
+fn restarts_on_failure(pod: &Value) -> bool {
+    pod["spec"]["restartPolicy"].as_str().unwrap_or("Always") != "Never"
+}
+
+/// CrashLoopBackOff delay after `restarts` exits: 10 s doubling up to 5 min.
+fn back_off_seconds(restarts: i64) -> f64 {
+    let exponent = (restarts - 1).clamp(0, 5) as i32;
+    (10.0 * 2f64.powi(exponent)).min(300.0)
+}
+
+impl Kubelet {
+    fn new(ctx: Arc<Context>, node: &str) -> Self {
+        let node_obj = ctx
+            .registry
+            .get(&ctx.def("", "nodes"), "", node)
+            .unwrap_or(Value::Null);
+        let host_ip = node_obj["status"]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|a| a["type"] == "InternalIP")
+            .and_then(|a| a["address"].as_str())
+            .unwrap_or("172.18.0.2")
+            .to_string();
+        // "10.244.1.0/24" → "10.244.1."
+        let pod_ip_prefix = node_obj["spec"]["podCIDR"]
+            .as_str()
+            .and_then(|cidr| cidr.split('/').next())
+            .and_then(|ip| ip.rsplit_once('.'))
+            .map(|(prefix, _)| format!("{prefix}."))
+            .unwrap_or_else(|| "10.244.0.".into());
+        Kubelet {
+            ctx,
+            node: node.to_string(),
+            host_ip,
+            pod_ip_prefix,
+            next_ip: 2,
+            pulled: HashSet::new(),
+            pods: HashMap::new(),
+        }
+    }
+
+    fn record(&self, pod: &Value, container: &str, spec: EventSpec) {
+        self.ctx.recorder.record(
+            pod,
+            spec.by(COMPONENT, MANAGER)
+                .on_host(&self.node)
+                .at_field(format!("spec.containers{{{container}}}")),
+        );
+    }
+
+    fn allocate_ip(&mut self) -> String {
+        let ip = format!("{}{}", self.pod_ip_prefix, self.next_ip);
+        self.next_ip = if self.next_ip >= 254 {
+            2
+        } else {
+            self.next_ip + 1
+        };
+        ip
+    }
+
+    /// One pass over this node's pods; returns when the next timer fires.
+    fn sync(&mut self) -> Option<Duration> {
+        let (pods, _) = self.ctx.registry.list(&self.ctx.def("", "pods"), None);
+        let mine: Vec<Value> = pods
+            .into_iter()
+            .filter(|p| p["spec"]["nodeName"].as_str() == Some(self.node.as_str()))
+            .collect();
+        let present: HashSet<String> = mine.iter().map(|p| uid_of(p).to_string()).collect();
+        self.pods.retain(|uid, _| present.contains(uid));
+        for pod in &mine {
+            self.sync_pod(pod);
+        }
+        let now = Instant::now();
+        self.pods
+            .values()
+            .filter_map(|rt| rt.due)
+            .min()
+            .map(|due| due.saturating_duration_since(now))
+    }
+
+    fn sync_pod(&mut self, pod: &Value) {
+        let uid = uid_of(pod).to_string();
+        let Some(mut rt) = self.pods.get(&uid).cloned() else {
+            self.admit(pod);
+            return;
+        };
+        if is_deleting(pod) && rt.stage != Stage::Terminating {
+            self.start_termination(pod, &mut rt);
+        }
+        if rt.due.is_some_and(|due| due <= Instant::now()) {
+            rt.due = None;
+            match rt.stage {
+                Stage::Pulling => self.start_containers(pod, &mut rt, true),
+                Stage::Running => self.containers_exited(pod, &mut rt),
+                Stage::BackOff => self.start_containers(pod, &mut rt, false),
+                Stage::Terminating => {
+                    self.finish_termination(pod);
+                    self.pods.remove(&uid);
+                    return;
+                }
+                Stage::Completed => {}
+            }
+        }
+        self.pods.insert(uid, rt);
+    }
+
+    /// A pod seen for the first time: start it, or adopt it after a restart of the simulation.
+    fn admit(&mut self, pod: &Value) {
+        let uid = uid_of(pod).to_string();
+        let status = &pod["status"];
+        let mut rt = Runtime {
+            stage: Stage::Pulling,
+            due: None,
+            pod_ip: status["podIP"]
+                .as_str()
+                .map(String::from)
+                .unwrap_or_default(),
+            start_time: status["startTime"]
+                .as_str()
+                .map(String::from)
+                .unwrap_or_else(now),
+            started_at: now(),
+            restarts: status["containerStatuses"][0]["restartCount"]
+                .as_i64()
+                .unwrap_or(0),
+            last_terminated: None,
+        };
+        if is_deleting(pod) {
+            // Nothing runs for it here: finish the deletion right away.
+            self.finish_termination(pod);
+            return;
+        }
+        if is_pod_terminal(pod) {
+            rt.stage = Stage::Completed;
+            self.pods.insert(uid, rt);
+            return;
+        }
+        if status["phase"] == "Running" && !rt.pod_ip.is_empty() {
+            rt.stage = Stage::Running;
+            rt.due = self.exit_timer(pod);
+            self.pods.insert(uid, rt);
+            return;
+        }
+        rt.pod_ip = self.allocate_ip();
+        self.write_status(pod, &rt, "Pending", |_| Shown::Creating);
+        let mut slowest = 0.2f64;
+        for (name, image) in containers(pod) {
+            if self.pulled.contains(&image) && pod_pull_policy(pod, &name) != "Always" {
+                continue;
+            }
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal("Pulling", format!("Pulling image \"{image}\"")),
+            );
+            slowest = slowest.max(pull_seconds(&uid, &image));
+        }
+        rt.due = Some(Instant::now() + self.ctx.scaled(slowest));
+        self.pods.insert(uid, rt);
+    }
+
+    /// When the running containers exit on their own, if ever.
+    fn exit_timer(&self, pod: &Value) -> Option<Instant> {
+        let seconds = if has_crashing_container(pod) {
+            CRASH_AFTER_SECONDS
+        } else if !restarts_always(pod) {
+            run_seconds(pod)
+        } else {
+            return None;
+        };
+        Some(Instant::now() + self.ctx.scaled(seconds))
+    }
+
+    /// Pulled (first start only) / Created / Started, then phase Running.
+    fn start_containers(&mut self, pod: &Value, rt: &mut Runtime, first: bool) {
+        let uid = uid_of(pod).to_string();
+        for (name, image) in containers(pod) {
+            let restarting = !first && !is_crashing_image(&image);
+            if restarting {
+                continue;
+            }
+            let message = if first && !self.pulled.contains(&image) {
+                let seconds = pull_seconds(&uid, &image);
+                let size = 10_000_000 + spread(&image, 190_000_000);
+                format!("Successfully pulled image \"{image}\" in {seconds:.3}s ({seconds:.3}s including waiting). Image size: {size} bytes.")
+            } else {
+                format!("Container image \"{image}\" already present on machine")
+            };
+            self.pulled.insert(image.clone());
+            self.record(pod, &name, EventSpec::normal("Pulled", message));
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal("Created", format!("Created container: {name}")),
+            );
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal("Started", format!("Started container {name}")),
+            );
+        }
+        rt.stage = Stage::Running;
+        rt.started_at = now();
+        rt.due = self.exit_timer(pod);
+        self.write_status(pod, rt, "Running", |_| Shown::Running);
+    }
+
+    /// The timer of a running pod fired: crashing containers exit 1, finite pods complete.
+    fn containers_exited(&mut self, pod: &Value, rt: &mut Runtime) {
+        let finished_at = now();
+        let crashing_name = containers(pod)
+            .into_iter()
+            .find(|(_, image)| is_crashing_image(image))
+            .map(|(name, _)| name);
+        if let Some(crashing_name) = crashing_name {
+            rt.last_terminated = Some(json!({"terminated": {
+                "exitCode": 1, "reason": "Error", "startedAt": rt.started_at, "finishedAt": finished_at,
+                "containerID": container_id(pod, &crashing_name, rt.restarts)}}));
+            if restarts_on_failure(pod) {
+                rt.restarts += 1;
+                rt.stage = Stage::BackOff;
+                let delay = back_off_seconds(rt.restarts);
+                rt.due = Some(Instant::now() + self.ctx.scaled(delay));
+                for (name, image) in containers(pod) {
+                    if is_crashing_image(&image) {
+                        self.record(
+                            pod,
+                            &name,
+                            EventSpec::warning(
+                                "BackOff",
+                                format!(
+                                    "Back-off restarting failed container {name} in pod {}_{}({})",
+                                    name_of(pod),
+                                    namespace_of(pod),
+                                    uid_of(pod)
+                                ),
+                            ),
+                        );
+                    }
+                }
+                self.write_status(pod, rt, "Running", |image| {
+                    if is_crashing_image(image) {
+                        Shown::CrashLoop
+                    } else {
+                        Shown::Running
+                    }
+                });
+                return;
+            }
+            rt.stage = Stage::Completed;
+            self.write_status(pod, rt, "Failed", |_| Shown::Exited);
+            return;
+        }
+        rt.stage = Stage::Completed;
+        self.write_status(pod, rt, "Succeeded", |_| Shown::Exited);
+    }
+
+    fn start_termination(&mut self, pod: &Value, rt: &mut Runtime) {
+        if matches!(rt.stage, Stage::Running | Stage::BackOff) {
+            for (name, _) in containers(pod) {
+                self.record(
+                    pod,
+                    &name,
+                    EventSpec::normal("Killing", format!("Stopping container {name}")),
+                );
+            }
+        }
+        let grace = pod["metadata"]["deletionGracePeriodSeconds"]
+            .as_i64()
+            .unwrap_or(30) as f64;
+        let stop = if rt.stage == Stage::Running {
+            grace.min(MAX_STOP_SECONDS)
+        } else {
+            0.1
+        };
+        rt.stage = Stage::Terminating;
+        rt.due = Some(Instant::now() + self.ctx.scaled(stop));
+    }
+
+    /// The final DELETE with grace 0 and a uid precondition, as the kubelet's status manager.
+    fn finish_termination(&self, pod: &Value) {
+        let _ = self.ctx.registry.delete(
+            &self.ctx.def("", "pods"),
+            namespace_of(pod),
+            name_of(pod),
+            &DeleteOptions {
+                grace_period_seconds: Some(0),
+                precondition_uid: Some(uid_of(pod).to_string()),
+                ..Default::default()
+            },
+        );
+    }
+
+    fn write_status(&self, pod: &Value, rt: &Runtime, phase: &str, shown: impl Fn(&str) -> Shown) {
+        let time = now();
+        let mut statuses = vec![];
+        let mut unready = vec![];
+        for (name, image) in containers(pod) {
+            let crashing = is_crashing_image(&image);
+            let view = shown(&image);
+            let restarts = if crashing { rt.restarts } else { 0 };
+            let id = container_id(pod, &name, restarts);
+            let succeeded = phase == "Succeeded" || !crashing;
+            let (state, ready, started) = match view {
+                Shown::Creating => (
+                    json!({"waiting": {"reason": "ContainerCreating"}}),
+                    false,
+                    false,
+                ),
+                // A crashing container is up but never becomes ready.
+                Shown::Running => (
+                    json!({"running": {"startedAt": rt.started_at}}),
+                    !crashing,
+                    true,
+                ),
+                Shown::CrashLoop => (
+                    json!({"waiting": {"reason": "CrashLoopBackOff",
+                    "message": format!("back-off {}s restarting failed container={name} pod={}_{}({})",
+                        back_off_seconds(rt.restarts), name_of(pod), namespace_of(pod), uid_of(pod))}}),
+                    false,
+                    false,
+                ),
+                Shown::Exited => {
+                    let (code, reason) = if succeeded {
+                        (0, "Completed")
+                    } else {
+                        (1, "Error")
+                    };
+                    (
+                        json!({"terminated": {"exitCode": code, "reason": reason, "startedAt": rt.started_at,
+                        "finishedAt": time, "containerID": id}}),
+                        false,
+                        false,
+                    )
+                }
+            };
+            if !ready {
+                unready.push(name.clone());
+            }
+            let mut status = json!({
+                "name": name, "image": full_image(&image), "imageID": "", "ready": ready,
+                "restartCount": restarts, "started": started, "state": state, "lastState": {},
+            });
+            if view != Shown::Creating {
+                status["imageID"] = json!(image_id(&image));
+                status["containerID"] = json!(id);
+            }
+            if crashing {
+                if let Some(last) = &rt.last_terminated {
+                    status["lastState"] = last.clone();
+                }
+            }
+            statuses.push(status);
+        }
+        let completed = matches!(phase, "Succeeded" | "Failed");
+        let creating = phase == "Pending";
+        let all_ready = unready.is_empty();
+        let not_ready = |kind: &str| {
+            if completed {
+                json!({"reason": "PodCompleted"})
+            } else {
+                json!({"reason": "ContainersNotReady",
+                       "message": format!("{kind} with unready status: [{}]", unready.join(" "))})
+            }
+        };
+        let mut conditions = pod["status"]["conditions"].clone();
+        let bool_text = |b: bool| if b { "True" } else { "False" };
+        for (ty, ok, extra) in [
+            (
+                "PodReadyToStartContainers",
+                !creating && !completed,
+                json!({}),
+            ),
+            ("Initialized", true, json!({})),
+            (
+                "Ready",
+                all_ready,
+                if all_ready {
+                    json!({})
+                } else {
+                    not_ready("containers")
+                },
+            ),
+            (
+                "ContainersReady",
+                all_ready,
+                if all_ready {
+                    json!({})
+                } else {
+                    not_ready("containers")
+                },
+            ),
+            ("PodScheduled", true, json!({})),
+        ] {
+            let mut extra = extra;
+            extra["lastProbeTime"] = Value::Null;
+            conditions = set_condition(&conditions, ty, bool_text(ok), extra, &time);
+        }
+        let mut status = json!({
+            "phase": phase, "conditions": conditions,
+            "hostIP": self.host_ip, "hostIPs": [{"ip": self.host_ip}],
+            "startTime": rt.start_time, "containerStatuses": statuses,
+            "qosClass": pod["status"]["qosClass"].as_str().unwrap_or("BestEffort"),
+        });
+        if !creating {
+            status["podIP"] = json!(rt.pod_ip);
+            status["podIPs"] = json!([{"ip": rt.pod_ip}]);
+        }
+        let _ = self.ctx.registry.update_with(
+            &self.ctx.def("", "pods"),
+            namespace_of(pod),
+            name_of(pod),
+            &writer(MANAGER, "status"),
+            |current| {
+                current["status"] = status.clone();
+                Ok(())
+            },
+        );
+    }
+}
+
+fn pod_pull_policy(pod: &Value, container: &str) -> String {
+    pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["name"] == container)
+        .and_then(|c| c["imagePullPolicy"].as_str())
+        .unwrap_or("IfNotPresent")
+        .to_string()
+}
+
+/// Simulated pull time between 1 and 3 seconds.
+fn pull_seconds(uid: &str, image: &str) -> f64 {
+    1.0 + spread(&format!("{uid}/{image}"), 2000) as f64 / 1000.0
+}
+
+fn container_id(pod: &Value, container: &str, restarts: i64) -> String {
+    format!(
+        "containerd://{}",
+        hex_digest(&format!("{}/{container}/{restarts}", uid_of(pod)))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_reported_fully_qualified() {
+        assert_eq!(full_image("nginx"), "docker.io/library/nginx:latest");
+        assert_eq!(full_image("nginx:1.27"), "docker.io/library/nginx:1.27");
+        assert_eq!(
+            full_image("bitnami/redis"),
+            "docker.io/bitnami/redis:latest"
+        );
+        assert_eq!(full_image("ghcr.io/x/y:2"), "ghcr.io/x/y:2");
+        assert!(image_id("nginx").starts_with("docker.io/library/nginx@sha256:"));
+    }
+
+    #[test]
+    fn run_time_comes_from_sleep_in_the_command() {
+        let pod = json!({"spec": {"containers": [{"command": ["sh", "-c", "echo hi; sleep 7"]}]}});
+        assert_eq!(run_seconds(&pod), 7.0);
+        assert_eq!(run_seconds(&json!({"spec": {}})), DEFAULT_RUN_SECONDS);
+    }
+
+    #[test]
+    fn back_off_doubles_up_to_five_minutes() {
+        assert_eq!(back_off_seconds(1), 10.0);
+        assert_eq!(back_off_seconds(3), 40.0);
+        assert_eq!(back_off_seconds(20), 300.0);
+    }
+}

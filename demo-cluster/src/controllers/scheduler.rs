@@ -1,0 +1,180 @@
+//! The scheduler (`default-scheduler`): binds pending pods to the least-loaded Ready node
+//! through `pods/binding`, or reports `FailedScheduling` when no node is Ready.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::task::JoinHandle;
+
+use super::events::EventSpec;
+use super::{
+    condition_true, is_deleting, is_pod_terminal, name_of, namespace_of, set_condition, spawn_loop,
+    writer, Changes, Context,
+};
+use crate::registry::now;
+
+pub const COMPONENT: &str = "default-scheduler";
+pub const MANAGER: &str = "kube-scheduler";
+
+pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
+    let changes = Changes::of(&ctx.registry, &[("", "pods"), ("", "nodes")]);
+    spawn_loop(changes, Duration::from_secs(30), move || {
+        let unschedulable = schedule_pending(&ctx);
+        // Retry unschedulable pods a little later, as the scheduler's backoff queue does.
+        unschedulable.then(|| ctx.scaled(5.0).max(Duration::from_millis(200)))
+    })
+}
+
+fn is_node_ready(node: &Value) -> bool {
+    condition_true(node, "Ready") && node["spec"]["unschedulable"].as_bool() != Some(true)
+}
+
+/// Binds every pending pod it can; returns whether some pod could not be scheduled.
+pub fn schedule_pending(ctx: &Context) -> bool {
+    let (pods, _) = ctx.registry.list(&ctx.def("", "pods"), None);
+    let (nodes, _) = ctx.registry.list(&ctx.def("", "nodes"), None);
+    let ready: Vec<&Value> = nodes.iter().filter(|n| is_node_ready(n)).collect();
+    let mut load: HashMap<String, usize> =
+        ready.iter().map(|n| (name_of(n).to_string(), 0)).collect();
+    for pod in &pods {
+        if let Some(node) = pod["spec"]["nodeName"].as_str() {
+            if !is_pod_terminal(pod) {
+                if let Some(count) = load.get_mut(node) {
+                    *count += 1;
+                }
+            }
+        }
+    }
+    let mut unschedulable = false;
+    for pod in &pods {
+        let unbound = pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
+        let ours = pod["spec"]["schedulerName"]
+            .as_str()
+            .is_none_or(|s| s == COMPONENT);
+        if !unbound || !ours || is_deleting(pod) || is_pod_terminal(pod) {
+            continue;
+        }
+        // Least loaded among the nodes matching spec.nodeSelector, ties broken by name, so
+        // pods spread round-robin over equal nodes.
+        let fits = |node: &str| {
+            ready
+                .iter()
+                .find(|n| name_of(n) == node)
+                .is_some_and(|n| matches_node_selector(pod, n))
+        };
+        let choice = load
+            .iter()
+            .filter(|(name, _)| fits(name))
+            .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
+            .map(|(name, _)| name.clone());
+        match choice {
+            Some(node) => bind(ctx, pod, &node, &mut load),
+            None => {
+                unschedulable = true;
+                report_unschedulable(ctx, pod, &nodes);
+            }
+        }
+    }
+    unschedulable
+}
+
+/// Every `spec.nodeSelector` entry is one of the node's labels.
+fn matches_node_selector(pod: &Value, node: &Value) -> bool {
+    pod["spec"]["nodeSelector"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| node["metadata"]["labels"][k] == *v)
+}
+
+fn bind(ctx: &Context, pod: &Value, node: &str, load: &mut HashMap<String, usize>) {
+    let binding = json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": name_of(pod), "namespace": namespace_of(pod)},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+    });
+    let bound = ctx.registry.bind_pod(
+        namespace_of(pod),
+        name_of(pod),
+        &binding,
+        &writer(MANAGER, "binding"),
+    );
+    if bound.is_ok() {
+        if let Some(count) = load.get_mut(node) {
+            *count += 1;
+        }
+        ctx.recorder.record(
+            pod,
+            EventSpec::normal(
+                "Scheduled",
+                format!(
+                    "Successfully assigned {}/{} to {node}",
+                    namespace_of(pod),
+                    name_of(pod)
+                ),
+            )
+            .by(COMPONENT, MANAGER)
+            .with_action("Binding"),
+        );
+    }
+}
+
+fn report_unschedulable(ctx: &Context, pod: &Value, nodes: &[Value]) {
+    let total = nodes.len();
+    let cordoned = nodes
+        .iter()
+        .filter(|n| n["spec"]["unschedulable"].as_bool() == Some(true))
+        .count();
+    let mismatched = nodes
+        .iter()
+        .filter(|n| n["spec"]["unschedulable"].as_bool() != Some(true))
+        .filter(|n| !matches_node_selector(pod, n))
+        .count();
+    let not_ready = total - cordoned - mismatched;
+    let mut reasons = vec![];
+    if mismatched > 0 {
+        reasons.push(format!(
+            "{mismatched} node(s) didn't match Pod's node affinity/selector"
+        ));
+    }
+    if cordoned > 0 {
+        reasons.push(format!("{cordoned} node(s) were unschedulable"));
+    }
+    if not_ready > 0 {
+        reasons.push(format!(
+            "{not_ready} node(s) had untolerated taint {{node.kubernetes.io/not-ready: }}"
+        ));
+    }
+    let message = format!(
+        "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
+        reasons.join(", ")
+    );
+    let time = now();
+    let conditions = set_condition(
+        &pod["status"]["conditions"],
+        "PodScheduled",
+        "False",
+        json!({"lastProbeTime": null, "reason": "Unschedulable", "message": message}),
+        &time,
+    );
+    if pod["status"]["conditions"] != conditions {
+        let _ = ctx.registry.update_with(
+            &ctx.def("", "pods"),
+            namespace_of(pod),
+            name_of(pod),
+            &writer(MANAGER, "status"),
+            |current| {
+                current["status"]["conditions"] = conditions.clone();
+                Ok(())
+            },
+        );
+    }
+    ctx.recorder.record(
+        pod,
+        EventSpec::warning("FailedScheduling", message)
+            .by(COMPONENT, MANAGER)
+            .with_action("Scheduling"),
+    );
+}
