@@ -439,7 +439,8 @@ async fn legacy_discovery_walk_builds_the_same_tree() {
         "{aggregated_summary}"
     );
 
-    let port = common::start_legacy_discovery_proxy(harness.cluster_addr()).await;
+    let port =
+        common::start_test_proxy(harness.cluster_addr(), common::ProxyMode::LegacyDiscovery).await;
     driver
         .goto(format!("http://127.0.0.1:{port}/#/r/apps/v1/deployments"))
         .await

@@ -204,10 +204,20 @@ impl Drop for KubectlProxy {
     }
 }
 
-/// A loopback HTTP proxy in front of `upstream` that asks for plain `application/json` on every
-/// request, as a proxy or an older API server without aggregated discovery would answer: the
-/// dashboard must then fall back to the legacy discovery walk. One request per connection.
-pub async fn start_legacy_discovery_proxy(upstream: std::net::SocketAddr) -> u16 {
+/// What a test proxy in front of the demo cluster changes.
+#[derive(Clone)]
+pub enum ProxyMode {
+    /// Ask for plain `application/json` on every request, as a proxy or an older API server
+    /// without aggregated discovery would answer: the dashboard must fall back to the legacy
+    /// discovery walk.
+    LegacyDiscovery,
+    /// Answer aggregated `GET /apis` with this document (e.g. the real kube-apiserver fixture
+    /// plus synthetic CRD groups) and pass everything else through.
+    AggregatedApis(std::sync::Arc<String>),
+}
+
+/// A loopback HTTP proxy in front of `upstream`. One request per connection.
+pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -215,6 +225,7 @@ pub async fn start_legacy_discovery_proxy(upstream: std::net::SocketAddr) -> u16
     let port = listener.local_addr().expect("addr").port();
     tokio::spawn(async move {
         while let Ok((mut client, _)) = listener.accept().await {
+            let mode = mode.clone();
             tokio::spawn(async move {
                 let mut head = Vec::new();
                 let mut byte = [0u8; 1];
@@ -225,10 +236,27 @@ pub async fn start_legacy_discovery_proxy(upstream: std::net::SocketAddr) -> u16
                     }
                 }
                 let text = String::from_utf8_lossy(&head).into_owned();
+                let lower_text = text.to_ascii_lowercase();
+                let request_line = text.lines().next().unwrap_or_default().to_string();
+                if let ProxyMode::AggregatedApis(body) = &mode {
+                    let path = request_line.split_whitespace().nth(1).unwrap_or_default();
+                    if path.split('?').next() == Some("/apis")
+                        && lower_text.contains("apidiscovery")
+                    {
+                        let response = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            body.len()
+                        );
+                        let _ = client.write_all(response.as_bytes()).await;
+                        let _ = client.write_all(body.as_bytes()).await;
+                        return;
+                    }
+                }
                 let mut rewritten = String::new();
                 for line in text.split("\r\n").filter(|l| !l.is_empty()) {
                     let lower = line.to_ascii_lowercase();
-                    if lower.starts_with("accept:") && lower.contains("apidiscovery") {
+                    let legacy = matches!(mode, ProxyMode::LegacyDiscovery);
+                    if legacy && lower.starts_with("accept:") && lower.contains("apidiscovery") {
                         rewritten.push_str("Accept: application/json\r\n");
                     } else if lower.starts_with("connection:") && !lower.contains("upgrade") {
                         continue;
@@ -237,7 +265,7 @@ pub async fn start_legacy_discovery_proxy(upstream: std::net::SocketAddr) -> u16
                         rewritten.push_str("\r\n");
                     }
                 }
-                if !text.to_ascii_lowercase().contains("upgrade: websocket") {
+                if !lower_text.contains("upgrade: websocket") {
                     rewritten.push_str("Connection: close\r\n");
                 }
                 rewritten.push_str("\r\n");
