@@ -87,11 +87,7 @@ async fn measure(harness: &Harness, url: &str, scenario: &str) {
     let mut app_samples = Vec::new();
     let mut groups_shown = 0;
     for _ in 0..LOADS {
-        harness
-            .driver
-            .goto(url)
-            .await
-            .expect("page loads");
+        harness.driver.goto(url).await.expect("page loads");
         let nav = harness
             .driver
             .query(By::Css("nav.sidebar[data-ready-ms]"))
