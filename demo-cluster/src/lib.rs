@@ -164,6 +164,11 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
             }
             None => (None, None),
         };
+        // Watch events are small writes: without TCP_NODELAY each waits for the peer's
+        // delayed ACK (~40 ms) behind the previous one.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let served = axum::serve(
             listener,
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app),

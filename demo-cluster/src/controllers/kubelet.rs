@@ -20,6 +20,7 @@ use super::{
     uid_of, writer, Changes, Context,
 };
 use crate::registry::{now, DeleteOptions};
+use crate::storage::store::ObjectRef;
 
 pub const COMPONENT: &str = "kubelet";
 const MANAGER: &str = "kubelet";
@@ -305,8 +306,11 @@ impl Kubelet {
 
     /// One pass over this node's pods; returns when the next timer fires.
     fn sync(&mut self) -> Option<Duration> {
-        let (pods, _) = self.ctx.registry.list(&self.ctx.def("", "pods"), None);
-        let mine: Vec<Value> = pods
+        let (pods, _) = self
+            .ctx
+            .registry
+            .list_shared(&self.ctx.def("", "pods"), None);
+        let mine: Vec<ObjectRef> = pods
             .into_iter()
             .filter(|p| p["spec"]["nodeName"].as_str() == Some(self.node.as_str()))
             .collect();

@@ -1,7 +1,7 @@
 //! The ReplicaSet controller (`replicaset-controller`): keeps `spec.replicas` pods per
 //! ReplicaSet, created from its template with a controller owner reference.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,11 +33,14 @@ pub fn is_active(pod: &Value) -> bool {
 
 /// Pods grouped by the uid of their controller.
 pub fn pods_by_controller(ctx: &Context) -> HashMap<String, Vec<Value>> {
-    let (pods, _) = ctx.registry.list(&ctx.def("", "pods"), None);
+    let (pods, _) = ctx.registry.list_shared(&ctx.def("", "pods"), None);
     let mut by_owner: HashMap<String, Vec<Value>> = HashMap::new();
     for pod in pods {
         if let Some(uid) = controller_uid(&pod) {
-            by_owner.entry(uid.to_string()).or_default().push(pod);
+            by_owner
+                .entry(uid.to_string())
+                .or_default()
+                .push(pod.value().clone());
         }
     }
     by_owner
@@ -47,12 +50,17 @@ pub fn reconcile_all(ctx: &Context) {
     let (sets, _) = ctx.registry.list(&ctx.def("apps", "replicasets"), None);
     let mut pods = pods_by_controller(ctx);
     let pods_def = ctx.def("", "pods");
+    // Only orphans in a namespace with a ReplicaSet can be adopted (copied only then).
+    let namespaces: HashSet<&str> = sets.iter().map(namespace_of).collect();
     let mut orphans: Vec<Value> = ctx
         .registry
-        .list(&pods_def, None)
+        .list_shared(&pods_def, None)
         .0
-        .into_iter()
-        .filter(|p| controller_uid(p).is_none() && is_active(p))
+        .iter()
+        .filter(|p| {
+            namespaces.contains(namespace_of(p)) && controller_uid(p).is_none() && is_active(p)
+        })
+        .map(|p| p.value().clone())
         .collect();
     for rs in sets {
         let owned = pods.remove(uid_of(&rs)).unwrap_or_default();
@@ -166,9 +174,10 @@ fn sync_replica_set(ctx: &Context, rs: &Value, owned: Vec<Value>) {
     // Status from the pods as they are now (created pods show up on the next round).
     let (pods_now, _) = ctx
         .registry
-        .list(&ctx.def("", "pods"), Some(namespace_of(rs)));
+        .list_shared(&ctx.def("", "pods"), Some(namespace_of(rs)));
     let mine: Vec<&Value> = pods_now
         .iter()
+        .map(|p| p.value())
         .filter(|p| controller_uid(p) == Some(uid_of(rs)) && is_active(p))
         .collect();
     let ready = mine.iter().filter(|p| is_pod_ready(p)).count();

@@ -33,7 +33,7 @@ fn is_node_ready(node: &Value) -> bool {
 
 /// Binds every pending pod it can; returns whether some pod could not be scheduled.
 pub fn schedule_pending(ctx: &Context) -> bool {
-    let (pods, _) = ctx.registry.list(&ctx.def("", "pods"), None);
+    let (pods, _) = ctx.registry.list_shared(&ctx.def("", "pods"), None);
     let (nodes, _) = ctx.registry.list(&ctx.def("", "nodes"), None);
     let ready: Vec<&Value> = nodes.iter().filter(|n| is_node_ready(n)).collect();
     let mut load: HashMap<String, usize> =

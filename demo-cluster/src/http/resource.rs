@@ -1,6 +1,7 @@
 //! Resource endpoints under `/api/v1` and `/apis/{group}/{version}`: path resolution (scope from
 //! the registry, not the path shape) and the verbs on collections, objects and subresources.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +21,7 @@ use crate::registry::kinds::ResourceDef;
 use crate::registry::{DeleteOptions, DeleteOutcome, PatchType, Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
+use crate::storage::store::{ObjectRef, StoredObject};
 
 #[derive(Debug)]
 pub enum Target {
@@ -300,31 +302,19 @@ fn list(
     }
     let ns = if def.namespaced { namespace } else { None };
     let store = &app.registry.store;
-    let (items, list_rv, start_after) = if !cont.is_empty() {
+    let (at, start_after) = if !cont.is_empty() {
         if !rv_param.is_empty() && rv_param != "0" {
             return Err(ApiError::bad_request(
                 "specifying resource version is not allowed when using continue",
             ));
         }
         let token = decode_continue(cont)?;
-        let items = store.list_at(&def.storage_group, &def.resource, ns, token.rv).map_err(|e| {
-            if e.code == 410 {
-                ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-            } else {
-                e
-            }
-        })?;
-        (items, token.rv, Some(token.start))
+        (Some(token.rv), Some(token.start))
     } else {
         let exact = rvm == "Exact"
             || (rvm.is_empty() && limit.is_some() && !rv_param.is_empty() && rv_param != "0");
         if exact {
-            let rv = parse_rv(rv_param)?;
-            (
-                store.list_at(&def.storage_group, &def.resource, ns, rv)?,
-                rv,
-                None,
-            )
+            (Some(parse_rv(rv_param)?), None)
         } else {
             if !rv_param.is_empty() && rv_param != "0" {
                 let wanted = parse_rv(rv_param)?;
@@ -335,43 +325,112 @@ fn list(
                     )));
                 }
             }
-            let (items, rv) = store.list(&def.storage_group, &def.resource, ns);
-            (items, rv, None)
+            (None, None)
         }
     };
+    // The token's start is "namespace/name" of the last item sent (neither may contain '/').
+    let after = start_after
+        .as_deref()
+        .map(|s| s.split_once('/').unwrap_or(("", s)));
+    let api_version = def.api_version();
+    let unfiltered = labels.is_empty() && fields.is_empty();
     // Selectors see the served shape (events.k8s.io field names differ from the stored ones).
-    let mut items: Vec<Value> = items
-        .into_iter()
-        .map(|o| Registry::present(def, o))
-        .filter(|o| labels.matches(o) && fields.matches(o))
-        .collect();
-    if let Some(after) = &start_after {
-        items.retain(|o| sort_key(o) > *after);
-    }
-    let mut meta = json!({"resourceVersion": list_rv.to_string()});
-    if let Some(n) = limit {
-        if items.len() > n {
-            let remaining = items.len() - n;
-            items.truncate(n);
-            if let Some(last) = items.last() {
-                meta["continue"] = json!(encode_continue(list_rv, &sort_key(last)));
+    let keep = |o: &StoredObject| {
+        if unfiltered {
+            true
+        } else if Registry::presents_as_stored(def, &api_version, o) {
+            labels.matches(o) && fields.matches(o)
+        } else {
+            let served = Registry::present(def, o.value().clone());
+            labels.matches(&served) && fields.matches(&served)
+        }
+    };
+    let page = store
+        .list_page(&def.storage_group, &def.resource, ns, at, after, limit, keep)
+        .map_err(|e| {
+            if e.code == 410 && !cont.is_empty() {
+                ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+            } else {
+                e
             }
-            if labels.is_empty() && fields.is_empty() {
-                meta["remainingItemCount"] = json!(remaining);
-            }
+        })?;
+    let mut meta = json!({"resourceVersion": page.rv.to_string()});
+    if let (Some(remaining), Some(last)) = (page.remaining, page.items.last()) {
+        meta["continue"] = json!(encode_continue(page.rv, &sort_key(last)));
+        if unfiltered {
+            meta["remainingItemCount"] = json!(remaining);
         }
     }
+    // Served forms, borrowing the stored versions where they are already that.
+    let served = || -> Vec<Cow<'_, Value>> {
+        page.items
+            .iter()
+            .map(|o| {
+                if Registry::presents_as_stored(def, &api_version, o) {
+                    Cow::Borrowed(o.value())
+                } else {
+                    Cow::Owned(Registry::present(def, o.value().clone()))
+                }
+            })
+            .collect()
+    };
     let body = match output {
-        Output::Table => table::table(def, &items, include_object(q)?, meta),
+        Output::Table => {
+            let served = served();
+            table::table(
+                def,
+                served.iter().map(|o| o.as_ref()),
+                include_object(q)?,
+                meta,
+            )
+        }
         Output::Metadata => {
             json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
-            "items": items.iter().map(table::partial_metadata).collect::<Vec<_>>()})
+            "items": served().iter().map(|o| table::partial_metadata(o)).collect::<Vec<_>>()})
         }
         Output::Object => {
-            json!({"kind": def.list_kind, "apiVersion": def.api_version(), "metadata": meta, "items": items})
+            let body = object_list_body(def, &api_version, &meta, &page.items);
+            let mut resp = (StatusCode::OK, body).into_response();
+            resp.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(output.content_type()),
+            );
+            return Ok(resp);
         }
     };
     Ok(json_with(StatusCode::OK, &body, output.content_type()))
+}
+
+/// A plain JSON list assembled from the items' cached JSON (rendered once per stored
+/// version), so a large list costs a copy of bytes rather than copying, presenting and
+/// serializing every object again. Items whose served form differs are serialized here.
+fn object_list_body(
+    def: &ResourceDef,
+    api_version: &str,
+    meta: &Value,
+    items: &[ObjectRef],
+) -> Bytes {
+    let size: usize = items.iter().map(|o| o.json().len() + 1).sum();
+    let mut buf = Vec::with_capacity(size + 256);
+    let head = json!({"kind": def.list_kind, "apiVersion": api_version, "metadata": meta});
+    let head = head.to_string();
+    // `head` is a JSON object: reopen it to append the items.
+    buf.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
+    buf.extend_from_slice(b",\"items\":[");
+    for (i, obj) in items.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        if Registry::presents_as_stored(def, api_version, obj) {
+            buf.extend_from_slice(obj.json());
+        } else {
+            let served = Registry::present(def, obj.value().clone());
+            // Writing a `Value` into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut buf, &served);
+        }
+    }
+    buf.extend_from_slice(b"]}");
+    Bytes::from(buf)
 }
 
 fn watch_request(

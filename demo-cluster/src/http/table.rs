@@ -711,8 +711,13 @@ pub fn row(def: &ResourceDef, obj: &Value, include: IncludeObject) -> Value {
     r
 }
 
-pub fn table(def: &ResourceDef, objs: &[Value], include: IncludeObject, list_meta: Value) -> Value {
-    let rows: Vec<Value> = objs.iter().map(|o| row(def, o, include)).collect();
+pub fn table<'a>(
+    def: &ResourceDef,
+    objs: impl IntoIterator<Item = &'a Value>,
+    include: IncludeObject,
+    list_meta: Value,
+) -> Value {
+    let rows: Vec<Value> = objs.into_iter().map(|o| row(def, o, include)).collect();
     json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta,
            "columnDefinitions": column_definitions(def), "rows": rows})
 }

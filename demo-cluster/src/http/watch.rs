@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -20,7 +20,8 @@ use crate::registry::kinds::ResourceDef;
 use crate::registry::Registry;
 use crate::status::ApiError;
 use crate::storage::selectors::{FieldSelector, LabelSelector};
-use crate::storage::watch_cache::{EventType, StoredEvent};
+use crate::storage::store::StoredObject;
+use crate::storage::watch_cache::{watch_line, EventType, StoredEvent};
 
 pub struct WatchRequest {
     pub def: Arc<ResourceDef>,
@@ -45,8 +46,14 @@ impl WatchRequest {
         ns_ok && self.labels.matches(obj) && self.fields.matches(obj)
     }
 
+    /// Whether the stored JSON of `obj` is exactly what this watch sends: plain objects whose
+    /// stored form is the served one. Such events are rendered once for all watchers.
+    fn sends_as_stored(&self, api_version: &str, obj: &StoredObject) -> bool {
+        self.output == Output::Object && Registry::presents_as_stored(&self.def, api_version, obj)
+    }
+
     /// Renders an already presented object.
-    fn render(&self, event_type: &str, obj: &Value) -> String {
+    fn render(&self, event_type: &str, obj: &Value) -> Bytes {
         let rendered = match self.output {
             Output::Object => obj.clone(),
             Output::Metadata => table::partial_metadata(obj),
@@ -57,30 +64,59 @@ impl WatchRequest {
                 json!({"resourceVersion": obj["metadata"]["resourceVersion"]}),
             ),
         };
-        json!({"type": event_type, "object": rendered}).to_string()
+        line(&json!({"type": event_type, "object": rendered}))
     }
 
-    fn bookmark(&self, rv: u64, initial_end: bool) -> String {
+    fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
         let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
         if initial_end {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        json!({"type": "BOOKMARK", "object": {"kind": self.def.kind, "apiVersion": self.def.api_version(), "metadata": meta}}).to_string()
+        line(
+            &json!({"type": "BOOKMARK", "object": {"kind": self.def.kind, "apiVersion": self.def.api_version(), "metadata": meta}}),
+        )
     }
 
     /// The event to send for a store change, with selector translation.
-    fn translate(&self, ev: &StoredEvent) -> Option<String> {
+    fn translate(&self, api_version: &str, ev: &StoredEvent) -> Option<Bytes> {
         if ev.key.group != self.def.storage_group || ev.key.resource != self.def.resource {
             return None;
         }
-        let object = Registry::present(&self.def, ev.object.clone());
+        // Fast path: selectors see the stored shape, which is the served one here, and the
+        // line is the event's shared rendering. Leaving the selector needs the slow path.
+        if self.sends_as_stored(api_version, &ev.object)
+            && ev
+                .prev
+                .as_ref()
+                .is_none_or(|p| self.sends_as_stored(api_version, p))
+        {
+            let now = self.matches(&ev.object);
+            match ev.event_type {
+                EventType::Added | EventType::Deleted => {
+                    return now.then(|| ev.line().clone());
+                }
+                EventType::Modified => {
+                    let before = ev.prev.as_ref().is_some_and(|p| self.matches(p));
+                    match (before, now) {
+                        (true, true) => return Some(ev.line().clone()),
+                        (false, true) => return Some(watch_line("ADDED", ev.object.json())),
+                        (false, false) => return None,
+                        (true, false) => {}
+                    }
+                }
+            }
+        }
+        let object = Registry::present(&self.def, ev.object.value().clone());
         match ev.event_type {
             EventType::Added => self.matches(&object).then(|| self.render("ADDED", &object)),
             EventType::Deleted => self
                 .matches(&object)
                 .then(|| self.render("DELETED", &object)),
             EventType::Modified => {
-                let prev = ev.prev.clone().map(|p| Registry::present(&self.def, p));
+                let prev = ev
+                    .prev
+                    .as_ref()
+                    .map(|p| Registry::present(&self.def, p.value().clone()));
                 let now = self.matches(&object);
                 let before = prev.as_ref().is_some_and(|p| self.matches(p));
                 match (before, now) {
@@ -98,18 +134,26 @@ impl WatchRequest {
     }
 }
 
-fn error_event(e: &ApiError) -> String {
-    json!({"type": "ERROR", "object": e.to_status()}).to_string()
+/// One newline-terminated JSON line.
+fn line(v: &Value) -> Bytes {
+    let mut buf = v.to_string().into_bytes();
+    buf.push(b'\n');
+    Bytes::from(buf)
 }
 
-/// Starts the producer; lines (without newline) arrive on the returned channel.
+fn error_event(e: &ApiError) -> Bytes {
+    line(&json!({"type": "ERROR", "object": e.to_status()}))
+}
+
+/// Starts the producer; newline-terminated lines arrive on the returned channel.
 pub fn start(
     registry: Arc<Registry>,
     req: WatchRequest,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
-) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel::<String>(256);
+) -> mpsc::Receiver<Bytes> {
+    let (tx, rx) = mpsc::channel::<Bytes>(256);
     tokio::spawn(async move {
+        let api_version = req.def.api_version();
         let stopping = async move {
             if shutdown.wait_for(|stop| *stop).await.is_err() {
                 std::future::pending::<()>().await;
@@ -134,13 +178,18 @@ pub fn start(
             };
         let mut receiver = sub.receiver;
         let mut last_rv = sub.rv.max(req.since.unwrap_or(0));
-        let initial = sub
-            .initial
-            .into_iter()
-            .map(|o| Registry::present(&req.def, o));
-        for obj in initial.filter(|o| req.matches(o)) {
-            if tx.send(req.render("ADDED", &obj)).await.is_err() {
-                return;
+        for obj in &sub.initial {
+            let line = if req.sends_as_stored(&api_version, obj) {
+                req.matches(obj).then(|| watch_line("ADDED", obj.json()))
+            } else {
+                let presented = Registry::present(&req.def, obj.value().clone());
+                req.matches(&presented)
+                    .then(|| req.render("ADDED", &presented))
+            };
+            if let Some(line) = line {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
             }
         }
         if req.send_initial_events
@@ -150,7 +199,7 @@ pub fn start(
             return;
         }
         for ev in &sub.replay {
-            if let Some(line) = req.translate(ev) {
+            if let Some(line) = req.translate(&api_version, ev) {
                 if tx.send(line).await.is_err() {
                     return;
                 }
@@ -171,7 +220,7 @@ pub fn start(
                         if req.since.is_some_and(|since| ev.rv <= since) {
                             continue;
                         }
-                        if let Some(line) = req.translate(&ev) {
+                        if let Some(line) = req.translate(&api_version, &ev) {
                             if tx.send(line).await.is_err() {
                                 return;
                             }
@@ -205,11 +254,8 @@ pub fn start(
 }
 
 /// Chunked HTTP: one JSON document per line.
-pub fn chunked_response(rx: mpsc::Receiver<String>, output: Output) -> Response {
-    let stream = ReceiverStream::new(rx).map(|mut line| {
-        line.push('\n');
-        Ok::<_, std::convert::Infallible>(Bytes::from(line))
-    });
+pub fn chunked_response(rx: mpsc::Receiver<Bytes>, output: Output) -> Response {
+    let stream = ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>);
     let mut resp = (StatusCode::OK, Body::from_stream(stream)).into_response();
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -223,17 +269,22 @@ pub fn chunked_response(rx: mpsc::Receiver<String>, output: Output) -> Response 
 }
 
 /// WebSocket: one text message per event; echoes base64.binary.k8s.io / binary.k8s.io.
-pub fn websocket_response(ws: WebSocketUpgrade, rx: mpsc::Receiver<String>) -> Response {
+pub fn websocket_response(ws: WebSocketUpgrade, rx: mpsc::Receiver<Bytes>) -> Response {
     ws.protocols(["base64.binary.k8s.io", "binary.k8s.io"])
         .on_upgrade(move |socket| forward(socket, rx))
 }
 
-async fn forward(mut socket: WebSocket, mut rx: mpsc::Receiver<String>) {
+async fn forward(mut socket: WebSocket, mut rx: mpsc::Receiver<Bytes>) {
     loop {
         tokio::select! {
             line = rx.recv() => match line {
                 Some(line) => {
-                    if socket.send(Message::Text(line.into())).await.is_err() {
+                    // Lines are JSON (UTF-8) plus the chunked encoding's newline.
+                    let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let Ok(text) = Utf8Bytes::try_from(line.slice_ref(text)) else {
+                        return;
+                    };
+                    if socket.send(Message::Text(text)).await.is_err() {
                         return;
                     }
                 }

@@ -33,6 +33,11 @@ fn rename(obj: Value, from_core: bool) -> Value {
     Value::Object(out)
 }
 
+/// Whether `from_storage` changes objects served through `def`.
+pub fn reshapes(def: &ResourceDef) -> bool {
+    is_events_v1(def)
+}
+
 /// The stored shape of an object received through `def`.
 pub fn to_storage(def: &ResourceDef, obj: Value) -> Value {
     if !is_events_v1(def) {

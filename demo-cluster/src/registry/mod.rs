@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::status::{success_status, ApiError, ApiResult, Cause};
 use crate::storage::selectors::LabelSelector;
-use crate::storage::store::{rv_of, ObjectKey, Store};
+use crate::storage::store::{rv_of, ObjectKey, ObjectRef, Store, StoredObject};
 use kinds::ResourceDef;
 use managed_fields::Writer;
 
@@ -192,6 +192,14 @@ impl Registry {
         obj
     }
 
+    /// Whether `present` would leave the stored `obj` as it is (so its stored JSON is what
+    /// `def` serves); `api_version` is `def.api_version()`, computed once by the caller.
+    pub fn presents_as_stored(def: &ResourceDef, api_version: &str, obj: &Value) -> bool {
+        !convert::reshapes(def)
+            && obj["apiVersion"].as_str() == Some(api_version)
+            && obj["kind"].as_str() == Some(def.kind.as_str())
+    }
+
     pub fn get(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<Value> {
         self.store
             .get(&Self::key(def, namespace, name))
@@ -206,6 +214,25 @@ impl Registry {
             items.into_iter().map(|o| Self::present(def, o)).collect(),
             rv,
         )
+    }
+
+    /// Like `list`, sharing the stored versions instead of copying them (only objects whose
+    /// served form differs are copied), for readers such as controllers' reconcile passes.
+    pub fn list_shared(&self, def: &ResourceDef, namespace: Option<&str>) -> (Vec<ObjectRef>, u64) {
+        let ns = if def.namespaced { namespace } else { None };
+        let (items, rv) = self.store.list_refs(&def.storage_group, &def.resource, ns);
+        let api_version = def.api_version();
+        let items = items
+            .into_iter()
+            .map(|o| {
+                if Self::presents_as_stored(def, &api_version, &o) {
+                    o
+                } else {
+                    Arc::new(StoredObject::new(Self::present(def, o.value().clone())))
+                }
+            })
+            .collect();
+        (items, rv)
     }
 
     fn check_namespace(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<()> {

@@ -4,8 +4,10 @@
 //! subscriber that snapshots under the same lock never misses or repeats an event.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::ops::{Bound, Deref};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use axum::body::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -31,9 +33,55 @@ impl ObjectKey {
     }
 }
 
+/// One immutable version of a stored object, shared (not copied) by the map, the watch cache,
+/// lists and watchers, with its JSON rendered at most once.
+#[derive(Debug)]
+pub struct StoredObject {
+    value: Value,
+    json: OnceLock<Bytes>,
+}
+
+impl StoredObject {
+    pub fn new(value: Value) -> Self {
+        StoredObject {
+            value,
+            json: OnceLock::new(),
+        }
+    }
+
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The object serialized as stored, rendered on first use.
+    pub fn json(&self) -> &Bytes {
+        self.json.get_or_init(|| {
+            // Serializing a `Value` cannot fail (its map keys are strings).
+            Bytes::from(serde_json::to_vec(&self.value).unwrap_or_default())
+        })
+    }
+}
+
+impl Deref for StoredObject {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+pub type ObjectRef = Arc<StoredObject>;
+
+/// One page of a list: the items, the list's resourceVersion, and how many matching items
+/// follow the page (`None` when the page is the end).
+pub struct Page {
+    pub items: Vec<ObjectRef>,
+    pub rv: u64,
+    pub remaining: Option<usize>,
+}
+
 /// What a watcher gets at subscription: either replayed history or the state to send as ADDED.
 pub struct Subscription {
-    pub initial: Vec<Value>,
+    pub initial: Vec<ObjectRef>,
     pub replay: Vec<Arc<StoredEvent>>,
     pub rv: u64,
     pub receiver: broadcast::Receiver<Arc<StoredEvent>>,
@@ -46,7 +94,7 @@ pub struct Store {
 
 struct Inner {
     rv: u64,
-    objects: BTreeMap<ObjectKey, Value>,
+    objects: BTreeMap<ObjectKey, ObjectRef>,
     cache: WatchCache,
 }
 
@@ -60,17 +108,30 @@ fn set_rv(obj: &mut Value, rv: u64) {
     }
 }
 
-/// Objects equal apart from their resourceVersion: such a write is a no-op.
+/// Objects equal apart from their resourceVersion (and managedFields): such a write is a
+/// no-op. Compared in place, as every update goes through here.
 fn same_content(a: &Value, b: &Value) -> bool {
-    let mut a = a.clone();
-    let mut b = b.clone();
-    for o in [&mut a, &mut b] {
-        if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-            m.remove("resourceVersion");
-            m.remove("managedFields");
-        }
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return a == b;
+    };
+    if a.len() != b.len() {
+        return false;
     }
-    a == b
+    let volatile = |k: &String| k == "resourceVersion" || k == "managedFields";
+    a.iter().all(|(k, av)| match (k.as_str(), b.get(k)) {
+        (_, None) => false,
+        ("metadata", Some(bv)) => match (av.as_object(), bv.as_object()) {
+            (Some(am), Some(bm)) => {
+                am.iter()
+                    .filter(|(k, _)| !volatile(k))
+                    .all(|(k, v)| bm.get(k) == Some(v))
+                    && am.keys().filter(|k| !volatile(k)).count()
+                        == bm.keys().filter(|k| !volatile(k)).count()
+            }
+            _ => av == bv,
+        },
+        (_, Some(bv)) => av == bv,
+    })
 }
 
 impl Store {
@@ -97,15 +158,20 @@ impl Store {
     }
 
     pub fn get(&self, key: &ObjectKey) -> Option<Value> {
+        self.lock().objects.get(key).map(|o| o.value.clone())
+    }
+
+    /// The stored version itself (no copy).
+    pub fn get_ref(&self, key: &ObjectKey) -> Option<ObjectRef> {
         self.lock().objects.get(key).cloned()
     }
 
     fn range<'a>(
-        objects: &'a BTreeMap<ObjectKey, Value>,
+        objects: &'a BTreeMap<ObjectKey, ObjectRef>,
         group: &'a str,
         resource: &'a str,
         namespace: Option<&'a str>,
-    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Value)> + 'a {
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a ObjectRef)> + 'a {
         let start = ObjectKey::new(group, resource, namespace.unwrap_or(""), "");
         objects.range(start..).take_while(move |(k, _)| {
             k.group == group
@@ -116,11 +182,128 @@ impl Store {
 
     /// Current objects of one resource (optionally one namespace), sorted by namespace/name.
     pub fn list(&self, group: &str, resource: &str, namespace: Option<&str>) -> (Vec<Value>, u64) {
+        let (items, rv) = self.list_refs(group, resource, namespace);
+        (items.iter().map(|o| o.value.clone()).collect(), rv)
+    }
+
+    /// Like `list`, sharing the stored versions instead of copying them.
+    pub fn list_refs(
+        &self,
+        group: &str,
+        resource: &str,
+        namespace: Option<&str>,
+    ) -> (Vec<ObjectRef>, u64) {
         let inner = self.lock();
         let items = Self::range(&inner.objects, group, resource, namespace)
             .map(|(_, v)| v.clone())
             .collect();
         (items, inner.rv)
+    }
+
+    /// One page of the objects as they were at `rv` (default: now), in key order, starting
+    /// after `after` (namespace, name), keeping those `keep` accepts, at most `limit`.
+    /// Only the changes newer than `rv` are undone, so a page costs O(page + changes) copies
+    /// of pointers rather than a snapshot of the whole resource. 410 when that history was
+    /// evicted.
+    #[allow(clippy::too_many_arguments)]
+    pub fn list_page(
+        &self,
+        group: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        rv: Option<u64>,
+        after: Option<(&str, &str)>,
+        limit: Option<usize>,
+        mut keep: impl FnMut(&StoredObject) -> bool,
+    ) -> ApiResult<Page> {
+        let inner = self.lock();
+        let rv = rv.unwrap_or(inner.rv);
+        if rv > inner.rv {
+            return Err(ApiError::timeout(format!(
+                "Too large resource version: {rv}, current: {}",
+                inner.rv
+            )));
+        }
+        let in_scope = |k: &ObjectKey| {
+            k.group == group
+                && k.resource == resource
+                && namespace.is_none_or(|ns| ns == k.namespace)
+        };
+        // State at `rv` of every key changed since: the oldest newer event tells it (absent
+        // when that event created the object, else its previous version).
+        let mut at_rv: BTreeMap<&ObjectKey, Option<&ObjectRef>> = BTreeMap::new();
+        if rv < inner.rv {
+            let newer = inner
+                .cache
+                .since_iter(rv)
+                .map_err(|oldest| ApiError::too_old_resource_version(rv, oldest))?;
+            for ev in newer.filter(|ev| in_scope(&ev.key)) {
+                at_rv.entry(&ev.key).or_insert(match ev.event_type {
+                    EventType::Added => None,
+                    _ => ev.prev.as_ref(),
+                });
+            }
+        }
+        let start_key = match after {
+            Some((ns, name)) => ObjectKey::new(group, resource, ns, name),
+            None => ObjectKey::new(group, resource, namespace.unwrap_or(""), ""),
+        };
+        let lower = if after.is_some() {
+            Bound::Excluded(&start_key)
+        } else {
+            Bound::Included(&start_key)
+        };
+        let current = inner
+            .objects
+            .range::<ObjectKey, _>((lower, Bound::Unbounded))
+            .take_while(|(k, _)| k.group == group && k.resource == resource)
+            .filter(|(k, _)| namespace.is_none_or(|ns| ns == k.namespace));
+        let changed = at_rv
+            .range::<ObjectKey, _>((lower, Bound::Unbounded))
+            .map(|(k, v)| (*k, *v));
+        // Merge the two key-ordered streams; a changed key takes its version at `rv`.
+        let mut current = current.peekable();
+        let mut changed = changed.peekable();
+        let mut next = || -> Option<Option<&ObjectRef>> {
+            loop {
+                let take_current = match (current.peek(), changed.peek()) {
+                    (None, None) => return None,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (Some((ck, _)), Some((xk, _))) => *ck < *xk,
+                };
+                if take_current {
+                    let (k, v) = current.next()?;
+                    if at_rv.contains_key(k) {
+                        continue;
+                    }
+                    return Some(Some(v));
+                }
+                let (k, v) = changed.next()?;
+                if current.peek().is_some_and(|(ck, _)| *ck == k) {
+                    current.next();
+                }
+                return Some(v);
+            }
+        };
+        let mut items = Vec::new();
+        let mut remaining = None;
+        while let Some(version) = next() {
+            let Some(obj) = version else { continue };
+            if !keep(obj) {
+                continue;
+            }
+            if limit.is_some_and(|n| items.len() >= n) {
+                *remaining.get_or_insert(0) += 1;
+            } else {
+                items.push(obj.clone());
+            }
+        }
+        Ok(Page {
+            items,
+            rv,
+            remaining,
+        })
     }
 
     /// The objects as they were at `rv`, rebuilt by undoing newer changes; 410 when the
@@ -132,40 +315,8 @@ impl Store {
         namespace: Option<&str>,
         rv: u64,
     ) -> ApiResult<Vec<Value>> {
-        let inner = self.lock();
-        if rv > inner.rv {
-            return Err(ApiError::timeout(format!(
-                "Too large resource version: {rv}, current: {}",
-                inner.rv
-            )));
-        }
-        let newer = inner
-            .cache
-            .since(rv)
-            .map_err(|oldest| ApiError::too_old_resource_version(rv, oldest))?;
-        let mut snapshot: BTreeMap<ObjectKey, Value> =
-            Self::range(&inner.objects, group, resource, namespace)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-        for ev in newer.iter().rev() {
-            let k = &ev.key;
-            if k.group != group
-                || k.resource != resource
-                || namespace.is_some_and(|ns| ns != k.namespace)
-            {
-                continue;
-            }
-            match (ev.event_type, &ev.prev) {
-                (EventType::Added, _) => {
-                    snapshot.remove(k);
-                }
-                (_, Some(prev)) => {
-                    snapshot.insert(k.clone(), prev.clone());
-                }
-                (_, None) => {}
-            }
-        }
-        Ok(snapshot.into_values().collect())
+        let page = self.list_page(group, resource, namespace, Some(rv), None, None, |_| true)?;
+        Ok(page.items.iter().map(|o| o.value.clone()).collect())
     }
 
     fn record(inner: &mut Inner, sender: &broadcast::Sender<Arc<StoredEvent>>, event: StoredEvent) {
@@ -187,14 +338,9 @@ impl Store {
         inner.rv += 1;
         let rv = inner.rv;
         set_rv(&mut obj, rv);
-        inner.objects.insert(key.clone(), obj.clone());
-        let event = StoredEvent {
-            rv,
-            event_type: EventType::Added,
-            key: key.clone(),
-            object: obj.clone(),
-            prev: None,
-        };
+        let stored = Arc::new(StoredObject::new(obj.clone()));
+        inner.objects.insert(key.clone(), stored.clone());
+        let event = StoredEvent::new(rv, EventType::Added, key.clone(), stored, None);
         Self::record(&mut inner, &self.sender, event);
         Ok(obj)
     }
@@ -217,19 +363,14 @@ impl Store {
             }
         }
         if same_content(&current, &obj) {
-            return Ok(current);
+            return Ok(current.value.clone());
         }
         inner.rv += 1;
         let rv = inner.rv;
         set_rv(&mut obj, rv);
-        inner.objects.insert(key.clone(), obj.clone());
-        let event = StoredEvent {
-            rv,
-            event_type: EventType::Modified,
-            key: key.clone(),
-            object: obj.clone(),
-            prev: Some(current),
-        };
+        let stored = Arc::new(StoredObject::new(obj.clone()));
+        inner.objects.insert(key.clone(), stored.clone());
+        let event = StoredEvent::new(rv, EventType::Modified, key.clone(), stored, Some(current));
         Self::record(&mut inner, &self.sender, event);
         Ok(obj)
     }
@@ -248,15 +389,10 @@ impl Store {
         inner.objects.remove(key);
         inner.rv += 1;
         let rv = inner.rv;
-        let mut last = current.clone();
+        let mut last = current.value.clone();
         set_rv(&mut last, rv);
-        let event = StoredEvent {
-            rv,
-            event_type: EventType::Deleted,
-            key: key.clone(),
-            object: last.clone(),
-            prev: Some(current),
-        };
+        let stored = Arc::new(StoredObject::new(last.clone()));
+        let event = StoredEvent::new(rv, EventType::Deleted, key.clone(), stored, Some(current));
         Self::record(&mut inner, &self.sender, event);
         Ok(last)
     }
@@ -331,7 +467,7 @@ impl Store {
     pub fn for_each(&self, mut visit: impl FnMut(&ObjectKey, &Value)) {
         let inner = self.lock();
         for (k, v) in &inner.objects {
-            visit(k, v);
+            visit(k, &v.value);
         }
     }
 
@@ -345,14 +481,17 @@ impl Store {
         inner
             .objects
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.clone(), v.value.clone()))
             .collect()
     }
 
     /// All objects, for the state file.
     pub fn dump(&self) -> (u64, Vec<Value>) {
         let inner = self.lock();
-        (inner.rv, inner.objects.values().cloned().collect())
+        (
+            inner.rv,
+            inner.objects.values().map(|o| o.value.clone()).collect(),
+        )
     }
 
     /// Loads objects saved by `dump` (before serving; emits no events).
@@ -363,7 +502,55 @@ impl Store {
         let capacity = inner.cache.capacity();
         inner.cache = WatchCache::new(capacity, start);
         for (k, v) in objects {
-            inner.objects.insert(k, v);
+            inner.objects.insert(k, Arc::new(StoredObject::new(v)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(page: &Page) -> Vec<String> {
+        page.items
+            .iter()
+            .map(|o| format!("{}={}", o["metadata"]["name"], o["data"]["v"]))
+            .collect()
+    }
+
+    #[test]
+    fn pages_of_an_old_snapshot_undo_newer_changes() {
+        let store = Store::new(100);
+        let key = |n: &str| ObjectKey::new("", "configmaps", "ns", n);
+        let cm =
+            |n: &str, v: i64| json!({"metadata": {"name": n, "namespace": "ns"}, "data": {"v": v}});
+        for n in ["a", "b", "c", "d"] {
+            store.create(&key(n), cm(n, 1)).unwrap();
+        }
+        store
+            .create(&ObjectKey::new("", "secrets", "ns", "x"), cm("x", 1))
+            .unwrap();
+        let rv = store.current_rv();
+        store.delete(&key("b"), None).unwrap();
+        store.update(&key("c"), cm("c", 2), None).unwrap();
+        store.create(&key("bb"), cm("bb", 1)).unwrap();
+        store.delete(&key("d"), None).unwrap();
+        store.create(&key("d"), cm("d", 3)).unwrap();
+        let page = |after, limit| {
+            store
+                .list_page("", "configmaps", None, Some(rv), after, limit, |_| true)
+                .unwrap()
+        };
+        let first = page(None, Some(2));
+        assert_eq!(names(&first), ["\"a\"=1", "\"b\"=1"]);
+        assert_eq!(first.remaining, Some(2));
+        let rest = page(Some(("ns", "b")), Some(2));
+        assert_eq!(names(&rest), ["\"c\"=1", "\"d\"=1"]);
+        assert_eq!(rest.remaining, None);
+        let now = store
+            .list_page("", "configmaps", Some("ns"), None, None, None, |_| true)
+            .unwrap();
+        assert_eq!(names(&now), ["\"a\"=1", "\"bb\"=1", "\"c\"=2", "\"d\"=3"]);
     }
 }

@@ -2,11 +2,12 @@
 //! chunked lists reconstruct their snapshot from it, and anything older is answered with 410.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
+// `bytes::Bytes`, through axum's re-export, which the HTTP layer sends without copying.
+use axum::body::Bytes;
 
-use super::store::ObjectKey;
+use super::store::{ObjectKey, ObjectRef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
@@ -31,8 +32,46 @@ pub struct StoredEvent {
     pub rv: u64,
     pub event_type: EventType,
     pub key: ObjectKey,
-    pub object: Value,
-    pub prev: Option<Value>,
+    pub object: ObjectRef,
+    pub prev: Option<ObjectRef>,
+    /// `{"type":..,"object":..}\n` as stored, rendered once for every watcher that can use it.
+    line: OnceLock<Bytes>,
+}
+
+impl StoredEvent {
+    pub fn new(
+        rv: u64,
+        event_type: EventType,
+        key: ObjectKey,
+        object: ObjectRef,
+        prev: Option<ObjectRef>,
+    ) -> Self {
+        StoredEvent {
+            rv,
+            event_type,
+            key,
+            object,
+            prev,
+            line: OnceLock::new(),
+        }
+    }
+
+    /// The watch line for this event with the stored object, newline-terminated.
+    pub fn line(&self) -> &Bytes {
+        self.line
+            .get_or_init(|| watch_line(self.event_type.as_str(), self.object.json()))
+    }
+}
+
+/// `{"type":"<type>","object":<json>}` plus a newline, from an already serialized object.
+pub fn watch_line(event_type: &str, object_json: &[u8]) -> Bytes {
+    let mut buf = Vec::with_capacity(object_json.len() + 32);
+    buf.extend_from_slice(b"{\"type\":\"");
+    buf.extend_from_slice(event_type.as_bytes());
+    buf.extend_from_slice(b"\",\"object\":");
+    buf.extend_from_slice(object_json);
+    buf.extend_from_slice(b"}\n");
+    Bytes::from(buf)
 }
 
 #[derive(Debug)]
@@ -78,6 +117,15 @@ impl WatchCache {
         let start = self.events.partition_point(|e| e.rv <= rv);
         Ok(self.events.iter().skip(start).cloned().collect())
     }
+
+    /// Like `since`, borrowing the events instead of collecting them.
+    pub fn since_iter(&self, rv: u64) -> Result<impl Iterator<Item = &Arc<StoredEvent>>, u64> {
+        if rv < self.evicted_through {
+            return Err(self.evicted_through);
+        }
+        let start = self.events.partition_point(|e| e.rv <= rv);
+        Ok(self.events.range(start..))
+    }
 }
 
 #[cfg(test)]
@@ -85,13 +133,15 @@ mod tests {
     use super::*;
 
     fn ev(rv: u64) -> Arc<StoredEvent> {
-        Arc::new(StoredEvent {
+        Arc::new(StoredEvent::new(
             rv,
-            event_type: EventType::Added,
-            key: ObjectKey::new("", "configmaps", "ns", &format!("c{rv}")),
-            object: Value::Null,
-            prev: None,
-        })
+            EventType::Added,
+            ObjectKey::new("", "configmaps", "ns", &format!("c{rv}")),
+            Arc::new(crate::storage::store::StoredObject::new(
+                serde_json::Value::Null,
+            )),
+            None,
+        ))
     }
 
     #[test]
