@@ -27,11 +27,17 @@ pub enum WatchEnd {
     Closed,
     /// The connection could not be opened or broke.
     Failed(String),
+    /// The caller stopped reading (e.g. to relist after a 410).
+    Stopped,
 }
 
 /// Opens a watch on `path` (which must include `watch=true`) and calls `on_event` with each
-/// event's JSON text until the stream ends. Logged as a long-lived stream with its count.
-pub async fn run(path: &str, mut on_event: impl FnMut(&str)) -> WatchEnd {
+/// event's JSON text until the stream ends or `on_event` breaks. Logged as a long-lived
+/// stream with its event count.
+pub async fn run(
+    path: &str,
+    mut on_event: impl FnMut(&str) -> std::ops::ControlFlow<()>,
+) -> WatchEnd {
     let id = request_log::start("GET", path, "application/json (WebSocket)", true);
     let started = now_ms();
     let Some(url) = websocket_url(path) else {
@@ -66,8 +72,13 @@ pub async fn run(path: &str, mut on_event: impl FnMut(&str)) -> WatchEnd {
                 w.events += 1;
             }
         });
-        on_event(&text);
+        if on_event(&text).is_break() {
+            end = WatchEnd::Stopped;
+            break;
+        }
     }
+    // Dropping the socket closes it; a stopped watch must not linger on the server.
+    drop(socket);
     request_log::update(id, |r| {
         r.duration_ms = now_ms() - started;
         if let Some(w) = r.watch.as_mut() {

@@ -10,6 +10,7 @@ pub mod synthetic;
 pub mod tree;
 pub mod tree_nav;
 pub mod version;
+pub mod watch;
 
 pub use discovery::{
     classify_discovery_content_type, group_from_aggregated, group_version_path, parse_aggregated,

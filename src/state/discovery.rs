@@ -6,7 +6,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::discovery::{self, DiscoveryLoadError, LoadedDiscovery};
+use std::ops::ControlFlow;
+
 use crate::api::{self, watch};
+use crate::model::watch::{self as watcher, decode_event, WatcherCommand, WatcherInput};
 
 /// Connection to the API server as the header shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,48 +93,79 @@ impl DiscoveryState {
         })
     }
 
-    /// Watches CRDs from the current resourceVersion; every change refreshes discovery.
+    /// Watches CRDs with the watcher state machine (list, watch from the list's version,
+    /// re-watch on a clean end, relist on 410); every CRD change refreshes discovery.
     async fn watch_crds(self) {
-        let mut backoff_ms = 1_000;
+        let (mut state, mut command) = watcher::start();
+        let mut backoff_ms = 0u32;
         while self.serves_crds() {
-            let resource_version =
-                match api::get(&format!("{CRD_COLLECTION}?limit=1"), "application/json").await {
-                    Ok(fetched) => serde_json::from_str::<serde_json::Value>(&fetched.body)
-                        .ok()
-                        .and_then(|v| {
-                            v.pointer("/metadata/resourceVersion")
-                                .and_then(|r| r.as_str())
-                                .map(str::to_string)
-                        }),
-                    Err(_) => None,
-                };
-            let Some(resource_version) = resource_version else {
-                TimeoutFuture::new(backoff_ms).await;
-                backoff_ms = (backoff_ms * 2).min(30_000);
-                continue;
-            };
-            let path = format!(
-                "{CRD_COLLECTION}?watch=true&allowWatchBookmarks=true&resourceVersion={resource_version}"
-            );
-            let mut changes = 0u32;
-            let end = watch::run(&path, |event| {
-                if !event.contains("\"BOOKMARK\"") {
-                    changes += 1;
-                    // A new CRD is served once Established, which lands a moment after the
-                    // ADDED event: refresh now and again shortly after.
-                    spawn_local(async move {
-                        self.reload().await;
-                        TimeoutFuture::new(700).await;
-                        self.reload().await;
-                    });
+            let wait = matches!(
+                command,
+                WatcherCommand::List {
+                    after_backoff: true
+                } | WatcherCommand::Watch {
+                    after_backoff: true,
+                    ..
                 }
-            })
-            .await;
-            if changes > 0 || end == watch::WatchEnd::Closed {
-                backoff_ms = 1_000;
+            );
+            backoff_ms = if wait {
+                (backoff_ms * 2).clamp(1_000, 30_000)
+            } else {
+                0
+            };
+            if backoff_ms > 0 {
+                TimeoutFuture::new(backoff_ms).await;
             }
-            TimeoutFuture::new(backoff_ms).await;
-            backoff_ms = (backoff_ms * 2).min(30_000);
+            let input = match command.clone() {
+                WatcherCommand::Continue | WatcherCommand::List { .. } => list_crds().await,
+                WatcherCommand::Watch {
+                    resource_version, ..
+                } => {
+                    let path = format!(
+                        "{CRD_COLLECTION}?watch=true&allowWatchBookmarks=true&resourceVersion={resource_version}"
+                    );
+                    let mut current = state.clone();
+                    let mut next_command = None;
+                    let end = watch::run(&path, |text| {
+                        let input = match decode_event(text) {
+                            Ok(event) => WatcherInput::Event(event),
+                            Err(error) => WatcherInput::Garbage(error.to_string()),
+                        };
+                        let stepped = watcher::step(&current, input);
+                        current = stepped.state;
+                        if stepped.change.is_some() {
+                            // A new CRD is served once Established, a moment after its ADDED
+                            // event: refresh now and again shortly after.
+                            spawn_local(async move {
+                                self.reload().await;
+                                TimeoutFuture::new(700).await;
+                                self.reload().await;
+                            });
+                        }
+                        if stepped.command == WatcherCommand::Continue {
+                            ControlFlow::Continue(())
+                        } else {
+                            next_command = Some(stepped.command);
+                            ControlFlow::Break(())
+                        }
+                    })
+                    .await;
+                    state = current;
+                    if let Some(next) = next_command {
+                        command = next;
+                        continue;
+                    }
+                    match end {
+                        watch::WatchEnd::Failed(error) => WatcherInput::StreamFailed(error),
+                        watch::WatchEnd::Closed | watch::WatchEnd::Stopped => {
+                            WatcherInput::StreamEnded
+                        }
+                    }
+                }
+            };
+            let stepped = watcher::step(&state, input);
+            state = stepped.state;
+            command = stepped.command;
         }
     }
 
@@ -156,5 +190,29 @@ impl DiscoveryState {
 impl Default for DiscoveryState {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Lists CRDs for the version to watch from (the items themselves come from discovery).
+async fn list_crds() -> WatcherInput {
+    match api::get(CRD_COLLECTION, "application/json").await {
+        Ok(fetched) => {
+            let value: serde_json::Value = serde_json::from_str(&fetched.body).unwrap_or_default();
+            let resource_version = value
+                .pointer("/metadata/resourceVersion")
+                .and_then(|r| r.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let items = value
+                .get("items")
+                .and_then(|i| i.as_array())
+                .cloned()
+                .unwrap_or_default();
+            WatcherInput::Listed {
+                items,
+                resource_version,
+            }
+        }
+        Err(error) => WatcherInput::ListFailed(error.to_string()),
     }
 }
