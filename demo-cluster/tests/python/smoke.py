@@ -38,6 +38,17 @@ events = [(e["type"], e["object"].metadata.name)
                                         resource_version=rv, timeout_seconds=1)]
 assert events == [("MODIFIED", "py")], events
 
+# A watch that ends at its timeout, then resumes from the last resourceVersion it saw: only
+# the change made in between arrives.
+w = watch.Watch()
+first = list(w.stream(core.list_namespaced_config_map, "default", resource_version=rv, timeout_seconds=1))
+assert len(first) == 1 and w.resource_version, (first, w.resource_version)
+core.patch_namespaced_config_map("py", "default", {"data": {"d": "4"}})
+resumed = [(e["type"], e["object"].metadata.name, e["object"].data.get("d"))
+           for e in watch.Watch().stream(core.list_namespaced_config_map, "default",
+                                         resource_version=w.resource_version, timeout_seconds=1)]
+assert resumed == [("MODIFIED", "py", "4")], resumed
+
 dyn = dynamic.DynamicClient(api)
 assert dyn.resources.get(api_version="apps/v1", kind="Deployment").name == "deployments"
 assert core.delete_namespaced_config_map("py", "default")["status"] == "Success"
