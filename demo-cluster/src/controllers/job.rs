@@ -1,5 +1,6 @@
 //! The Job controller (`job-controller`) and the CronJob controller (`cronjob-controller`).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,8 +11,9 @@ use super::cron::Schedule;
 use super::events::EventSpec;
 use super::replicaset::{create_pod, is_active, pod_from_template, pods_by_controller};
 use super::{
-    condition_true, controller_ref, controller_uid, is_deleting, name_of, namespace_of, parse_time,
-    set_condition, spawn_loop, uid_of, writer, Changes, Context, CONTROLLER_MANAGER,
+    condition_true, controller_ref, controller_uid, current, is_deleting, name_of, namespace_of,
+    parse_time, pod_key, set_condition, spawn_loop, spawn_queue_loop, uid_of, writer, Batch,
+    Changes, Context, OwnerIndex, CONTROLLER_MANAGER,
 };
 use crate::registry::{now, DeleteOptions};
 
@@ -20,8 +22,9 @@ const CRONJOB_COMPONENT: &str = "cronjob-controller";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     let changes = Changes::of(&ctx.registry, &[("batch", "jobs"), ("", "pods")]);
-    spawn_loop(changes, Duration::from_secs(30), move || {
-        reconcile_jobs(&ctx);
+    let mut index = OwnerIndex::default();
+    spawn_queue_loop(changes, ctx.resync(), move |batch| {
+        reconcile(&ctx, &mut index, batch);
         None
     })
 }
@@ -30,11 +33,42 @@ fn is_finished(job: &Value) -> bool {
     condition_true(job, "Complete") || condition_true(job, "Failed")
 }
 
+/// Reconciles every Job.
 pub fn reconcile_jobs(ctx: &Context) {
     let (jobs, _) = ctx.registry.list(&ctx.def("batch", "jobs"), None);
     let mut pods = pods_by_controller(ctx);
     for job in jobs {
         let owned = pods.remove(uid_of(&job)).unwrap_or_default();
+        sync_job(ctx, &job, &owned);
+    }
+}
+
+/// Syncs the Jobs that changed or whose pods changed; every Job on a full pass.
+fn reconcile(ctx: &Context, index: &mut OwnerIndex, batch: Batch) {
+    let pods_def = ctx.def("", "pods");
+    let mut dirty: HashSet<String> = HashSet::new();
+    if batch.full {
+        index.rebuild(&ctx.registry.list_shared(&pods_def, None).0, pod_key);
+    }
+    for key in &batch.keys {
+        let obj = ctx.registry.store.get_ref(key);
+        if key.resource == "pods" {
+            dirty.extend(index.update(key, obj.as_deref().map(|p| p.value())).0);
+        } else if let Some(job) = obj {
+            dirty.insert(uid_of(&job).to_string());
+        }
+    }
+    let (jobs, _) = ctx.registry.list(&ctx.def("batch", "jobs"), None);
+    for job in jobs {
+        let uid = uid_of(&job);
+        if !batch.full && !dirty.contains(uid) {
+            continue;
+        }
+        let owned: Vec<Value> = current(&ctx.registry, index.owned(uid))
+            .iter()
+            .filter(|p| controller_uid(p) == Some(uid))
+            .map(|p| p.value().clone())
+            .collect();
         sync_job(ctx, &job, &owned);
     }
 }

@@ -6,7 +6,7 @@
 //! `restartPolicy` Never/OnFailure run to completion after a simulated run time (`sleep N` in
 //! the command sets it).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,11 +16,11 @@ use tokio::task::JoinHandle;
 
 use super::events::EventSpec;
 use super::{
-    is_deleting, is_pod_terminal, name_of, namespace_of, now_micro, set_condition, spawn_loop,
-    uid_of, writer, Changes, Context,
+    is_deleting, is_pod_terminal, name_of, namespace_of, now_micro, pod_key, set_condition,
+    spawn_queue_loop, uid_of, writer, Batch, Changes, Context,
 };
 use crate::registry::{now, DeleteOptions};
-use crate::storage::store::ObjectRef;
+use crate::storage::store::{ObjectKey, ObjectRef};
 
 pub const COMPONENT: &str = "kubelet";
 const MANAGER: &str = "kubelet";
@@ -35,7 +35,13 @@ const MAX_STOP_SECONDS: f64 = 2.0;
 pub fn spawn(ctx: Arc<Context>, node: &str) -> Vec<JoinHandle<()>> {
     let mut kubelet = Kubelet::new(ctx.clone(), node);
     let changes = Changes::of(&ctx.registry, &[("", "pods")]);
-    let pods = spawn_loop(changes, Duration::from_secs(10), move || kubelet.sync());
+    let pods = spawn_queue_loop(changes, ctx.resync(), move |batch| {
+        if batch.full {
+            kubelet.sync()
+        } else {
+            kubelet.sync_changes(batch)
+        }
+    });
     let heartbeat_ctx = ctx.clone();
     let node_name = node.to_string();
     let heartbeat = tokio::spawn(async move {
@@ -147,6 +153,8 @@ struct Kubelet {
     next_ip: u32,
     pulled: HashSet<String>,
     pods: HashMap<String, Runtime>,
+    /// Store key → uid of the pods bound here that it has seen (to find due and gone pods).
+    keys: HashMap<ObjectKey, String>,
 }
 
 /// A number in 0..modulo derived from `seed` (stable pseudo-randomness for pull times).
@@ -282,6 +290,7 @@ impl Kubelet {
             next_ip: 2,
             pulled: HashSet::new(),
             pods: HashMap::new(),
+            keys: HashMap::new(),
         }
     }
 
@@ -316,9 +325,62 @@ impl Kubelet {
             .collect();
         let present: HashSet<String> = mine.iter().map(|p| uid_of(p).to_string()).collect();
         self.pods.retain(|uid, _| present.contains(uid));
+        self.keys = mine
+            .iter()
+            .map(|p| (pod_key(p), uid_of(p).to_string()))
+            .collect();
         for pod in &mine {
             self.sync_pod(pod);
         }
+        self.next_due()
+    }
+
+    /// A pass over the pods that changed and those whose timer is due.
+    fn sync_changes(&mut self, batch: Batch) -> Option<Duration> {
+        let now = Instant::now();
+        let mut todo: BTreeSet<ObjectKey> = batch
+            .keys
+            .into_iter()
+            .filter(|k| k.resource == "pods")
+            .collect();
+        for (key, uid) in &self.keys {
+            if self
+                .pods
+                .get(uid)
+                .and_then(|rt| rt.due)
+                .is_some_and(|due| due <= now)
+            {
+                todo.insert(key.clone());
+            }
+        }
+        for key in todo {
+            let pod = self
+                .ctx
+                .registry
+                .store
+                .get_ref(&key)
+                .filter(|p| p["spec"]["nodeName"].as_str() == Some(self.node.as_str()));
+            let uid = pod.as_ref().map(|p| uid_of(p).to_string());
+            // Gone (or replaced by a namesake): forget the old one.
+            if let Some(old) = self
+                .keys
+                .get(&key)
+                .filter(|old| Some(*old) != uid.as_ref())
+                .cloned()
+            {
+                self.pods.remove(&old);
+                self.keys.remove(&key);
+            }
+            if let (Some(pod), Some(uid)) = (pod, uid) {
+                self.keys.insert(key, uid);
+                self.sync_pod(&pod);
+            }
+        }
+        self.next_due()
+    }
+
+    /// How long until the next timer of a pod fires.
+    fn next_due(&self) -> Option<Duration> {
         let now = Instant::now();
         self.pods
             .values()

@@ -1,7 +1,9 @@
 //! Simulated control plane: the controllers of kube-controller-manager, the scheduler, one
 //! kubelet per node and the cnat operator. They act only through the [`Registry`] (the same
-//! verbs and semantics HTTP clients get), are level-triggered — every wake-up reconciles all
-//! objects of their kinds — and wake on store changes (`store.subscribe`) or on their own timers.
+//! verbs and semantics HTTP clients get) and wake on store changes (`store.subscribe`) or on
+//! their own timers. The busy ones (scheduler, kubelets, replicaset and job controllers) work
+//! from a queue of the changed objects' keys with small indexes, and reconcile everything only
+//! on a periodic resync (or after missing events); the others reconcile all their objects.
 
 pub mod cnat;
 pub mod cron;
@@ -13,9 +15,9 @@ pub mod kubelet;
 pub mod replicaset;
 pub mod scheduler;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -23,6 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{Registry, WriteOptions};
+use crate::storage::store::{ObjectKey, ObjectRef};
 use crate::storage::watch_cache::StoredEvent;
 use events::EventRecorder;
 
@@ -62,6 +65,12 @@ impl Context {
             .unwrap_or(Duration::from_secs(365 * 24 * 3600))
     }
 
+    /// Period of the full resync of queue-driven controllers: 30 simulated seconds, at
+    /// most once a second.
+    pub fn resync(&self) -> Duration {
+        self.scaled(30.0).max(Duration::from_secs(1))
+    }
+
     /// A built-in kind; they are compiled in, so absence is a programming error.
     pub fn def(&self, group: &str, resource: &str) -> Arc<ResourceDef> {
         match self.registry.builtin(group, resource) {
@@ -84,6 +93,18 @@ pub fn writer(manager: &str, subresource: &str) -> WriteOptions {
 pub struct Changes {
     receiver: broadcast::Receiver<Arc<StoredEvent>>,
     relevant: Box<dyn Fn(&StoredEvent) -> bool + Send>,
+    /// Whether to remember the keys of relevant changes (for [`spawn_queue_loop`]).
+    collect: bool,
+    keys: HashSet<ObjectKey>,
+    lagged: bool,
+}
+
+/// What changed since the previous pass of a queue-driven controller.
+pub struct Batch {
+    /// Reconcile everything: first pass, periodic resync, or events were missed.
+    pub full: bool,
+    /// Keys of the objects that changed (read their current state from the store).
+    pub keys: HashSet<ObjectKey>,
 }
 
 impl Changes {
@@ -108,7 +129,18 @@ impl Changes {
         Changes {
             receiver: registry.store.subscriber(),
             relevant: Box::new(relevant),
+            collect: false,
+            keys: HashSet::new(),
+            lagged: false,
         }
+    }
+
+    fn note(&mut self, event: &StoredEvent) -> bool {
+        let relevant = (self.relevant)(event);
+        if relevant && self.collect {
+            self.keys.insert(event.key.clone());
+        }
+        relevant
     }
 
     /// Returns after a relevant change (and the burst that came with it) or after `timeout`.
@@ -119,10 +151,13 @@ impl Changes {
             tokio::select! {
                 _ = &mut deadline => return,
                 received = self.receiver.recv() => match received {
-                    Ok(event) if (self.relevant)(&event) => break,
+                    Ok(event) if self.note(&event) => break,
                     Ok(_) => continue,
                     // Missed events: reconciling everything catches up.
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        self.lagged = true;
+                        break;
+                    }
                     Err(broadcast::error::RecvError::Closed) => {
                         deadline.await;
                         return;
@@ -132,10 +167,140 @@ impl Changes {
         }
         // Let a burst of writes settle, then reconcile once for all of them.
         tokio::time::sleep(Duration::from_millis(5)).await;
-        while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = self.receiver.try_recv()
-        {
+        loop {
+            match self.receiver.try_recv() {
+                Ok(event) => {
+                    self.note(&event);
+                }
+                Err(broadcast::error::TryRecvError::Lagged(_)) => self.lagged = true,
+                Err(_) => break,
+            }
         }
     }
+
+    /// The changes collected so far, and whether some were missed.
+    fn take(&mut self) -> (HashSet<ObjectKey>, bool) {
+        (
+            std::mem::take(&mut self.keys),
+            std::mem::replace(&mut self.lagged, false),
+        )
+    }
+}
+
+/// Like [`spawn_loop`], but `reconcile` gets the keys that changed since its previous pass,
+/// and `full` on the first pass, every `resync` and after missed events (the safety net).
+pub fn spawn_queue_loop(
+    mut changes: Changes,
+    resync: Duration,
+    mut reconcile: impl FnMut(Batch) -> Option<Duration> + Send + 'static,
+) -> JoinHandle<()> {
+    changes.collect = true;
+    tokio::spawn(async move {
+        let mut last_full: Option<Instant> = None;
+        loop {
+            // Taken before reconciling reads the store: later changes go to the next pass.
+            let (keys, lagged) = changes.take();
+            let full = lagged || last_full.is_none_or(|t| t.elapsed() >= resync);
+            if full {
+                last_full = Some(Instant::now());
+            }
+            let next = reconcile(Batch { full, keys });
+            let until_resync =
+                resync.saturating_sub(last_full.map_or(Duration::ZERO, |t| t.elapsed()));
+            changes
+                .wait(next.map_or(until_resync, |d| d.min(until_resync)))
+                .await;
+        }
+    })
+}
+
+/// Objects (pods) by the uid of their controller, and orphans by namespace, kept up to date
+/// from change batches so owners find their objects without listing everything.
+#[derive(Default)]
+pub struct OwnerIndex {
+    owner_of: HashMap<ObjectKey, Option<String>>,
+    by_owner: HashMap<String, BTreeSet<ObjectKey>>,
+    orphans: HashMap<String, BTreeSet<ObjectKey>>,
+}
+
+impl OwnerIndex {
+    /// Starts over from every object.
+    pub fn rebuild(&mut self, objs: &[ObjectRef], key_of: impl Fn(&Value) -> ObjectKey) {
+        *self = OwnerIndex::default();
+        for obj in objs {
+            self.update(&key_of(obj), Some(obj));
+        }
+    }
+
+    /// Records the current state of `key` (`None`: gone). Returns the controller uids it had
+    /// and has now, and whether it is now an orphan.
+    pub fn update(&mut self, key: &ObjectKey, obj: Option<&Value>) -> (Vec<String>, bool) {
+        let mut owners = vec![];
+        match self.owner_of.remove(key) {
+            Some(Some(old)) => {
+                if let Some(set) = self.by_owner.get_mut(&old) {
+                    set.remove(key);
+                    if set.is_empty() {
+                        self.by_owner.remove(&old);
+                    }
+                }
+                owners.push(old);
+            }
+            Some(None) => {
+                if let Some(set) = self.orphans.get_mut(&key.namespace) {
+                    set.remove(key);
+                }
+            }
+            None => {}
+        }
+        let Some(obj) = obj else {
+            return (owners, false);
+        };
+        let owner = controller_uid(obj).map(String::from);
+        match &owner {
+            Some(uid) => {
+                self.by_owner
+                    .entry(uid.clone())
+                    .or_default()
+                    .insert(key.clone());
+                owners.push(uid.clone());
+            }
+            None => {
+                self.orphans
+                    .entry(key.namespace.clone())
+                    .or_default()
+                    .insert(key.clone());
+            }
+        }
+        let orphan = owner.is_none();
+        self.owner_of.insert(key.clone(), owner);
+        (owners, orphan)
+    }
+
+    /// Keys of the objects controlled by `uid`.
+    pub fn owned(&self, uid: &str) -> impl Iterator<Item = &ObjectKey> {
+        self.by_owner.get(uid).into_iter().flatten()
+    }
+
+    /// Keys of the objects without a controller in `namespace`.
+    pub fn orphans_in(&self, namespace: &str) -> impl Iterator<Item = &ObjectKey> {
+        self.orphans.get(namespace).into_iter().flatten()
+    }
+}
+
+/// The store key of a pod.
+pub fn pod_key(pod: &Value) -> ObjectKey {
+    ObjectKey::new("", "pods", namespace_of(pod), name_of(pod))
+}
+
+/// Current versions of the objects at `keys` (those still present).
+pub fn current<'a>(
+    registry: &Registry,
+    keys: impl IntoIterator<Item = &'a ObjectKey>,
+) -> Vec<ObjectRef> {
+    keys.into_iter()
+        .filter_map(|k| registry.store.get_ref(k))
+        .collect()
 }
 
 /// Runs `reconcile` now and after every relevant change; it returns when it wants to run
@@ -373,4 +538,34 @@ pub fn parse_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::parse_from_rfc3339(s)
         .ok()
         .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, owner: Option<&str>) -> Value {
+        let refs = owner.map(|uid| json!([{"uid": uid, "controller": true}]));
+        json!({"metadata": {"name": name, "namespace": "ns", "ownerReferences": refs}})
+    }
+
+    #[test]
+    fn owner_index_follows_adoption_release_and_removal() {
+        let mut index = OwnerIndex::default();
+        let a = pod_key(&pod("a", None));
+        assert_eq!(index.update(&a, Some(&pod("a", None))), (vec![], true));
+        assert_eq!(index.orphans_in("ns").count(), 1);
+        // Adopted: no longer an orphan, listed under its owner.
+        let (owners, orphan) = index.update(&a, Some(&pod("a", Some("rs1"))));
+        assert_eq!((owners, orphan), (vec!["rs1".to_string()], false));
+        assert_eq!(index.orphans_in("ns").count(), 0);
+        assert_eq!(index.owned("rs1").collect::<Vec<_>>(), vec![&a]);
+        // Moved to another owner: both owners are affected.
+        let (owners, _) = index.update(&a, Some(&pod("a", Some("rs2"))));
+        assert_eq!(owners, vec!["rs1".to_string(), "rs2".to_string()]);
+        assert_eq!(index.owned("rs1").count(), 0);
+        // Gone.
+        assert_eq!(index.update(&a, None), (vec!["rs2".to_string()], false));
+        assert_eq!(index.owned("rs2").count(), 0);
+    }
 }

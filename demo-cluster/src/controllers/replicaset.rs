@@ -1,27 +1,29 @@
 //! The ReplicaSet controller (`replicaset-controller`): keeps `spec.replicas` pods per
 //! ReplicaSet, created from its template with a controller owner reference.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use super::events::EventSpec;
 use super::{
-    claim, controller_ref, controller_uid, is_deleting, is_pod_ready, is_pod_terminal, name_of,
-    namespace_of, spawn_loop, uid_of, writer, Changes, Context, BURST_REPLICAS, CONTROLLER_MANAGER,
+    claim, controller_ref, controller_uid, current, is_deleting, is_pod_ready, is_pod_terminal,
+    name_of, namespace_of, pod_key, spawn_queue_loop, uid_of, writer, Batch, Changes, Context,
+    OwnerIndex, BURST_REPLICAS, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 use crate::storage::selectors::LabelSelector;
+use crate::storage::store::ObjectKey;
 
 const COMPONENT: &str = "replicaset-controller";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     let changes = Changes::of(&ctx.registry, &[("apps", "replicasets"), ("", "pods")]);
-    spawn_loop(changes, Duration::from_secs(30), move || {
-        reconcile_all(&ctx);
+    let mut index = OwnerIndex::default();
+    spawn_queue_loop(changes, ctx.resync(), move |batch| {
+        reconcile(&ctx, &mut index, batch);
         None
     })
 }
@@ -46,26 +48,80 @@ pub fn pods_by_controller(ctx: &Context) -> HashMap<String, Vec<Value>> {
     by_owner
 }
 
+/// Reconciles every ReplicaSet (the periodic resync does the same through the index).
 pub fn reconcile_all(ctx: &Context) {
+    reconcile(
+        ctx,
+        &mut OwnerIndex::default(),
+        Batch {
+            full: true,
+            keys: Default::default(),
+        },
+    );
+}
+
+/// Syncs the ReplicaSets that changed, whose pods changed, or that may adopt a changed
+/// orphan; every one of them on a full pass.
+fn reconcile(ctx: &Context, index: &mut OwnerIndex, batch: Batch) {
     let (sets, _) = ctx.registry.list(&ctx.def("apps", "replicasets"), None);
-    let mut pods = pods_by_controller(ctx);
     let pods_def = ctx.def("", "pods");
-    // Only orphans in a namespace with a ReplicaSet can be adopted (copied only then).
-    let namespaces: HashSet<&str> = sets.iter().map(namespace_of).collect();
-    let mut orphans: Vec<Value> = ctx
-        .registry
-        .list_shared(&pods_def, None)
-        .0
-        .iter()
-        .filter(|p| {
-            namespaces.contains(namespace_of(p)) && controller_uid(p).is_none() && is_active(p)
-        })
-        .map(|p| p.value().clone())
-        .collect();
+    let mut dirty_owners: HashSet<String> = HashSet::new();
+    let mut rescan: HashSet<String> = HashSet::new();
+    let mut changed_orphans: HashMap<String, Vec<ObjectKey>> = HashMap::new();
+    if batch.full {
+        index.rebuild(&ctx.registry.list_shared(&pods_def, None).0, pod_key);
+        rescan.extend(sets.iter().map(|rs| uid_of(rs).to_string()));
+    } else {
+        for key in &batch.keys {
+            match key.resource.as_str() {
+                "pods" => {
+                    let pod = ctx.registry.store.get_ref(key);
+                    let (owners, orphan) = index.update(key, pod.as_deref().map(|p| p.value()));
+                    dirty_owners.extend(owners);
+                    if orphan {
+                        changed_orphans
+                            .entry(key.namespace.clone())
+                            .or_default()
+                            .push(key.clone());
+                    }
+                }
+                _ => {
+                    if let Some(rs) = ctx.registry.store.get_ref(key) {
+                        rescan.insert(uid_of(&rs).to_string());
+                    }
+                }
+            }
+        }
+    }
     for rs in sets {
-        let owned = pods.remove(uid_of(&rs)).unwrap_or_default();
+        let uid = uid_of(&rs);
+        let namespace = namespace_of(&rs);
+        // A changed ReplicaSet looks at every orphan in its namespace, others only at the
+        // orphans that changed (only those can have started to match).
+        let candidates: Vec<&ObjectKey> = if rescan.contains(uid) {
+            index.orphans_in(namespace).collect()
+        } else {
+            changed_orphans
+                .get(namespace)
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let mut orphans: Vec<Value> = current(&ctx.registry, candidates)
+            .iter()
+            .filter(|p| controller_uid(p).is_none() && is_active(p))
+            .map(|p| p.value().clone())
+            .collect();
+        if !rescan.contains(uid) && !dirty_owners.contains(uid) && orphans.is_empty() {
+            continue;
+        }
+        let owned: Vec<Value> = current(&ctx.registry, index.owned(uid))
+            .iter()
+            .filter(|p| controller_uid(p) == Some(uid))
+            .map(|p| p.value().clone())
+            .collect();
         let owned = claim(ctx, &pods_def, &rs, owned, &mut orphans);
-        sync_replica_set(ctx, &rs, owned);
+        sync_replica_set(ctx, index, &rs, owned);
     }
 }
 
@@ -91,7 +147,13 @@ pub fn pod_from_template(owner: &Value, template: &Value, extra_labels: &[(&str,
 }
 
 /// Creates one pod and records `SuccessfulCreate` (or `FailedCreate`) on the owner.
-pub fn create_pod(ctx: &Context, owner: &Value, pod: Value, component: &'static str) {
+/// Returns the created pod.
+pub fn create_pod(
+    ctx: &Context,
+    owner: &Value,
+    pod: Value,
+    component: &'static str,
+) -> Option<Value> {
     let pods = ctx.def("", "pods");
     match ctx.registry.create(
         &pods,
@@ -99,19 +161,25 @@ pub fn create_pod(ctx: &Context, owner: &Value, pod: Value, component: &'static 
         pod,
         &writer(CONTROLLER_MANAGER, ""),
     ) {
-        Ok(created) => ctx.recorder.record(
-            owner,
-            EventSpec::normal(
-                "SuccessfulCreate",
-                format!("Created pod: {}", name_of(&created)),
-            )
-            .by(component, CONTROLLER_MANAGER),
-        ),
-        Err(e) => ctx.recorder.record(
-            owner,
-            EventSpec::warning("FailedCreate", format!("Error creating: {}", e.message))
+        Ok(created) => {
+            ctx.recorder.record(
+                owner,
+                EventSpec::normal(
+                    "SuccessfulCreate",
+                    format!("Created pod: {}", name_of(&created)),
+                )
                 .by(component, CONTROLLER_MANAGER),
-        ),
+            );
+            Some(created)
+        }
+        Err(e) => {
+            ctx.recorder.record(
+                owner,
+                EventSpec::warning("FailedCreate", format!("Error creating: {}", e.message))
+                    .by(component, CONTROLLER_MANAGER),
+            );
+            None
+        }
     }
 }
 
@@ -133,17 +201,19 @@ fn deletion_rank(pod: &Value) -> (u8, u8, u8, std::cmp::Reverse<String>) {
     )
 }
 
-fn sync_replica_set(ctx: &Context, rs: &Value, owned: Vec<Value>) {
+fn sync_replica_set(ctx: &Context, index: &OwnerIndex, rs: &Value, owned: Vec<Value>) {
     if is_deleting(rs) {
         return;
     }
     let selector = LabelSelector::from_structured(&rs["spec"]["selector"]).ok();
+    let owned_keys: Vec<ObjectKey> = owned.iter().map(pod_key).collect();
+    let mut created = vec![];
     let mut active: Vec<Value> = owned.into_iter().filter(is_active).collect();
     let wanted = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
     if active.len() < wanted {
         for _ in active.len()..wanted.min(active.len() + BURST_REPLICAS) {
             let pod = pod_from_template(rs, &rs["spec"]["template"], &[]);
-            create_pod(ctx, rs, pod, COMPONENT);
+            created.extend(create_pod(ctx, rs, pod, COMPONENT).as_ref().map(pod_key));
         }
     } else if active.len() > wanted {
         active.sort_by_key(deletion_rank);
@@ -171,10 +241,12 @@ fn sync_replica_set(ctx: &Context, rs: &Value, owned: Vec<Value>) {
             }
         }
     }
-    // Status from the pods as they are now (created pods show up on the next round).
-    let (pods_now, _) = ctx
-        .registry
-        .list_shared(&ctx.def("", "pods"), Some(namespace_of(rs)));
+    // Status from the pods as they are now: the indexed ones, the claimed ones and the
+    // ones created just now.
+    let mut keys: BTreeSet<ObjectKey> = index.owned(uid_of(rs)).cloned().collect();
+    keys.extend(owned_keys);
+    keys.extend(created);
+    let pods_now = current(&ctx.registry, &keys);
     let mine: Vec<&Value> = pods_now
         .iter()
         .map(|p| p.value())

@@ -1,7 +1,7 @@
 //! The scheduler (`default-scheduler`): binds pending pods to the least-loaded Ready node
 //! through `pods/binding`, or reports `FailedScheduling` when no node is Ready.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,74 +10,164 @@ use tokio::task::JoinHandle;
 
 use super::events::EventSpec;
 use super::{
-    condition_true, is_deleting, is_pod_terminal, name_of, namespace_of, set_condition, spawn_loop,
-    writer, Changes, Context,
+    condition_true, is_deleting, is_pod_terminal, name_of, namespace_of, pod_key, set_condition,
+    spawn_queue_loop, writer, Batch, Changes, Context,
 };
 use crate::registry::now;
+use crate::storage::store::ObjectKey;
 
 pub const COMPONENT: &str = "default-scheduler";
 pub const MANAGER: &str = "kube-scheduler";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     let changes = Changes::of(&ctx.registry, &[("", "pods"), ("", "nodes")]);
-    spawn_loop(changes, Duration::from_secs(30), move || {
-        let unschedulable = schedule_pending(&ctx);
+    let mut queue = Queue::default();
+    spawn_queue_loop(changes, ctx.resync(), move |batch| {
+        let unschedulable = queue.schedule(&ctx, batch);
         // Retry unschedulable pods a little later, as the scheduler's backoff queue does.
         unschedulable.then(|| ctx.scaled(5.0).max(Duration::from_millis(200)))
     })
+}
+
+/// The scheduler's view, kept from change batches: pods waiting for a node, and the node
+/// each bound, running pod occupies (the load used to spread pods).
+#[derive(Default)]
+struct Queue {
+    pending: BTreeSet<ObjectKey>,
+    bound: HashMap<ObjectKey, String>,
+    load: HashMap<String, usize>,
+}
+
+impl Queue {
+    fn forget(&mut self, key: &ObjectKey) {
+        self.pending.remove(key);
+        if let Some(node) = self.bound.remove(key) {
+            if let Some(count) = self.load.get_mut(&node) {
+                *count = count.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Records the current state of the pod at `key` (`None`: gone).
+    fn update(&mut self, key: &ObjectKey, pod: Option<&Value>) {
+        self.forget(key);
+        let Some(pod) = pod else { return };
+        if is_pod_terminal(pod) {
+            return;
+        }
+        match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+            Some(node) => {
+                *self.load.entry(node.to_string()).or_default() += 1;
+                self.bound.insert(key.clone(), node.to_string());
+            }
+            None if is_pending(pod) => {
+                self.pending.insert(key.clone());
+            }
+            None => {}
+        }
+    }
+
+    /// Takes in the changes, then tries every pending pod; returns whether some pod could not
+    /// be scheduled.
+    fn schedule(&mut self, ctx: &Context, batch: Batch) -> bool {
+        if batch.full {
+            *self = Queue::default();
+            for pod in ctx.registry.list_shared(&ctx.def("", "pods"), None).0 {
+                self.update(&pod_key(&pod), Some(&pod));
+            }
+        } else {
+            for key in batch.keys.iter().filter(|k| k.resource == "pods") {
+                let pod = ctx.registry.store.get_ref(key);
+                self.update(key, pod.as_deref().map(|p| p.value()));
+            }
+        }
+        if self.pending.is_empty() {
+            return false;
+        }
+        let (nodes, _) = ctx.registry.list(&ctx.def("", "nodes"), None);
+        let ready: Vec<&Value> = nodes.iter().filter(|n| is_node_ready(n)).collect();
+        let mut load: HashMap<String, usize> = ready
+            .iter()
+            .map(|n| {
+                let name = name_of(n);
+                (name.to_string(), self.load.get(name).copied().unwrap_or(0))
+            })
+            .collect();
+        let pending: Vec<ObjectKey> = self.pending.iter().cloned().collect();
+        let mut unschedulable = false;
+        for key in pending {
+            // Bound pods leave the queue when their binding's change arrives.
+            let Some(pod) = ctx.registry.store.get_ref(&key) else {
+                self.forget(&key);
+                continue;
+            };
+            if !is_pending(&pod) {
+                continue;
+            }
+            if !schedule_one(ctx, &pod, &ready, &nodes, &mut load) {
+                unschedulable = true;
+            }
+        }
+        unschedulable
+    }
+}
+
+/// Unbound, for this scheduler, and neither deleting nor finished.
+fn is_pending(pod: &Value) -> bool {
+    let unbound = pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
+    let ours = pod["spec"]["schedulerName"]
+        .as_str()
+        .is_none_or(|s| s == COMPONENT);
+    unbound && ours && !is_deleting(pod) && !is_pod_terminal(pod)
+}
+
+/// Binds `pod` to the least loaded fitting node; returns false when none fits.
+fn schedule_one(
+    ctx: &Context,
+    pod: &Value,
+    ready: &[&Value],
+    nodes: &[Value],
+    load: &mut HashMap<String, usize>,
+) -> bool {
+    // Least loaded among the nodes matching spec.nodeSelector, ties broken by name, so
+    // pods spread round-robin over equal nodes.
+    let fits = |node: &str| {
+        ready
+            .iter()
+            .find(|n| name_of(n) == node)
+            .is_some_and(|n| matches_node_selector(pod, n))
+    };
+    let choice = load
+        .iter()
+        .filter(|(name, _)| fits(name))
+        .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
+        .map(|(name, _)| name.clone());
+    match choice {
+        Some(node) => {
+            bind(ctx, pod, &node, load);
+            true
+        }
+        None => {
+            report_unschedulable(ctx, pod, nodes);
+            false
+        }
+    }
 }
 
 fn is_node_ready(node: &Value) -> bool {
     condition_true(node, "Ready") && node["spec"]["unschedulable"].as_bool() != Some(true)
 }
 
-/// Binds every pending pod it can; returns whether some pod could not be scheduled.
+/// Binds every pending pod it can (a full pass); returns whether some pod could not be
+/// scheduled.
 pub fn schedule_pending(ctx: &Context) -> bool {
-    let (pods, _) = ctx.registry.list_shared(&ctx.def("", "pods"), None);
-    let (nodes, _) = ctx.registry.list(&ctx.def("", "nodes"), None);
-    let ready: Vec<&Value> = nodes.iter().filter(|n| is_node_ready(n)).collect();
-    let mut load: HashMap<String, usize> =
-        ready.iter().map(|n| (name_of(n).to_string(), 0)).collect();
-    for pod in &pods {
-        if let Some(node) = pod["spec"]["nodeName"].as_str() {
-            if !is_pod_terminal(pod) {
-                if let Some(count) = load.get_mut(node) {
-                    *count += 1;
-                }
-            }
-        }
-    }
-    let mut unschedulable = false;
-    for pod in &pods {
-        let unbound = pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
-        let ours = pod["spec"]["schedulerName"]
-            .as_str()
-            .is_none_or(|s| s == COMPONENT);
-        if !unbound || !ours || is_deleting(pod) || is_pod_terminal(pod) {
-            continue;
-        }
-        // Least loaded among the nodes matching spec.nodeSelector, ties broken by name, so
-        // pods spread round-robin over equal nodes.
-        let fits = |node: &str| {
-            ready
-                .iter()
-                .find(|n| name_of(n) == node)
-                .is_some_and(|n| matches_node_selector(pod, n))
-        };
-        let choice = load
-            .iter()
-            .filter(|(name, _)| fits(name))
-            .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
-            .map(|(name, _)| name.clone());
-        match choice {
-            Some(node) => bind(ctx, pod, &node, &mut load),
-            None => {
-                unschedulable = true;
-                report_unschedulable(ctx, pod, &nodes);
-            }
-        }
-    }
-    unschedulable
+    Queue::default().schedule(
+        ctx,
+        Batch {
+            full: true,
+            keys: Default::default(),
+        },
+    )
 }
 
 /// Every `spec.nodeSelector` entry is one of the node's labels.

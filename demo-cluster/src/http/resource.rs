@@ -21,7 +21,7 @@ use crate::registry::kinds::ResourceDef;
 use crate::registry::{DeleteOptions, DeleteOutcome, PatchType, Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
-use crate::storage::store::{ObjectRef, StoredObject};
+use crate::storage::store::{write_partial_metadata, ObjectRef, StoredObject};
 
 #[derive(Debug)]
 pub enum Target {
@@ -377,28 +377,42 @@ fn list(
     let body = match output {
         Output::Table => {
             let served = served();
-            table::table(
-                def,
-                served.iter().map(|o| o.as_ref()),
-                include_object(q)?,
-                meta,
-            )
+            // The stored version goes along where it is the served form, so its cached
+            // renderings can be reused.
+            let rows = served.iter().zip(&page.items).map(|(o, stored)| match o {
+                Cow::Borrowed(v) => (*v, Some(stored.as_ref())),
+                Cow::Owned(v) => (v, None),
+            });
+            Bytes::from(table::table_bytes(def, rows, include_object(q)?, &meta))
         }
         Output::Metadata => {
-            json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
-            "items": served().iter().map(|o| table::partial_metadata(o)).collect::<Vec<_>>()})
+            let head = json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta})
+                .to_string();
+            let mut buf = Vec::with_capacity(head.len() + page.items.len() * 1024);
+            // `head` is a JSON object: reopen it to append the items.
+            buf.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
+            buf.extend_from_slice(b",\"items\":[");
+            for (i, (o, stored)) in served().iter().zip(&page.items).enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                match o {
+                    // The stored version's rendering, cached across requests.
+                    Cow::Borrowed(_) => buf.extend_from_slice(stored.metadata_json()),
+                    Cow::Owned(v) => write_partial_metadata(&mut buf, v),
+                }
+            }
+            buf.extend_from_slice(b"]}");
+            Bytes::from(buf)
         }
-        Output::Object => {
-            let body = object_list_body(def, &api_version, &meta, &page.items);
-            let mut resp = (StatusCode::OK, body).into_response();
-            resp.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(output.content_type()),
-            );
-            return Ok(resp);
-        }
+        Output::Object => object_list_body(def, &api_version, &meta, &page.items),
     };
-    Ok(json_with(StatusCode::OK, &body, output.content_type()))
+    let mut resp = (StatusCode::OK, body).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(output.content_type()),
+    );
+    Ok(resp)
 }
 
 /// A plain JSON list assembled from the items' cached JSON (rendered once per stored

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::negotiate::IncludeObject;
 use crate::registry::kinds::ResourceDef;
 use crate::storage::selectors::LabelSelector;
+use crate::storage::store::{write_partial_metadata, StoredObject};
 
 struct Col {
     name: &'static str,
@@ -271,9 +272,10 @@ fn builtin_cells(def: &ResourceDef, o: &Value) -> Vec<Value> {
     let st = &o["status"];
     let rest: Vec<Value> = match (def.group.as_str(), def.resource.as_str()) {
         ("", "pods") => {
-            let cs = st["containerStatuses"]
+            // Borrowed: this runs for every row of a (possibly huge) pod Table.
+            let cs: &[Value] = st["containerStatuses"]
                 .as_array()
-                .cloned()
+                .map(Vec::as_slice)
                 .unwrap_or_default();
             let total = spec["containers"].as_array().map(Vec::len).unwrap_or(0);
             let ready = cs
@@ -282,7 +284,7 @@ fn builtin_cells(def: &ResourceDef, o: &Value) -> Vec<Value> {
                 .count();
             let restarts: i64 = cs.iter().map(|c| int(&c["restartCount"])).sum();
             let mut status = s(&st["phase"]);
-            for c in &cs {
+            for c in cs {
                 if let Some(r) = c["state"]["waiting"]["reason"].as_str() {
                     status = r.into();
                 } else if let Some(r) = c["state"]["terminated"]["reason"].as_str() {
@@ -703,12 +705,70 @@ pub fn row(def: &ResourceDef, obj: &Value, include: IncludeObject) -> Value {
         IncludeObject::Metadata => r["object"] = partial_metadata(obj),
         IncludeObject::Object => r["object"] = obj.clone(),
     }
-    if def.resource == "jobs"
-        && int(&obj["status"]["succeeded"]) >= obj["spec"]["completions"].as_i64().unwrap_or(1)
-    {
-        r["conditions"] = json!([{"type": "Completed", "status": "True"}]);
+    if let Some(conditions) = row_conditions(def, obj) {
+        r["conditions"] = conditions;
     }
     r
+}
+
+/// The row's `conditions` (kubectl greys out completed Jobs).
+fn row_conditions(def: &ResourceDef, obj: &Value) -> Option<Value> {
+    (def.resource == "jobs"
+        && int(&obj["status"]["succeeded"]) >= obj["spec"]["completions"].as_i64().unwrap_or(1))
+    .then(|| json!([{"type": "Completed", "status": "True"}]))
+}
+
+/// The same Table as [`table`], written straight into bytes: cells are serialized per row,
+/// and the row object is borrowed — for items whose served form is the stored version
+/// (`stored` is `Some`), its cached JSON or PartialObjectMetadata rendering is copied.
+pub fn table_bytes<'a>(
+    def: &ResourceDef,
+    objs: impl IntoIterator<Item = (&'a Value, Option<&'a StoredObject>)>,
+    include: IncludeObject,
+    list_meta: &Value,
+) -> Vec<u8> {
+    let objs = objs.into_iter();
+    let mut buf = Vec::with_capacity(256 + objs.size_hint().0 * 1536);
+    let head = json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta,
+                      "columnDefinitions": column_definitions(def)});
+    let head = head.to_string();
+    // `head` is a JSON object: reopen it to append the rows.
+    buf.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
+    buf.extend_from_slice(b",\"rows\":[");
+    for (i, (obj, stored)) in objs.enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(b"{\"cells\":");
+        // Writing `Value`s into a Vec cannot fail (their map keys are strings).
+        let _ = serde_json::to_writer(&mut buf, &row_cells(def, obj));
+        match (include, stored) {
+            (IncludeObject::None, _) => {}
+            (IncludeObject::Metadata, Some(stored)) => {
+                buf.extend_from_slice(b",\"object\":");
+                buf.extend_from_slice(stored.metadata_json());
+            }
+            (IncludeObject::Metadata, None) => {
+                buf.extend_from_slice(b",\"object\":");
+                write_partial_metadata(&mut buf, obj);
+            }
+            (IncludeObject::Object, Some(stored)) => {
+                buf.extend_from_slice(b",\"object\":");
+                buf.extend_from_slice(stored.json());
+            }
+            (IncludeObject::Object, None) => {
+                buf.extend_from_slice(b",\"object\":");
+                let _ = serde_json::to_writer(&mut buf, obj);
+            }
+        }
+        if let Some(conditions) = row_conditions(def, obj) {
+            buf.extend_from_slice(b",\"conditions\":");
+            let _ = serde_json::to_writer(&mut buf, &conditions);
+        }
+        buf.push(b'}');
+    }
+    buf.extend_from_slice(b"]}");
+    buf
 }
 
 pub fn table<'a>(
@@ -748,5 +808,39 @@ mod tests {
             json!("A")
         );
         assert_eq!(simple_json_path(&o, ".spec.missing"), Value::Null);
+    }
+
+    #[test]
+    fn table_bytes_equal_the_table_value() {
+        let store = std::sync::Arc::new(crate::storage::store::Store::new(16));
+        let registry = crate::registry::Registry::new(store);
+        let def = registry.builtin("batch", "jobs").expect("jobs");
+        let objs = [
+            json!({"apiVersion": "batch/v1", "kind": "Job",
+                   "metadata": {"name": "a", "namespace": "d", "creationTimestamp": "2020-01-01T00:00:00Z",
+                                "managedFields": [{"manager": "m"}]},
+                   "spec": {"completions": 1}, "status": {"succeeded": 1}}),
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "b"}}),
+        ];
+        let stored: Vec<StoredObject> = objs.iter().cloned().map(StoredObject::new).collect();
+        let meta = json!({"resourceVersion": "7"});
+        for include in [
+            IncludeObject::None,
+            IncludeObject::Metadata,
+            IncludeObject::Object,
+        ] {
+            let expected = table(&def, objs.iter(), include, meta.clone());
+            let borrowed = table_bytes(&def, objs.iter().map(|o| (o, None)), include, &meta);
+            let cached = table_bytes(
+                &def,
+                objs.iter().zip(&stored).map(|(o, s)| (o, Some(s))),
+                include,
+                &meta,
+            );
+            for bytes in [borrowed, cached] {
+                let got: Value = serde_json::from_slice(&bytes).expect("valid JSON");
+                assert_eq!(got, expected);
+            }
+        }
     }
 }

@@ -39,6 +39,8 @@ impl ObjectKey {
 pub struct StoredObject {
     value: Value,
     json: OnceLock<Bytes>,
+    /// Its PartialObjectMetadata form, for Table rows and metadata lists (rendered on demand).
+    metadata_json: OnceLock<Bytes>,
 }
 
 impl StoredObject {
@@ -46,6 +48,7 @@ impl StoredObject {
         StoredObject {
             value,
             json: OnceLock::new(),
+            metadata_json: OnceLock::new(),
         }
     }
 
@@ -60,6 +63,28 @@ impl StoredObject {
             Bytes::from(serde_json::to_vec(&self.value).unwrap_or_default())
         })
     }
+}
+
+impl StoredObject {
+    /// `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":...}` of the
+    /// object as stored, rendered on first use.
+    pub fn metadata_json(&self) -> &Bytes {
+        self.metadata_json.get_or_init(|| {
+            let mut buf = Vec::with_capacity(1024);
+            write_partial_metadata(&mut buf, &self.value);
+            Bytes::from(buf)
+        })
+    }
+}
+
+/// Writes the PartialObjectMetadata of `obj` from borrowed data (no copy of the metadata).
+pub fn write_partial_metadata(buf: &mut Vec<u8>, obj: &Value) {
+    buf.extend_from_slice(
+        br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
+    );
+    // Writing a `Value` into a Vec cannot fail (its map keys are strings).
+    let _ = serde_json::to_writer(&mut *buf, &obj["metadata"]);
+    buf.push(b'}');
 }
 
 impl Deref for StoredObject {
