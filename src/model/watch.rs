@@ -203,6 +203,21 @@ fn relist(notice: Option<String>, after_backoff: bool) -> WatcherStep {
     }
 }
 
+/// Watch again from `resource_version`.
+fn rewatch(resource_version: String, after_backoff: bool, notice: Option<String>) -> WatcherStep {
+    WatcherStep {
+        state: WatcherState::Watching {
+            resource_version: resource_version.clone(),
+        },
+        change: None,
+        command: WatcherCommand::Watch {
+            resource_version,
+            after_backoff,
+        },
+        notice,
+    }
+}
+
 /// The state machine (kube-rs watcher semantics): 410 relists, a clean end re-watches from
 /// the last seen resourceVersion, a failure re-watches after a backoff, an event without a
 /// resourceVersion cannot be resumed from and forces a relist.
@@ -249,39 +264,9 @@ pub fn step(state: &WatcherState, input: WatcherInput) -> WatcherStep {
         },
         (None, WatcherInput::StreamEnded | WatcherInput::StreamFailed(_)) => relist(None, true),
         (Some(rv), WatcherInput::Event(event)) => watching_event(rv, event),
-        (Some(rv), WatcherInput::Garbage(error)) => WatcherStep {
-            state: WatcherState::Watching {
-                resource_version: rv.clone(),
-            },
-            change: None,
-            command: WatcherCommand::Watch {
-                resource_version: rv,
-                after_backoff: true,
-            },
-            notice: Some(error),
-        },
-        (Some(rv), WatcherInput::StreamEnded) => WatcherStep {
-            state: WatcherState::Watching {
-                resource_version: rv.clone(),
-            },
-            change: None,
-            command: WatcherCommand::Watch {
-                resource_version: rv,
-                after_backoff: false,
-            },
-            notice: None,
-        },
-        (Some(rv), WatcherInput::StreamFailed(error)) => WatcherStep {
-            state: WatcherState::Watching {
-                resource_version: rv.clone(),
-            },
-            change: None,
-            command: WatcherCommand::Watch {
-                resource_version: rv,
-                after_backoff: true,
-            },
-            notice: Some(error),
-        },
+        (Some(rv), WatcherInput::Garbage(error)) => rewatch(rv, true, Some(error)),
+        (Some(rv), WatcherInput::StreamEnded) => rewatch(rv, false, None),
+        (Some(rv), WatcherInput::StreamFailed(error)) => rewatch(rv, true, Some(error)),
     }
 }
 
@@ -296,20 +281,14 @@ fn watching_event(rv: String, event: WatchEvent) -> WatcherStep {
                 false,
             );
         }
-        return WatcherStep {
-            state: WatcherState::Watching {
-                resource_version: rv.clone(),
-            },
-            change: None,
-            command: WatcherCommand::Watch {
-                resource_version: rv,
-                after_backoff: true,
-            },
-            notice: Some(format!(
+        return rewatch(
+            rv,
+            true,
+            Some(format!(
                 "watch error {} {}: {}",
                 status.code, status.reason, status.message
             )),
-        };
+        );
     }
     let Some(new_rv) = event.resource_version().map(str::to_string) else {
         return relist(Some("watch event without resourceVersion".into()), false);
