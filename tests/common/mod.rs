@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use thirtyfour::prelude::*;
 
 pub struct Harness {
+    /// Chromium's profile directory, unique per browser: on a failed test, chromedriver is
+    /// killed without a WebDriver quit, and this finds the orphaned Chromium.
+    profile_dir: PathBuf,
     cluster: Option<demo_cluster::RunningCluster>,
     base_url: String,
     pub driver: WebDriver,
@@ -47,7 +50,7 @@ fn wait_for_port(port: u16, within: Duration) {
 
 /// Starts chromedriver and a headless Chromium session (`dark`: the system prefers a dark
 /// color scheme).
-pub async fn start_browser(dark: bool) -> (WebDriver, Child) {
+pub async fn start_browser(dark: bool) -> (WebDriver, Child, PathBuf) {
     let chromedriver_path =
         std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
     let port = free_port();
@@ -79,10 +82,13 @@ pub async fn start_browser(dark: bool) -> (WebDriver, Child) {
         caps.add_arg("--force-dark-mode")
             .expect("chromium argument");
     }
+    let profile_dir = std::env::temp_dir().join(format!("kube-atlas-e2e-chromium-{port}"));
+    caps.add_arg(&format!("--user-data-dir={}", profile_dir.display()))
+        .expect("chromium argument");
     let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps)
         .await
         .expect("a chromedriver session");
-    (driver, chromedriver)
+    (driver, chromedriver, profile_dir)
 }
 
 impl Harness {
@@ -111,8 +117,9 @@ impl Harness {
         })
         .await
         .expect("demo cluster starts");
-        let (driver, chromedriver) = start_browser(dark).await;
+        let (driver, chromedriver, profile_dir) = start_browser(dark).await;
         Harness {
+            profile_dir,
             base_url: cluster.url(),
             cluster: Some(cluster),
             driver,
@@ -150,6 +157,11 @@ impl Drop for Harness {
     fn drop(&mut self) {
         let _ = self.chromedriver.kill();
         let _ = self.chromedriver.wait();
+        let _ = Command::new("pkill")
+            .arg("-f")
+            .arg(format!("--user-data-dir={}", self.profile_dir.display()))
+            .status();
+        let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
 }
 
