@@ -28,6 +28,8 @@ pub struct DiscoveryState {
     pub fatal: RwSignal<Option<DiscoveryLoadError>>,
     pub connection: RwSignal<Connection>,
     pub server_version: RwSignal<Option<String>>,
+    /// A refresh is already scheduled (bursts of CRD events share it).
+    refresh_pending: StoredValue<bool>,
 }
 
 const CRD_COLLECTION: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -41,6 +43,7 @@ impl DiscoveryState {
             fatal: RwSignal::new(None),
             connection: RwSignal::new(Connection::Connecting),
             server_version: RwSignal::new(None),
+            refresh_pending: StoredValue::new(false),
         }
     }
 
@@ -134,13 +137,7 @@ impl DiscoveryState {
                         let stepped = watcher::step(&current, input);
                         current = stepped.state;
                         if stepped.change.is_some() {
-                            // A new CRD is served once Established, a moment after its ADDED
-                            // event: refresh now and again shortly after.
-                            spawn_local(async move {
-                                self.reload().await;
-                                TimeoutFuture::new(700).await;
-                                self.reload().await;
-                            });
+                            self.refresh_soon();
                         }
                         if stepped.command == WatcherCommand::Continue {
                             ControlFlow::Continue(())
@@ -169,20 +166,42 @@ impl DiscoveryState {
         }
     }
 
+    /// One refresh for a burst of CRD events (ADDED, then MODIFIED once Established).
+    fn refresh_soon(self) {
+        if self.refresh_pending.get_value() {
+            return;
+        }
+        self.refresh_pending.set_value(true);
+        spawn_local(async move {
+            TimeoutFuture::new(250).await;
+            self.refresh_pending.set_value(false);
+            self.reload().await;
+            // Discovery can lag the Established condition a little: one cheap ETag check
+            // (a 304 when nothing changed) catches that.
+            TimeoutFuture::new(1_000).await;
+            self.refresh_if_changed().await;
+        });
+    }
+
+    /// Reloads when aggregated discovery's ETag changed (or there is no ETag to compare).
+    async fn refresh_if_changed(self) {
+        let etag = self
+            .loaded
+            .with_untracked(|l| l.as_ref().and_then(|l| l.apis_etag.clone()));
+        match etag {
+            Some(etag) => match discovery::apis_changed(&etag).await {
+                Ok(true) => self.reload().await,
+                Ok(false) => self.connection.set(Connection::Connected),
+                Err(error) => self.connection.set(Connection::Lost(error.to_string())),
+            },
+            None => self.reload().await,
+        }
+    }
+
     async fn poll_etag(self) {
         loop {
             TimeoutFuture::new(POLL_INTERVAL_MS).await;
-            let etag = self
-                .loaded
-                .with_untracked(|l| l.as_ref().and_then(|l| l.apis_etag.clone()));
-            match etag {
-                Some(etag) => match discovery::apis_changed(&etag).await {
-                    Ok(true) => self.reload().await,
-                    Ok(false) => self.connection.set(Connection::Connected),
-                    Err(error) => self.connection.set(Connection::Lost(error.to_string())),
-                },
-                None => self.reload().await,
-            }
+            self.refresh_if_changed().await;
         }
     }
 }
