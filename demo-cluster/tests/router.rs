@@ -28,6 +28,11 @@ fn req(method: &str, uri: &str) -> axum::http::request::Builder {
         .header(header::HOST, "localhost:8001")
 }
 
+/// A plain GET with no extra headers.
+fn get(uri: &str) -> Request<Body> {
+    req("GET", uri).body(Body::empty()).unwrap()
+}
+
 async fn send(app: &Router, r: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
     let resp = app.clone().oneshot(r).await.unwrap();
     let status = resp.status();
@@ -122,7 +127,7 @@ async fn legacy_discovery_and_not_acceptable() {
     let doc: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(doc["kind"], "APIVersions");
     assert!(doc["serverAddressByClientCIDRs"].is_array());
-    let (s, doc) = json_of(&app, req("GET", "/apis").body(Body::empty()).unwrap()).await;
+    let (s, doc) = json_of(&app, get("/apis")).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(doc["kind"], "APIGroupList");
     assert!(doc["groups"]
@@ -143,10 +148,10 @@ async fn legacy_discovery_and_not_acceptable() {
     .await;
     assert_eq!(s, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(doc["reason"], "NotAcceptable");
-    let (s, doc) = json_of(&app, req("GET", "/apis/apps").body(Body::empty()).unwrap()).await;
+    let (s, doc) = json_of(&app, get("/apis/apps")).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(doc["preferredVersion"]["groupVersion"], "apps/v1");
-    let (s, doc) = json_of(&app, req("GET", "/version").body(Body::empty()).unwrap()).await;
+    let (s, doc) = json_of(&app, get("/version")).await;
     assert_eq!(s, StatusCode::OK);
     for f in [
         "major",
@@ -166,13 +171,7 @@ async fn legacy_discovery_and_not_acceptable() {
 #[tokio::test]
 async fn errors_are_status_objects() {
     let app = app();
-    let (s, doc) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/configmaps/missing")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, doc) = json_of(&app, get("/api/v1/namespaces/default/configmaps/missing")).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert_eq!(
         doc,
@@ -180,13 +179,7 @@ async fn errors_are_status_objects() {
         "message": "configmaps \"missing\" not found", "reason": "NotFound",
         "details": {"name": "missing", "kind": "configmaps"}, "code": 404})
     );
-    let (s, doc) = json_of(
-        &app,
-        req("GET", "/apis/nope.example/v1/things")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, doc) = json_of(&app, get("/apis/nope.example/v1/things")).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert_eq!(
         doc["message"],
@@ -251,13 +244,7 @@ async fn errors_are_status_objects() {
     .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_eq!(doc["reason"], "BadRequest");
-    let (s, doc) = json_of(
-        &app,
-        req("GET", "/api/v1/configmaps?fieldSelector=spec.foo%3Dx")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, doc) = json_of(&app, get("/api/v1/configmaps?fieldSelector=spec.foo%3Dx")).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert!(doc["message"]
         .as_str()
@@ -275,13 +262,7 @@ async fn errors_are_status_objects() {
     assert_eq!(s, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(doc["reason"], "UnsupportedMediaType");
 
-    let (s, doc) = json_of(
-        &app,
-        req("GET", "/api/v1/configmaps?resourceVersionMatch=Exact")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, doc) = json_of(&app, get("/api/v1/configmaps?resourceVersionMatch=Exact")).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(doc["message"]
         .as_str()
@@ -423,13 +404,7 @@ async fn list_paging_and_exact_resource_versions() {
         .await;
         assert_eq!(s, StatusCode::CREATED);
     }
-    let (_, page1) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/configmaps?limit=2")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (_, page1) = json_of(&app, get("/api/v1/namespaces/default/configmaps?limit=2")).await;
     assert_eq!(page1["items"].as_array().unwrap().len(), 2);
     assert_eq!(page1["metadata"]["remainingItemCount"], 3);
     let rv = page1["metadata"]["resourceVersion"]
@@ -468,7 +443,13 @@ async fn list_paging_and_exact_resource_versions() {
     assert_eq!(names, vec!["c2", "c3", "c4"]);
     assert_eq!(page2["metadata"]["resourceVersion"], rv.as_str());
     assert!(page2["metadata"].get("continue").is_none());
-    let (s, l) = json_of(&app, req("GET", &format!("/api/v1/namespaces/default/configmaps?resourceVersion={rv}&resourceVersionMatch=Exact")).body(Body::empty()).unwrap()).await;
+    let (s, l) = json_of(
+        &app,
+        get(&format!(
+            "/api/v1/namespaces/default/configmaps?resourceVersion={rv}&resourceVersionMatch=Exact"
+        )),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(l["items"].as_array().unwrap().len(), 5);
     let (_, l) = json_of(
@@ -503,13 +484,7 @@ async fn expired_continue_token_is_410() {
     };
     let registry = build_registry(&Config::default(), &tuning).unwrap();
     let app = router(AppState::new(registry, tuning, vec![]), None);
-    let (_, page1) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces?limit=1")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (_, page1) = json_of(&app, get("/api/v1/namespaces?limit=1")).await;
     for i in 0..5 {
         let cm =
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{i}")}});
@@ -570,13 +545,7 @@ async fn delete_returns_status_or_object_and_honours_finalizers() {
     )
     .await;
     assert_eq!(s, StatusCode::OK, "{obj}");
-    let (s, _) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/configmaps/f")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, _) = json_of(&app, get("/api/v1/namespaces/default/configmaps/f")).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "g"}});
@@ -649,13 +618,7 @@ async fn delete_returns_status_or_object_and_honours_finalizers() {
     )
     .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    let (s, h, _) = send(
-        &app,
-        req("GET", "/api/v1/namespaces/default/pods/p/log")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, h, _) = send(&app, get("/api/v1/namespaces/default/pods/p/log")).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(h[header::CONTENT_TYPE], "text/plain");
     let (s, doc) = json_of(
@@ -738,11 +701,7 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
         .map(|v| v["version"].as_str().unwrap())
         .collect();
     assert_eq!(versions, vec!["v1", "v1beta1"], "GA first");
-    let (_, g) = json_of(
-        &app,
-        req("GET", "/apis/example.com").body(Body::empty()).unwrap(),
-    )
-    .await;
+    let (_, g) = json_of(&app, get("/apis/example.com")).await;
     assert_eq!(g["preferredVersion"]["version"], "v1");
 
     let gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"color": "red"}});
@@ -755,13 +714,7 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
     )
     .await;
     assert_eq!(s, StatusCode::CREATED);
-    let (_, via_beta) = json_of(
-        &app,
-        req("GET", "/apis/example.com/v1beta1/gadgets/g1")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (_, via_beta) = json_of(&app, get("/apis/example.com/v1beta1/gadgets/g1")).await;
     assert_eq!(via_beta["apiVersion"], "example.com/v1beta1");
     let (_, t) = json_of(
         &app,
@@ -794,13 +747,7 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
     )
     .await;
     assert_eq!(s, StatusCode::OK);
-    let (s, _) = json_of(
-        &app,
-        req("GET", "/apis/example.com/v1/gadgets")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, _) = json_of(&app, get("/apis/example.com/v1/gadgets")).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let (_, h, _) = send(
         &app,
@@ -816,14 +763,14 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
 #[tokio::test]
 async fn openapi_documents_let_kubectl_validate_on_the_server() {
     let app = app();
-    let (s, index) = json_of(&app, req("GET", "/openapi/v3").body(Body::empty()).unwrap()).await;
+    let (s, index) = json_of(&app, get("/openapi/v3")).await;
     assert_eq!(s, StatusCode::OK);
     let url = index["paths"]["apis/apps/v1"]["serverRelativeURL"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(url.starts_with("/openapi/v3/apis/apps/v1?hash="));
-    let (s, doc) = json_of(&app, req("GET", &url).body(Body::empty()).unwrap()).await;
+    let (s, doc) = json_of(&app, get(&url)).await;
     assert_eq!(s, StatusCode::OK);
     let patch = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
     assert_eq!(
@@ -925,13 +872,7 @@ async fn hostile_inputs_get_4xx_not_panics() {
         assert_eq!(doc["kind"], "Status", "{method} {uri} {body}");
     }
     // The objects survived all of that.
-    let (s, _) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/configmaps/h")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (s, _) = json_of(&app, get("/api/v1/namespaces/default/configmaps/h")).await;
     assert_eq!(s, StatusCode::OK);
 }
 
@@ -1109,13 +1050,7 @@ async fn events_are_shared_between_core_and_events_k8s_io() {
     .await;
     assert_eq!(s, StatusCode::CREATED, "{created}");
     assert_eq!(created["note"], "assigned");
-    let (_, as_core) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/events/p.2")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (_, as_core) = json_of(&app, get("/api/v1/namespaces/default/events/p.2")).await;
     assert_eq!(as_core["involvedObject"]["name"], "p");
     assert_eq!(as_core["reportingComponent"], "default-scheduler");
     assert_eq!(as_core["message"], "assigned");
@@ -1132,13 +1067,7 @@ async fn events_are_shared_between_core_and_events_k8s_io() {
     .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(patched["note"], "changed");
-    let (_, as_core) = json_of(
-        &app,
-        req("GET", "/api/v1/namespaces/default/events/p.2")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (_, as_core) = json_of(&app, get("/api/v1/namespaces/default/events/p.2")).await;
     assert_eq!(as_core["message"], "changed");
     assert!(as_core.get("note").is_none());
 }
