@@ -16,20 +16,14 @@ use kube::runtime::{reflector, watcher, WatchStreamExt};
 use kube::Client;
 use serde_json::json;
 
+mod common;
+
 use demo_cluster::{start, start_with_tuning, Config, RunningCluster, Tuning};
 
-fn local() -> Config {
-    Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        // Only nodes and system namespaces: these tests count what they see.
-        empty: true,
-        ..Config::default()
-    }
-}
+use common::{configmap, empty_cluster_config as local};
 
 async fn client(cluster: &RunningCluster) -> Client {
-    let config = kube::Config::new(cluster.url().parse().unwrap());
-    Client::try_from(config).unwrap()
+    common::kube_client(cluster)
 }
 
 fn status_code(err: &kube::Error) -> u16 {
@@ -37,10 +31,6 @@ fn status_code(err: &kube::Error) -> u16 {
         kube::Error::Api(s) => s.code,
         other => panic!("expected an API error, got {other:?}"),
     }
-}
-
-fn configmap(name: &str) -> ConfigMap {
-    serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}})).unwrap()
 }
 
 #[tokio::test]

@@ -13,6 +13,8 @@ use kube::core::{ApiResource, GroupVersionKind};
 use kube::Client;
 use serde_json::{json, Value};
 
+mod common;
+
 use demo_cluster::{start, Config, RunningCluster};
 
 /// Simulated delays run 100 times faster (a 2 s image pull takes 20 ms).
@@ -20,15 +22,12 @@ const SPEED: f64 = 100.0;
 
 async fn cluster() -> (RunningCluster, Client) {
     let cluster = start(Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
         speed: SPEED,
-        empty: true,
-        ..Config::default()
+        ..common::empty_cluster_config()
     })
     .await
     .unwrap();
-    let config = kube::Config::new(cluster.url().parse().unwrap());
-    let client = Client::try_from(config).unwrap();
+    let client = common::kube_client(&cluster);
     (cluster, client)
 }
 

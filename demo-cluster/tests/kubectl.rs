@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use demo_cluster::{start, Config};
+mod common;
 
 struct Kubectl {
     server: String,
@@ -88,15 +88,7 @@ async fn kubectl_end_to_end() {
         eprintln!("notice: kubectl not on PATH; skipping");
         return;
     }
-    let cluster = start(Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        empty: true,
-        // Fast simulated kubelets: deleting a namespace waits for its pods to terminate.
-        speed: 50.0,
-        ..Config::default()
-    })
-    .await
-    .unwrap();
+    let cluster = common::start_for_cli_clients().await;
     let k = Kubectl {
         server: cluster.url(),
         home: tempfile::tempdir().unwrap(),

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use demo_cluster::{start, Config};
+mod common;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn official_python_client_smoke() {
@@ -16,15 +16,7 @@ async fn official_python_client_smoke() {
         eprintln!("notice: {python} cannot import kubernetes (pip install kubernetes); skipping");
         return;
     }
-    let cluster = start(Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        empty: true,
-        // Fast simulated kubelets: deleting a namespace waits for its pods to terminate.
-        speed: 50.0,
-        ..Config::default()
-    })
-    .await
-    .unwrap();
+    let cluster = common::start_for_cli_clients().await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/smoke.py");
     let url = cluster.url();
     let out = tokio::task::spawn_blocking(move || {

@@ -10,15 +10,12 @@ use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{reflector, watcher, WatchStreamExt};
-use kube::Client;
 use serde_json::json;
 
-use demo_cluster::{start_with_tuning, Config, Tuning};
+mod common;
 
-fn configmap(name: &str) -> ConfigMap {
-    serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}))
-        .expect("valid ConfigMap")
-}
+use common::{configmap, empty_cluster_config, kube_client};
+use demo_cluster::{start_with_tuning, Config, Tuning};
 
 async fn names(api: &Api<ConfigMap>) -> Vec<String> {
     let mut names: Vec<String> = api
@@ -42,17 +39,14 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
     };
     let cluster = start_with_tuning(
         Config {
-            listen: "127.0.0.1:0".parse().expect("addr"),
-            empty: true,
             controllers: false,
-            ..Config::default()
+            ..empty_cluster_config()
         },
         tuning,
     )
     .await
     .expect("cluster starts");
-    let client =
-        Client::try_from(kube::Config::new(cluster.url().parse().expect("url"))).expect("client");
+    let client = kube_client(&cluster);
     let watched: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let elsewhere: Api<ConfigMap> = Api::namespaced(client, "kube-public");
     for i in 0..3 {
