@@ -366,7 +366,7 @@ async fn reflector_ends_consistent_with_a_fresh_list() {
         v.sort();
         v
     };
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let mut have: Vec<String> = reader
             .state()
@@ -675,35 +675,81 @@ async fn state_file_round_trip() {
     cluster.shutdown().await.unwrap();
 }
 
-/// Reads a raw chunked watch until `want` lines containing `needle` arrived (or the body ended).
-async fn raw_watch_lines(
-    addr: std::net::SocketAddr,
-    path: &str,
-    needle: &str,
-    want: usize,
-) -> Vec<String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut buf = vec![];
-    let mut chunk = [0u8; 4096];
-    loop {
-        let text = String::from_utf8_lossy(&buf).to_string();
-        let lines: Vec<String> = text
+/// A raw HTTP/1.1 chunked watch, read line by line, so a test can wait for exact events and
+/// see whether the server ended the stream.
+struct RawWatch {
+    stream: tokio::net::TcpStream,
+    buf: Vec<u8>,
+    ended: bool,
+}
+
+/// Generous outer bound for events that should arrive at once; never a synchronisation.
+const RAW_WATCH_PATIENCE: Duration = Duration::from_secs(60);
+
+impl RawWatch {
+    async fn open(addr: std::net::SocketAddr, path: &str) -> RawWatch {
+        use tokio::io::AsyncWriteExt;
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream
+            .write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        RawWatch {
+            stream,
+            buf: vec![],
+            ended: false,
+        }
+    }
+
+    /// The JSON event lines received so far.
+    fn lines(&self) -> Vec<String> {
+        String::from_utf8_lossy(&self.buf)
             .lines()
             .filter(|l| l.starts_with('{'))
             .map(String::from)
-            .collect();
-        if lines.iter().filter(|l| l.contains(needle)).count() >= want {
-            return lines;
+            .collect()
+    }
+
+    /// Reads one chunk; false once the server closed the connection.
+    async fn read_more(&mut self) -> bool {
+        use tokio::io::AsyncReadExt;
+        let mut chunk = [0u8; 4096];
+        match tokio::time::timeout(RAW_WATCH_PATIENCE, self.stream.read(&mut chunk)).await {
+            Ok(Ok(0)) => {
+                self.ended = true;
+                false
+            }
+            Ok(Ok(n)) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                true
+            }
+            Ok(Err(e)) => panic!("watch read failed: {e}"),
+            Err(_) => panic!(
+                "no watch data for {RAW_WATCH_PATIENCE:?}; so far: {:?}",
+                self.lines()
+            ),
         }
-        match tokio::time::timeout(Duration::from_secs(3), s.read(&mut chunk)).await {
-            Ok(Ok(0)) | Err(_) => return lines,
-            Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
-            Ok(Err(e)) => panic!("{e}"),
+    }
+
+    /// Reads until `want` event lines contain `needle`; fails if the stream ends first.
+    async fn wait_for(&mut self, needle: &str, want: usize) -> Vec<String> {
+        loop {
+            let lines = self.lines();
+            if lines.iter().filter(|l| l.contains(needle)).count() >= want {
+                return lines;
+            }
+            assert!(
+                self.read_more().await,
+                "watch ended before {want} lines with {needle}: {lines:?}"
+            );
         }
+    }
+
+    /// Reads until the server closes the stream; the lines received in all.
+    async fn read_to_end(mut self) -> Vec<String> {
+        while self.read_more().await {}
+        assert!(self.ended);
+        self.lines()
     }
 }
 
@@ -715,33 +761,28 @@ async fn chunked_watch_sends_periodic_bookmarks_and_shutdown_ends_watches() {
     };
     let cluster = start_with_tuning(local(), tuning).await.unwrap();
     let addr = cluster.addr();
-    let lines = raw_watch_lines(
-        addr,
-        "/api/v1/nodes?watch=true&allowWatchBookmarks=true",
-        "BOOKMARK",
-        2,
-    )
-    .await;
+    let lines = RawWatch::open(addr, "/api/v1/nodes?watch=true&allowWatchBookmarks=true")
+        .await
+        .wait_for("BOOKMARK", 2)
+        .await;
     assert_eq!(lines.iter().filter(|l| l.contains("\"ADDED\"")).count(), 3);
     let bookmark: serde_json::Value =
         serde_json::from_str(lines.iter().find(|l| l.contains("BOOKMARK")).unwrap()).unwrap();
     assert_eq!(bookmark["object"]["kind"], "Node");
     assert!(bookmark["object"]["metadata"]["resourceVersion"].is_string());
 
-    // An open watch (30 min default timeout) must not hold up shutdown.
-    let pending = tokio::spawn(raw_watch_lines(
-        addr,
-        "/api/v1/namespaces?watch=true",
-        "never",
-        1,
-    ));
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    tokio::time::timeout(Duration::from_secs(2), cluster.shutdown())
+    // An open watch (30 min default timeout) must not hold up shutdown, and shutdown must end
+    // it: the stream is known open once its initial events arrived.
+    let mut pending = RawWatch::open(addr, "/api/v1/namespaces?watch=true").await;
+    let initial = pending.wait_for("\"ADDED\"", 4).await;
+    tokio::time::timeout(Duration::from_secs(30), cluster.shutdown())
         .await
-        .expect("shutdown is prompt")
+        .expect("shutdown does not wait for the open watch")
         .unwrap();
-    let lines = pending.await.unwrap();
-    assert_eq!(lines.len(), 4);
+    let lines = tokio::time::timeout(Duration::from_secs(30), pending.read_to_end())
+        .await
+        .expect("shutdown ended the open watch");
+    assert_eq!(lines, initial, "no event after the initial ones");
 }
 
 async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {

@@ -1,14 +1,23 @@
 //! The simulated control plane seen through kube-rs (and kubectl when present): deployments,
 //! replica sets, scheduling, kubelets, jobs, garbage collection, namespaces, events and the
 //! cnat `At` operator. Clusters run at high speed so each test takes a second or two.
+//!
+//! Waiting is on events, never on elapsed time: lasting states are polled with a generous
+//! outer bound ([`eventually`]); short-lived states (a pod terminating for milliseconds, a
+//! phase that lasts one controller step) are caught on a watch ([`watch_until`]), which sees
+//! every write.
 
 use std::future::Future;
 use std::time::Duration;
 
+use futures_util::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Namespace, Node, Pod};
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{
+    Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchEvent,
+    WatchParams,
+};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::Client;
 use serde_json::{json, Value};
@@ -31,13 +40,18 @@ async fn cluster() -> (RunningCluster, Client) {
     (cluster, client)
 }
 
-/// Polls `check` until it yields a value, failing after 10 s with `what`.
+/// Outer bound for anything a test waits for: generous, as the machine may be busy; a healthy
+/// run never comes near it.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Polls `check` until it yields a value, failing after [`PATIENCE`] with `what`. Only for
+/// states that last once reached; see [`watch_until`] for passing ones.
 async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         if let Some(v) = check().await {
             return v;
@@ -47,6 +61,62 @@ where
             "timed out waiting for {what}"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A list and a watch from its resourceVersion: opened before the action under test, then
+/// read with [`Watching::until`]. A watch sees every write, so a state that lasts
+/// milliseconds cannot slip between two polls.
+struct Watching<K> {
+    listed: Vec<K>,
+    events: futures_util::stream::BoxStream<'static, kube::Result<WatchEvent<K>>>,
+}
+
+async fn start_watching<K>(api: &Api<K>, label_selector: &str) -> Watching<K>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let list = api
+        .list(&ListParams::default().labels(label_selector))
+        .await
+        .unwrap();
+    let from = list.metadata.resource_version.unwrap_or_default();
+    let params = WatchParams::default().labels(label_selector);
+    let events = api.watch(&params, &from).await.unwrap().boxed();
+    Watching {
+        listed: list.items,
+        events,
+    }
+}
+
+impl<K: std::fmt::Debug> Watching<K> {
+    /// The first object (listed or written) that `matches`, with every one seen before it.
+    async fn until(mut self, what: &str, mut matches: impl FnMut(&K) -> bool) -> (K, Vec<K>) {
+        let mut seen = vec![];
+        for item in std::mem::take(&mut self.listed) {
+            if matches(&item) {
+                return (item, seen);
+            }
+            seen.push(item);
+        }
+        let found = tokio::time::timeout(PATIENCE, async {
+            while let Some(event) = self.events.try_next().await.unwrap() {
+                match event {
+                    WatchEvent::Added(o) | WatchEvent::Modified(o) => {
+                        if matches(&o) {
+                            return o;
+                        }
+                        seen.push(o);
+                    }
+                    WatchEvent::Error(e) => panic!("watch failed while waiting for {what}: {e:?}"),
+                    WatchEvent::Deleted(_) | WatchEvent::Bookmark(_) => {}
+                }
+            }
+            panic!("watch ended before {what}");
+        })
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {what}"));
+        (found, seen)
     }
 }
 
@@ -369,19 +439,13 @@ async fn scaling_up_and_down_creates_and_gracefully_deletes_pods() {
 
     // Scaling down marks pods for graceful deletion first (deletionTimestamp, Killing).
     let mut watcher_pods = Api::<Pod>::namespaced(client.clone(), "default");
+    let pod_writes = start_watching(&watcher_pods, "app=app").await;
     scale(1).await;
-    let terminating = eventually("a pod being terminated", || {
-        let api = watcher_pods.clone();
-        async move {
-            api.list(&ListParams::default())
-                .await
-                .ok()?
-                .items
-                .into_iter()
-                .find(|p| p.metadata.deletion_timestamp.is_some())
-        }
-    })
-    .await;
+    let (terminating, _) = pod_writes
+        .until("a pod being terminated", |p| {
+            p.metadata.deletion_timestamp.is_some()
+        })
+        .await;
     assert_eq!(
         to_json(&terminating)["metadata"]["deletionGracePeriodSeconds"],
         30
@@ -597,7 +661,8 @@ async fn cascading_deletion_in_background_foreground_and_orphan_modes() {
             .unwrap(),
     );
     assert!(rs["metadata"]["ownerReferences"].is_null(), "{rs}");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The deployment is gone only once the collector finished the orphan finalizer, so any
+    // wrongful cascade to the pods would already have been issued.
     let pods = running_pods(&client, "default", "orphan", 2).await;
     assert!(pods
         .iter()
@@ -609,6 +674,8 @@ async fn cascading_deletion_in_background_foreground_and_orphan_modes() {
 async fn crashing_image_restarts_with_crash_loop_back_off() {
     let (cluster, client) = cluster().await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let pod_writes = start_watching(&pods, "app=flaky").await;
     deployments
         .create(
             &PostParams::default(),
@@ -616,33 +683,25 @@ async fn crashing_image_restarts_with_crash_loop_back_off() {
         )
         .await
         .unwrap();
-    let mut counts = vec![];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let pod = loop {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no CrashLoopBackOff: {counts:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        let Some(pod) = pods_of(&client, "default", "flaky")
-            .await
-            .into_iter()
-            .next()
-        else {
-            continue;
-        };
-        let cs = pod["status"]["containerStatuses"][0].clone();
-        let Some(restarts) = cs["restartCount"].as_i64() else {
-            continue;
-        };
-        if counts.last() != Some(&restarts) {
-            counts.push(restarts);
-        }
-        if restarts >= 3 && cs["state"]["waiting"]["reason"] == "CrashLoopBackOff" {
-            break pod;
-        }
-    };
-    assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
+    let status = |p: &Pod| to_json(p)["status"]["containerStatuses"][0].clone();
+    let (pod, before) = pod_writes
+        .until("CrashLoopBackOff after 3 restarts", |p| {
+            let cs = status(p);
+            cs["restartCount"].as_i64() >= Some(3)
+                && cs["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+        })
+        .await;
+    let mut counts: Vec<i64> = before
+        .iter()
+        .chain([&pod])
+        .filter_map(|p| status(p)["restartCount"].as_i64())
+        .collect();
+    counts.dedup();
+    let pod = to_json(&pod);
+    assert!(
+        counts.len() >= 3 && counts.windows(2).all(|w| w[0] < w[1]),
+        "restart counts seen: {counts:?}"
+    );
     let cs = &pod["status"]["containerStatuses"][0];
     assert_eq!(cs["ready"], false);
     assert_eq!(cs["lastState"]["terminated"]["exitCode"], 1);
@@ -827,32 +886,24 @@ async fn at_runs_its_command_at_the_schedule_and_reaches_done() {
     let gvk = GroupVersionKind::gvk("cnat.programming-kubernetes.info", "v1alpha1", "At");
     let ar = ApiResource::from_gvk_with_plural(&gvk, "ats");
     let ats: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &ar);
-    let when = chrono::Utc::now() + chrono::Duration::seconds(1);
+    // Whole seconds, as the operator reads them: at least 1 s ahead, so it starts PENDING.
+    let when = chrono::Utc::now() + chrono::Duration::seconds(2);
     let at: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "cnat.programming-kubernetes.info/v1alpha1", "kind": "At",
         "metadata": {"name": "example-at"},
         "spec": {"schedule": when.format("%Y-%m-%dT%H:%M:%SZ").to_string(), "command": "echo YAY"}
     }))
     .unwrap();
+    // Every write of the At is seen on the watch, so no phase can be missed.
+    let at_writes = start_watching(&ats, "").await;
     ats.create(&PostParams::default(), &at).await.unwrap();
-    let mut phases: Vec<String> = vec![];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while phases.last().map(String::as_str) != Some("DONE") {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "At not DONE: {phases:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        let at = to_json(&ats.get("example-at").await.unwrap());
-        let phase = at["status"]["phase"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if !phase.is_empty() && phases.last() != Some(&phase) {
-            phases.push(phase);
-        }
-    }
-    assert_eq!(phases.first().map(String::as_str), Some("PENDING"));
+    let phase = |at: &DynamicObject| at.data["status"]["phase"].as_str().map(String::from);
+    let (done, before) = at_writes
+        .until("the At DONE", |at| phase(at).as_deref() == Some("DONE"))
+        .await;
+    let mut phases: Vec<String> = before.iter().chain([&done]).filter_map(phase).collect();
+    phases.dedup();
+    assert_eq!(phases, ["PENDING", "RUNNING", "DONE"]);
     let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
     let pod = to_json(&pods.get("example-at-pod").await.unwrap());
     assert_eq!(pod["status"]["phase"], "Succeeded");
@@ -895,32 +946,43 @@ async fn followed_logs_stream_until_the_pod_goes() {
         "{}/api/v1/namespaces/default/pods/web/log?follow=true&timestamps=true",
         cluster.url()
     );
-    let body = tokio::spawn(async move {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let addr = url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap()
-            .to_string();
-        let path = &url[url.find("/api").unwrap()..];
-        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-        s.write_all(
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = &url[url.find("/api").unwrap()..];
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
             format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                 .as_bytes(),
         )
         .await
         .unwrap();
-        let mut out = vec![];
-        s.read_to_end(&mut out).await.unwrap();
-        String::from_utf8_lossy(&out).into_owned()
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The follow is known open once the first log line arrived.
+    let mut out = vec![];
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&out).contains("/docker-entrypoint.sh") {
+        let n = tokio::time::timeout(PATIENCE, stream.read(&mut chunk))
+            .await
+            .expect("log lines arrive")
+            .unwrap();
+        assert!(
+            n > 0,
+            "the log ended early: {}",
+            String::from_utf8_lossy(&out)
+        );
+        out.extend_from_slice(&chunk[..n]);
+    }
     pods.delete("web", &DeleteParams::default()).await.unwrap();
-    let body = tokio::time::timeout(Duration::from_secs(5), body)
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut out))
         .await
-        .expect("the stream ends")
+        .expect("the stream ends when the pod goes")
         .unwrap();
+    let body = String::from_utf8_lossy(&out).into_owned();
     assert!(
         body.contains("Configuration complete; ready for start up"),
         "{body}"
@@ -932,21 +994,11 @@ async fn followed_logs_stream_until_the_pod_goes() {
     cluster.shutdown().await.unwrap();
 }
 
-// ---- kubectl (skipped when it is not installed) ----
-
-fn kubectl_available() -> bool {
-    std::process::Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+// ---- kubectl (ignored when it is not installed, except under CI) ----
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_rollout_status_and_events_show_the_chain() {
-    if !kubectl_available() {
-        eprintln!("kubectl not found on PATH: skipping");
-        return;
-    }
     let (cluster, _client) = cluster().await;
     let server = cluster.url();
     let home = tempfile::tempdir().unwrap();

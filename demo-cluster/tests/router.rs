@@ -47,9 +47,25 @@ async fn send(app: &Router, r: Request<Body>) -> (StatusCode, axum::http::Header
     (status, headers, body)
 }
 
+/// The status and JSON body of a request; a body that is not JSON fails the test (every
+/// answer of the API server, errors included, is JSON).
 async fn json_of(app: &Router, r: Request<Body>) -> (StatusCode, Value) {
     let (s, _, b) = send(app, r).await;
-    (s, serde_json::from_slice(&b).unwrap_or(Value::Null))
+    let body = serde_json::from_slice(&b).unwrap_or_else(|e| {
+        panic!(
+            "{s}: body is not JSON ({e}): {}",
+            String::from_utf8_lossy(&b)
+        )
+    });
+    (s, body)
+}
+
+/// The JSON body of a request that must succeed.
+async fn json_ok(app: &Router, r: Request<Body>) -> Value {
+    let what = format!("{} {}", r.method(), r.uri());
+    let (s, body) = json_of(app, r).await;
+    assert!(s.is_success(), "{what}: {s} {body}");
+    body
 }
 
 #[tokio::test]
@@ -340,7 +356,7 @@ async fn table_and_metadata_negotiation() {
         assert_eq!(row["cells"][1], "Ready");
         assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
     }
-    let (_, t) = json_of(
+    let t = json_ok(
         &app,
         req("GET", "/api/v1/namespaces?includeObject=None")
             .header(
@@ -352,7 +368,7 @@ async fn table_and_metadata_negotiation() {
     )
     .await;
     assert!(t["rows"][0].get("object").is_none());
-    let (_, t) = json_of(
+    let t = json_ok(
         &app,
         req("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles")
             .header(
@@ -404,7 +420,7 @@ async fn list_paging_and_exact_resource_versions() {
         .await;
         assert_eq!(s, StatusCode::CREATED);
     }
-    let (_, page1) = json_of(&app, get("/api/v1/namespaces/default/configmaps?limit=2")).await;
+    let page1 = json_ok(&app, get("/api/v1/namespaces/default/configmaps?limit=2")).await;
     assert_eq!(page1["items"].as_array().unwrap().len(), 2);
     assert_eq!(page1["metadata"]["remainingItemCount"], 3);
     let rv = page1["metadata"]["resourceVersion"]
@@ -421,7 +437,7 @@ async fn list_paging_and_exact_resource_versions() {
     .await;
     assert_eq!(s, StatusCode::OK);
     let token = page1["metadata"]["continue"].as_str().unwrap();
-    let (_, page2) = json_of(
+    let page2 = json_ok(
         &app,
         req(
             "GET",
@@ -452,7 +468,7 @@ async fn list_paging_and_exact_resource_versions() {
     .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(l["items"].as_array().unwrap().len(), 5);
-    let (_, l) = json_of(
+    let l = json_ok(
         &app,
         req(
             "GET",
@@ -484,7 +500,7 @@ async fn expired_continue_token_is_410() {
     };
     let registry = build_registry(&Config::default(), &tuning).unwrap();
     let app = router(AppState::new(registry, tuning, vec![]), None);
-    let (_, page1) = json_of(&app, get("/api/v1/namespaces?limit=1")).await;
+    let page1 = json_ok(&app, get("/api/v1/namespaces?limit=1")).await;
     for i in 0..5 {
         let cm =
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("c{i}")}});
@@ -549,7 +565,7 @@ async fn delete_returns_status_or_object_and_honours_finalizers() {
     assert_eq!(s, StatusCode::NOT_FOUND);
 
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "g"}});
-    let (_, created) = json_of(
+    let created = json_ok(
         &app,
         req("POST", "/api/v1/namespaces/default/configmaps")
             .header(header::CONTENT_TYPE, "application/json")
@@ -701,7 +717,7 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
         .map(|v| v["version"].as_str().unwrap())
         .collect();
     assert_eq!(versions, vec!["v1", "v1beta1"], "GA first");
-    let (_, g) = json_of(&app, get("/apis/example.com")).await;
+    let g = json_ok(&app, get("/apis/example.com")).await;
     assert_eq!(g["preferredVersion"]["version"], "v1");
 
     let gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"color": "red"}});
@@ -714,9 +730,9 @@ async fn crds_change_discovery_etag_and_print_their_columns() {
     )
     .await;
     assert_eq!(s, StatusCode::CREATED);
-    let (_, via_beta) = json_of(&app, get("/apis/example.com/v1beta1/gadgets/g1")).await;
+    let via_beta = json_ok(&app, get("/apis/example.com/v1beta1/gadgets/g1")).await;
     assert_eq!(via_beta["apiVersion"], "example.com/v1beta1");
-    let (_, t) = json_of(
+    let t = json_ok(
         &app,
         req("GET", "/apis/example.com/v1/gadgets")
             .header(
@@ -1050,7 +1066,7 @@ async fn events_are_shared_between_core_and_events_k8s_io() {
     .await;
     assert_eq!(s, StatusCode::CREATED, "{created}");
     assert_eq!(created["note"], "assigned");
-    let (_, as_core) = json_of(&app, get("/api/v1/namespaces/default/events/p.2")).await;
+    let as_core = json_ok(&app, get("/api/v1/namespaces/default/events/p.2")).await;
     assert_eq!(as_core["involvedObject"]["name"], "p");
     assert_eq!(as_core["reportingComponent"], "default-scheduler");
     assert_eq!(as_core["message"], "assigned");
@@ -1067,7 +1083,7 @@ async fn events_are_shared_between_core_and_events_k8s_io() {
     .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(patched["note"], "changed");
-    let (_, as_core) = json_of(&app, get("/api/v1/namespaces/default/events/p.2")).await;
+    let as_core = json_ok(&app, get("/api/v1/namespaces/default/events/p.2")).await;
     assert_eq!(as_core["message"], "changed");
     assert!(as_core.get("note").is_none());
 }

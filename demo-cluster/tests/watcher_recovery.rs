@@ -1,9 +1,13 @@
 //! kube-rs's watcher and reflector recovering the way they do against kube-apiserver: a
 //! timed-out watch is resumed from the last resourceVersion, an expired one (410) forces a
 //! relist, and the reflector still ends equal to a fresh list.
+//!
+//! The test sees the watcher's requests through a layer on its client, so it waits for
+//! exact requests (a re-watch after a timeout) instead of sleeping, and checks where each
+//! watch resumed from and that no extra relist happened.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -15,7 +19,65 @@ use serde_json::json;
 mod common;
 
 use common::{configmap, empty_cluster_config, kube_client};
-use demo_cluster::{start_with_tuning, Config, Tuning};
+use demo_cluster::{start_with_tuning, Config, RunningCluster, Tuning};
+
+/// Generous outer bound for what should happen within about a second.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The watcher's requests for the watched collection, as its client sent them.
+#[derive(Debug, Default)]
+struct SeenRequests {
+    lists: usize,
+    /// The resourceVersion each watch started from, in order.
+    watches_from: Vec<String>,
+}
+
+const WATCHED_PATH: &str = "/api/v1/namespaces/default/configmaps";
+
+/// A kube-rs client that records its requests for [`WATCHED_PATH`].
+fn recording_client(cluster: &RunningCluster, seen: Arc<Mutex<SeenRequests>>) -> kube::Client {
+    let config = kube::Config::new(cluster.url().parse().expect("cluster URL"));
+    let record = move |request: http::Request<kube::client::Body>| {
+        let uri = request.uri();
+        if uri.path() == WATCHED_PATH {
+            let query: Vec<(String, String)> = uri
+                .query()
+                .unwrap_or_default()
+                .split('&')
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let param = |name: &str| {
+                query
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            let mut seen = seen.lock().expect("requests lock");
+            if param("watch").as_deref() == Some("true") {
+                seen.watches_from
+                    .push(param("resourceVersion").unwrap_or_default());
+            } else {
+                seen.lists += 1;
+            }
+        }
+        request
+    };
+    kube::client::ClientBuilder::try_from(config)
+        .expect("client config")
+        .with_layer(&tower::util::MapRequestLayer::new(record))
+        .build()
+}
+
+/// Polls `done` (a condition that lasts once reached) until it holds, failing after
+/// [`PATIENCE`] with `what`.
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !done() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
 
 async fn names(api: &Api<ConfigMap>) -> Vec<String> {
     let mut names: Vec<String> = api
@@ -46,11 +108,14 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
     )
     .await
     .expect("cluster starts");
+    let seen = Arc::new(Mutex::new(SeenRequests::default()));
+    let watched: Api<ConfigMap> =
+        Api::namespaced(recording_client(&cluster, seen.clone()), "default");
     let client = kube_client(&cluster);
-    let watched: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let writer_api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let elsewhere: Api<ConfigMap> = Api::namespaced(client, "kube-public");
     for i in 0..3 {
-        watched
+        writer_api
             .create(&PostParams::default(), &configmap(&format!("pre-{i}")))
             .await
             .expect("create");
@@ -80,6 +145,7 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
     });
     reader.wait_until_ready().await.expect("initial list");
     assert_eq!(relists.load(Ordering::SeqCst), 1);
+    assert_eq!(seen.lock().expect("requests lock").lists, 1);
 
     // Writes in another namespace push the watcher's resume point out of the cache, so its
     // next watch (after the 1 s timeout) gets 410 Expired and it must relist.
@@ -89,21 +155,18 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
             .await
             .expect("create elsewhere");
     }
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while relists.load(Ordering::SeqCst) < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the watcher never relisted after its resume point expired"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until("the watcher relists after its resume point expired", || {
+        relists.load(Ordering::SeqCst) >= 2
+    })
+    .await;
+    assert_eq!(seen.lock().expect("requests lock").lists, 2);
 
     // Changes after the relist, across more timeouts, still arrive.
-    watched
+    writer_api
         .delete("pre-0", &DeleteParams::default())
         .await
         .expect("delete");
-    watched
+    let patched = writer_api
         .patch(
             "pre-1",
             &PatchParams::default(),
@@ -111,14 +174,26 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
         )
         .await
         .expect("patch");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    watched
+    let patched_rv = patched
+        .metadata
+        .resource_version
+        .expect("a resourceVersion");
+    // The watch that saw the patch times out after 1 s; the next one must resume from the
+    // patch's resourceVersion, the last it saw (no bookmarks, nothing newer here).
+    wait_until("a re-watch from the patch's resourceVersion", || {
+        seen.lock()
+            .expect("requests lock")
+            .watches_from
+            .contains(&patched_rv)
+    })
+    .await;
+    writer_api
         .create(&PostParams::default(), &configmap("after-timeout"))
         .await
         .expect("create");
 
-    let expected = names(&watched).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let expected = names(&writer_api).await;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let mut have: Vec<String> = reader
             .state()
@@ -139,6 +214,17 @@ async fn reflector_survives_timeouts_and_a_forced_410_relist() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // Timeouts were resumed, never relisted: the one relist is the 410's.
+    assert_eq!(relists.load(Ordering::SeqCst), 2);
+    let requests = std::mem::take(&mut *seen.lock().expect("requests lock"));
+    assert_eq!(requests.lists, 2, "{requests:?}");
+    assert!(
+        requests
+            .watches_from
+            .iter()
+            .all(|rv| !rv.is_empty() && rv != "0"),
+        "every watch resumed from a known resourceVersion: {requests:?}"
+    );
     task.abort();
     cluster.shutdown().await.expect("shutdown");
 }

@@ -144,10 +144,19 @@ impl Harness {
         &self.base_url
     }
 
+    /// Ends the browser session and the cluster; either failing fails the test (a crashed
+    /// browser or a server that cannot stop is a finding, not noise).
     pub async fn stop(mut self) {
-        let _ = self.driver.clone().quit().await;
+        self.driver
+            .clone()
+            .quit()
+            .await
+            .expect("the browser session ends cleanly");
         if let Some(cluster) = self.cluster.take() {
-            let _ = cluster.shutdown().await;
+            cluster
+                .shutdown()
+                .await
+                .expect("the demo cluster shuts down cleanly");
         }
     }
 }

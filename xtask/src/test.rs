@@ -11,6 +11,9 @@ use crate::{build, setup};
 pub fn run() -> Result<()> {
     let started = Instant::now();
     setup::run(setup::Options { browser: true })?;
+    // Every cargo call below sees the same interpreter, so the demo cluster's build script
+    // (which probes it) is not re-run between clippy and the tests.
+    std::env::set_var("DEMO_CLUSTER_PYTHON", setup::python_interpreter());
 
     step("rustfmt");
     cmd::run(cmd::command("cargo").args(["fmt", "--all", "--", "--check"]))?;
@@ -43,9 +46,7 @@ pub fn run() -> Result<()> {
 
     step("native tests (cargo test --workspace)");
     totals.add(cmd::run_tests(
-        cmd::command("cargo")
-            .args(["test", "--workspace"])
-            .env("DEMO_CLUSTER_PYTHON", setup::python_interpreter()),
+        cmd::command("cargo").args(["test", "--workspace"]),
     )?);
 
     step("component tests in headless Chromium (wasm-bindgen-test)");
