@@ -8,6 +8,7 @@ pub mod model;
 
 pub mod api;
 pub mod app;
+pub mod browser;
 pub mod components;
 pub mod state;
 

@@ -1,0 +1,43 @@
+//! Small browser helpers the views share: timing marks taken after the frame is painted.
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Milliseconds since navigation start (`performance.now()`), 0 without a browser.
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// Calls `then` with [`now_ms`] once the current DOM changes have been laid out and painted:
+/// a `requestAnimationFrame` callback runs just before the next paint, and a zero-delay
+/// timeout queued from it runs just after. Also records a `performance.mark(name)` there, so
+/// DevTools traces show the same moment the benchmarks read.
+pub fn after_next_paint(name: &'static str, then: impl FnOnce(f64) + 'static) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let after_paint = Closure::once_into_js(move || {
+        if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+            // A mark is only a diagnostic: the time below is what callers use.
+            performance.mark(name).ok();
+        }
+        then(now_ms());
+    });
+    let before_paint = Closure::once_into_js(move || {
+        if let Some(window) = web_sys::window() {
+            window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    after_paint.unchecked_ref(),
+                    0,
+                )
+                .ok();
+        }
+    });
+    // Without a frame (a hidden tab) nothing is painted, and nothing is measured.
+    window
+        .request_animation_frame(before_paint.unchecked_ref())
+        .ok();
+}
