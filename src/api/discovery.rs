@@ -91,20 +91,19 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
 
 /// Asks whether aggregated `/apis` changed since `etag` (a 304 costs no body).
 pub async fn apis_changed(etag: &str) -> Result<bool, ApiError> {
-    let fetched =
-        super::get_with_headers("/apis", DISCOVERY_ACCEPT, &[("If-None-Match", etag)]).await?;
+    let request = super::ApiRequest::get("/apis")
+        .accept(DISCOVERY_ACCEPT)
+        .header("If-None-Match", etag);
+    let fetched = super::send(&request, None).await?;
     Ok(fetched.status != 304 && fetched.etag.as_deref() != Some(etag))
 }
 
 /// The server's `/version`, shown in the header.
 pub async fn server_version() -> Result<String, ApiError> {
     let fetched = get("/version", "application/json").await?;
-    let value: serde_json::Value =
-        serde_json::from_str(&fetched.body).map_err(|e| ApiError::Status {
-            code: fetched.status,
-            reason: None,
-            message: format!("/version is not JSON: {e}"),
-        })?;
+    let value: serde_json::Value = serde_json::from_str(&fetched.body).map_err(|e| {
+        ApiError::bad_response(fetched.status, format!("/version is not JSON: {e}"))
+    })?;
     Ok(value
         .get("gitVersion")
         .and_then(|v| v.as_str())

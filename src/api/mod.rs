@@ -1,14 +1,22 @@
 //! All browser transport: same-origin requests to the Kubernetes API (through `kubectl proxy`
-//! or the demo cluster). Every call is recorded in the request log so users can see, and copy,
-//! the API calls the dashboard makes.
+//! or the demo cluster). One client for every verb ([`send`] of a [`ApiRequest`]), cancellable
+//! through an [`Abort`] handle; watch streams in [`watch`].
+//!
+//! Requests are reported to a [`RequestObserver`] that the app installs (the request log), so
+//! this module knows nothing of signals or views.
 
 pub mod discovery;
 pub mod watch;
 
-use gloo_net::http::Request;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo_net::http::{Method, RequestBuilder};
 
 pub use crate::model::errors::ApiError;
-use crate::state::request_log;
+pub use crate::model::request::{warning_texts, ApiRequest, PatchType, Verb, WriteOptions};
+
+pub use crate::browser::now_ms;
 
 /// A response as far as the callers need it.
 #[derive(Debug, Clone)]
@@ -16,64 +24,197 @@ pub struct Fetched {
     pub status: u16,
     pub content_type: String,
     pub etag: Option<String>,
+    /// `Warning` headers (deprecated APIs, unknown fields with `fieldValidation=Warn`).
+    pub warnings: Vec<String>,
     pub body: String,
 }
 
-pub(crate) fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+/// What the request log needs to know about one request or stream.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOutcome {
+    /// None when no HTTP answer came back.
+    pub status: Option<u16>,
+    pub duration_ms: f64,
+    pub bytes: usize,
+    pub error: Option<String>,
 }
 
-/// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.
-/// Non-2xx answers other than 304 become [`ApiError::Status`].
-pub async fn get(path: &str, accept: &str) -> Result<Fetched, ApiError> {
-    get_with_headers(path, accept, &[]).await
+/// Told about every request; installed once by the app (see `state::request_log`).
+pub trait RequestObserver {
+    /// A request or stream starts; returns an id for the calls below.
+    fn started(&self, request: &ApiRequest, transport: Transport) -> u64;
+    /// A stream received one message of `bytes` bytes.
+    fn stream_message(&self, id: u64, bytes: usize);
+    /// The request finished or the stream closed.
+    fn finished(&self, id: u64, outcome: RequestOutcome);
 }
 
-pub async fn get_with_headers(
-    path: &str,
-    accept: &str,
-    headers: &[(&str, &str)],
-) -> Result<Fetched, ApiError> {
-    let id = request_log::start("GET", path, accept, false);
-    let started = now_ms();
-    let mut request = Request::get(path).header("Accept", accept);
-    for (name, value) in headers {
-        request = request.header(name, value);
+/// How a request travels, as the log shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Fetch,
+    WebSocket,
+}
+
+thread_local! {
+    // The browser runs the app on one thread.
+    static OBSERVER: RefCell<Option<Rc<dyn RequestObserver>>> = const { RefCell::new(None) };
+}
+
+pub fn set_observer(observer: Rc<dyn RequestObserver>) {
+    OBSERVER.with(|slot| *slot.borrow_mut() = Some(observer));
+}
+
+pub(crate) fn observe<T>(f: impl FnOnce(&dyn RequestObserver) -> T) -> Option<T> {
+    let observer = OBSERVER.with(|slot| slot.borrow().clone());
+    observer.map(|o| f(o.as_ref()))
+}
+
+/// Cancels its requests when aborted or dropped: a view keeps one and drops it when it goes,
+/// so nothing it asked for keeps loading (or lands in a view that no longer exists).
+pub struct Abort {
+    controller: Option<web_sys::AbortController>,
+}
+
+impl Abort {
+    pub fn new() -> Abort {
+        Abort {
+            controller: web_sys::AbortController::new().ok(),
+        }
     }
-    let response = match request.send().await {
+
+    pub fn signal(&self) -> Option<web_sys::AbortSignal> {
+        self.controller.as_ref().map(|c| c.signal())
+    }
+
+    pub fn abort(&self) {
+        if let Some(controller) = &self.controller {
+            controller.abort();
+        }
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.controller
+            .as_ref()
+            .is_some_and(|c| c.signal().aborted())
+    }
+}
+
+impl Default for Abort {
+    fn default() -> Self {
+        Abort::new()
+    }
+}
+
+impl Drop for Abort {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+fn method_of(verb: Verb) -> Method {
+    match verb {
+        Verb::Get => Method::GET,
+        Verb::Post => Method::POST,
+        Verb::Put => Method::PUT,
+        Verb::Patch(_) => Method::PATCH,
+        Verb::Delete => Method::DELETE,
+    }
+}
+
+/// Sends `request`; `abort` cancels it (then [`ApiError::Aborted`]). Non-2xx answers other
+/// than 304 become [`ApiError::Status`] with the server's full Status.
+pub async fn send(request: &ApiRequest, abort: Option<&Abort>) -> Result<Fetched, ApiError> {
+    let id = observe(|o| o.started(request, Transport::Fetch));
+    let started = now_ms();
+    let finish = |outcome: RequestOutcome| {
+        if let Some(id) = id {
+            observe(|o| o.finished(id, outcome));
+        }
+    };
+    let url = request.url();
+    let mut builder = RequestBuilder::new(&url)
+        .method(method_of(request.verb))
+        .header("Accept", &request.accept);
+    for (name, value) in &request.headers {
+        builder = builder.header(name, value);
+    }
+    let signal = abort.and_then(Abort::signal);
+    builder = builder.abort_signal(signal.as_ref());
+    let sent = match (&request.body, request.content_type()) {
+        (Some(body), Some(content_type)) => builder
+            .header("Content-Type", content_type)
+            .body(body.as_str())
+            .map_err(|e| e.to_string()),
+        _ => builder.build().map_err(|e| e.to_string()),
+    };
+    let response = match sent {
+        Ok(prepared) => prepared.send().await.map_err(|e| e.to_string()),
+        Err(error) => Err(error),
+    };
+    let aborted = || abort.is_some_and(Abort::is_aborted);
+    let response = match response {
         Ok(response) => response,
         Err(error) => {
-            request_log::update(id, |r| {
-                r.duration_ms = now_ms() - started;
-                r.error = Some(error.to_string());
+            finish(RequestOutcome {
+                duration_ms: now_ms() - started,
+                error: Some(if aborted() {
+                    "cancelled".to_string()
+                } else {
+                    error.clone()
+                }),
+                ..Default::default()
             });
-            return Err(ApiError::Unreachable(error.to_string()));
+            return Err(if aborted() {
+                ApiError::Aborted
+            } else {
+                ApiError::Unreachable(error)
+            });
         }
     };
     let status = response.status();
-    let response_headers = response.headers();
-    let content_type = response_headers.get("content-type").unwrap_or_default();
-    let etag = response_headers.get("etag");
-    let body = response.text().await.unwrap_or_default();
-    request_log::update(id, |r| {
-        r.status = Some(status);
-        r.duration_ms = now_ms() - started;
-        r.bytes = body.len();
+    let headers = response.headers();
+    let content_type = headers.get("content-type").unwrap_or_default();
+    let etag = headers.get("etag");
+    let warnings = headers
+        .get("warning")
+        .map(|w| warning_texts(&w))
+        .unwrap_or_default();
+    let body = match response.text().await {
+        Ok(body) => body,
+        Err(error) => {
+            finish(RequestOutcome {
+                status: Some(status),
+                duration_ms: now_ms() - started,
+                error: Some(error.to_string()),
+                ..Default::default()
+            });
+            return Err(if aborted() {
+                ApiError::Aborted
+            } else {
+                ApiError::Unreachable(format!("the answer broke off: {error}"))
+            });
+        }
+    };
+    finish(RequestOutcome {
+        status: Some(status),
+        duration_ms: now_ms() - started,
+        bytes: body.len(),
+        error: None,
     });
     if (200..300).contains(&status) || status == 304 {
         return Ok(Fetched {
             status,
             content_type,
             etag,
+            warnings,
             body,
         });
     }
-    Err(status_error(status, &body))
+    Err(ApiError::from_response(status, &body))
 }
 
-fn status_error(code: u16, body: &str) -> ApiError {
-    ApiError::from_response(code, body)
+/// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.
+pub async fn get(path: &str, accept: &str) -> Result<Fetched, ApiError> {
+    send(&ApiRequest::get(path).accept(accept), None).await
 }

@@ -6,8 +6,7 @@ use futures::StreamExt;
 use gloo_net::websocket::futures::WebSocket;
 use gloo_net::websocket::Message;
 
-use super::now_ms;
-use crate::state::request_log;
+use super::{now_ms, observe, ApiRequest, RequestOutcome, Transport};
 
 /// `ws://` or `wss://` URL for a same-origin API path.
 pub fn websocket_url(path: &str) -> Option<String> {
@@ -38,23 +37,36 @@ pub async fn run(
     path: &str,
     mut on_event: impl FnMut(&str) -> std::ops::ControlFlow<()>,
 ) -> WatchEnd {
-    let id = request_log::start("GET", path, "application/json (WebSocket)", true);
+    let request = ApiRequest::get(path);
+    let id = observe(|o| o.started(&request, Transport::WebSocket));
     let started = now_ms();
-    let Some(url) = websocket_url(path) else {
+    let finish = |status: Option<u16>, bytes: usize, error: Option<String>| {
+        if let Some(id) = id {
+            observe(|o| {
+                o.finished(
+                    id,
+                    RequestOutcome {
+                        status,
+                        duration_ms: now_ms() - started,
+                        bytes,
+                        error,
+                    },
+                )
+            });
+        }
+    };
+    let Some(url) = websocket_url(&request.url()) else {
+        finish(None, 0, Some("no browser location".into()));
         return WatchEnd::Failed("no browser location".into());
     };
     let mut socket = match WebSocket::open(&url) {
         Ok(socket) => socket,
         Err(error) => {
-            request_log::update(id, |r| {
-                r.error = Some(error.to_string());
-                if let Some(w) = r.watch.as_mut() {
-                    w.open = false;
-                }
-            });
+            finish(None, 0, Some(error.to_string()));
             return WatchEnd::Failed(error.to_string());
         }
     };
+    let mut bytes = 0;
     let mut end = WatchEnd::Closed;
     while let Some(message) = socket.next().await {
         let text = match message {
@@ -65,13 +77,10 @@ pub async fn run(
                 break;
             }
         };
-        request_log::update(id, |r| {
-            r.status = Some(101);
-            r.bytes += text.len();
-            if let Some(w) = r.watch.as_mut() {
-                w.events += 1;
-            }
-        });
+        bytes += text.len();
+        if let Some(id) = id {
+            observe(|o| o.stream_message(id, text.len()));
+        }
         if on_event(&text).is_break() {
             end = WatchEnd::Stopped;
             break;
@@ -79,14 +88,11 @@ pub async fn run(
     }
     // Dropping the socket closes it; a stopped watch must not linger on the server.
     drop(socket);
-    request_log::update(id, |r| {
-        r.duration_ms = now_ms() - started;
-        if let Some(w) = r.watch.as_mut() {
-            w.open = false;
-        }
-        if let WatchEnd::Failed(e) = &end {
-            r.error = Some(e.clone());
-        }
-    });
+    let error = match &end {
+        WatchEnd::Failed(e) => Some(e.clone()),
+        _ => None,
+    };
+    // 101: the upgrade was answered (a message arrived); the browser does not expose it.
+    finish((bytes > 0).then_some(101), bytes, error);
     end
 }

@@ -20,6 +20,13 @@ fn curl_for(record: &RequestRecord, origin: &str) -> String {
     if record.method != "GET" {
         command.push_str(&format!(" -X {}", record.method));
     }
+    if let Some(content_type) = &record.content_type {
+        // The body is not kept in the log; the command reads it from a file of that name.
+        command.push_str(&format!(
+            " -H {} --data-binary @body",
+            shell_quote(&format!("Content-Type: {content_type}"))
+        ));
+    }
     command.push(' ');
     command.push_str(&shell_quote(&url));
     command

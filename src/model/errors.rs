@@ -1,6 +1,8 @@
 //! Errors of talking to the API server, in terms a user can act on. Pure, so the wording and
 //! the classification are tested natively.
 
+use serde::Deserialize;
+
 /// Why a request failed, in terms a user can act on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
@@ -11,7 +13,33 @@ pub enum ApiError {
         code: u16,
         reason: Option<String>,
         message: String,
+        /// The Status's details (the object, the causes per field, Retry-After), kept whole
+        /// so a view can show each cause beside its field.
+        details: Option<Box<StatusDetails>>,
     },
+    /// The view that asked went away and the request was cancelled: nothing to show.
+    Aborted,
+}
+
+/// `Status.details` of a failed request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StatusDetails {
+    pub name: Option<String>,
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub uid: Option<String>,
+    pub causes: Vec<StatusCause>,
+    pub retry_after_seconds: Option<u32>,
+}
+
+/// One cause of a failure, often naming the field (`spec.replicas`) it is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StatusCause {
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub field: Option<String>,
 }
 
 impl std::fmt::Display for ApiError {
@@ -25,10 +53,12 @@ impl std::fmt::Display for ApiError {
                 code,
                 reason,
                 message,
+                ..
             } => match reason {
                 Some(reason) => write!(f, "{code} {reason}: {message}"),
                 None => write!(f, "HTTP {code}: {message}"),
             },
+            ApiError::Aborted => write!(f, "the request was cancelled"),
         }
     }
 }
@@ -52,13 +82,70 @@ impl ApiError {
                     .and_then(|m| m.as_str())
                     .unwrap_or("")
                     .to_string(),
+                // Details that do not parse are dropped, never the error itself.
+                details: status
+                    .get("details")
+                    .and_then(|d| serde_json::from_value(d.clone()).ok())
+                    .map(Box::new),
             },
             None => ApiError::Status {
                 code,
                 reason: None,
                 message: body.chars().take(200).collect(),
+                details: None,
             },
         }
+    }
+
+    /// An error of our own about an answer that came back (e.g. a body that is not JSON).
+    pub fn bad_response(code: u16, message: impl Into<String>) -> ApiError {
+        ApiError::Status {
+            code,
+            reason: None,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// The HTTP status, if an answer came back.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            ApiError::Status { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The Status reason (`Conflict`, `Expired`, `Invalid`...).
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            ApiError::Status { reason, .. } => reason.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The per-field causes (a 422's validation errors, a 409's apply conflicts).
+    pub fn causes(&self) -> &[StatusCause] {
+        match self {
+            ApiError::Status {
+                details: Some(details),
+                ..
+            } => &details.causes,
+            _ => &[],
+        }
+    }
+
+    /// 410 Gone: a resourceVersion or continue token too old to resume from.
+    pub fn is_expired(&self) -> bool {
+        self.code() == Some(410)
+    }
+
+    /// 409 Conflict: someone else wrote the object first (or an apply field conflict).
+    pub fn is_conflict(&self) -> bool {
+        self.code() == Some(409)
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        matches!(self, ApiError::Aborted)
     }
 }
 
@@ -132,10 +219,63 @@ mod tests {
             ApiError::Status {
                 code: 403,
                 reason: Some("Forbidden".into()),
-                message: "pods \"x\" is forbidden".into()
+                message: "pods \"x\" is forbidden".into(),
+                details: None,
             }
         );
         assert_eq!(error.to_string(), "403 Forbidden: pods \"x\" is forbidden");
+    }
+
+    #[test]
+    fn status_details_and_causes_are_kept() {
+        // As kube-apiserver answers an invalid Deployment (422).
+        let body = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+            "message":"Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+            "reason":"Invalid","details":{"name":"web","group":"apps","kind":"Deployment",
+            "causes":[{"reason":"FieldValueInvalid","message":"Invalid value: -1: must be greater than or equal to 0","field":"spec.replicas"}]},
+            "code":422}"#;
+        let error = ApiError::from_response(422, body);
+        assert_eq!(error.code(), Some(422));
+        assert_eq!(error.reason(), Some("Invalid"));
+        let causes = error.causes();
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field.as_deref(), Some("spec.replicas"));
+        assert_eq!(causes[0].reason.as_deref(), Some("FieldValueInvalid"));
+        let ApiError::Status {
+            details: Some(details),
+            ..
+        } = &error
+        else {
+            panic!("details kept: {error:?}");
+        };
+        assert_eq!(details.kind.as_deref(), Some("Deployment"));
+        assert_eq!(details.name.as_deref(), Some("web"));
+        // Throttling carries Retry-After in the details.
+        let throttled = ApiError::from_response(
+            429,
+            r#"{"kind":"Status","reason":"TooManyRequests","message":"slow down","details":{"retryAfterSeconds":3}}"#,
+        );
+        let ApiError::Status {
+            details: Some(details),
+            ..
+        } = &throttled
+        else {
+            panic!("details kept: {throttled:?}");
+        };
+        assert_eq!(details.retry_after_seconds, Some(3));
+        let expired = ApiError::from_response(
+            410,
+            r#"{"kind":"Status","reason":"Expired","message":"too old resource version"}"#,
+        );
+        assert!(expired.is_expired() && !expired.is_conflict());
+        assert!(ApiError::from_response(409, "{}").is_conflict());
+        // Details of the wrong shape lose only the details.
+        let odd = ApiError::from_response(
+            500,
+            r#"{"kind":"Status","reason":"InternalError","message":"x","details":"nope"}"#,
+        );
+        assert_eq!(odd.reason(), Some("InternalError"));
+        assert!(odd.causes().is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod discovery;
 pub mod errors;
 pub mod filter;
 pub mod mapping;
+pub mod request;
 pub mod route;
 pub mod synthetic;
 pub mod tree;
