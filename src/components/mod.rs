@@ -4,8 +4,10 @@ pub mod explorer;
 pub mod palette;
 pub mod request_log;
 pub mod tree;
+pub mod virtual_table;
 
 pub use explorer::{Copyable, ResourceExplorer};
 pub use palette::Palette;
 pub use request_log::RequestLogPanel;
 pub use tree::ApiTreeView;
+pub use virtual_table::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};

@@ -5,6 +5,7 @@ pub mod discovery;
 pub mod errors;
 pub mod filter;
 pub mod mapping;
+pub mod quick_access;
 pub mod request;
 pub mod route;
 pub mod synthetic;
@@ -12,6 +13,7 @@ pub mod tree;
 pub mod tree_nav;
 pub mod version;
 pub mod watch;
+pub mod yaml;
 
 pub use discovery::{
     classify_discovery_content_type, group_from_aggregated, group_version_path, parse_aggregated,

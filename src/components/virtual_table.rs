@@ -1,0 +1,305 @@
+//! A virtualized table: only the rows in view (plus a small margin) exist in the DOM, so a list
+//! of 100,000 objects costs what 40 rows cost. Rows have a fixed height; spacer rows above and
+//! below stand in for the rest, so the scrollbar and `aria-rowcount` tell the true size.
+//!
+//! The table asks for rows by index ([`VirtualTableProps::row_at`]) and only for the visible
+//! window, so the caller formats ~40 rows per frame, never the whole list. Rows are keyed by
+//! the caller's key (an object's uid plus its revision), so a changed row is redrawn and an
+//! unchanged one is kept.
+//!
+//! Keyboard: the grid takes focus; arrows, Page Up/Down, Home and End move the active row,
+//! Enter opens it.
+
+use leptos::ev;
+use leptos::html;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Height of one row in pixels; the stylesheet sets the same (`.vt-row`).
+pub const ROW_HEIGHT: f64 = 30.0;
+/// Rows rendered beyond each edge of the viewport, so a fast scroll shows no gap.
+const OVERSCAN: usize = 8;
+
+/// A column header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderCell {
+    /// Stable id, given back by `on_sort`.
+    pub id: String,
+    pub label: String,
+    pub description: String,
+    pub numeric: bool,
+    /// Current sort on this column: Some(true) ascending, Some(false) descending.
+    pub sorted: Option<bool>,
+}
+
+/// One row ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisplayRow {
+    /// Unique and stable for the object (its uid) plus what changes when it must be redrawn.
+    pub key: String,
+    /// Where Enter and the name link go (a `#/...` route).
+    pub href: String,
+    /// Cells in column order; the first is the name, drawn as the link.
+    pub cells: Vec<DisplayCell>,
+    /// A problem with this row (e.g. cells that did not match the columns).
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisplayCell {
+    pub text: String,
+    pub numeric: bool,
+}
+
+/// The visible index range for a scroll position: `[start, end)` clamped to `count`.
+pub fn visible_range(scroll_top: f64, viewport: f64, count: usize) -> (usize, usize) {
+    let first = (scroll_top.max(0.0) / ROW_HEIGHT).floor() as usize;
+    let shown = (viewport.max(0.0) / ROW_HEIGHT).ceil() as usize + 1;
+    let start = first.saturating_sub(OVERSCAN).min(count);
+    let end = (first + shown + OVERSCAN).min(count);
+    (start, end)
+}
+
+#[component]
+pub fn VirtualTable(
+    /// Accessible name of the grid.
+    #[prop(into)]
+    label: String,
+    #[prop(into)] headers: Signal<Vec<HeaderCell>>,
+    #[prop(into)] row_count: Signal<usize>,
+    /// The row at an index of the current order; read inside a reactive scope, so the table
+    /// redraws when what it reads changes.
+    row_at: Callback<usize, Option<DisplayRow>>,
+    /// A header was activated (click or Enter): sort by that column id.
+    on_sort: Callback<String>,
+    /// Enter on a row: open it (the row's href).
+    on_open: Callback<String>,
+) -> impl IntoView {
+    let scroller = NodeRef::<html::Div>::new();
+    let scroll_top = RwSignal::new(0.0_f64);
+    let viewport = RwSignal::new(600.0_f64);
+    let active = RwSignal::new(None::<usize>);
+
+    let measure = move || {
+        if let Some(el) = scroller.get_untracked() {
+            viewport.set(el.client_height() as f64);
+            scroll_top.set(el.scroll_top() as f64);
+        }
+    };
+    Effect::new(move |_| {
+        if scroller.get().is_some() {
+            measure();
+        }
+    });
+    let resize = window_event_listener(ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    // A shorter list (filter, selector) must not leave the view scrolled past its end.
+    Effect::new(move |_| {
+        let count = row_count.get();
+        if let Some(current) = active.get_untracked() {
+            if current >= count {
+                active.set(count.checked_sub(1));
+            }
+        }
+    });
+
+    let range =
+        Memo::new(move |_| visible_range(scroll_top.get(), viewport.get(), row_count.get()));
+
+    let scroll_into_view = move |index: usize| {
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
+        let header = ROW_HEIGHT;
+        let top = index as f64 * ROW_HEIGHT;
+        let view_top = el.scroll_top() as f64;
+        let view_height = el.client_height() as f64 - header;
+        if top < view_top {
+            el.set_scroll_top(top as i32);
+        } else if top + ROW_HEIGHT > view_top + view_height {
+            el.set_scroll_top((top + ROW_HEIGHT - view_height) as i32);
+        }
+        scroll_top.set(el.scroll_top() as f64);
+    };
+
+    let on_keydown = move |event: ev::KeyboardEvent| {
+        let count = row_count.get_untracked();
+        if count == 0 {
+            return;
+        }
+        let page = ((viewport.get_untracked() / ROW_HEIGHT) as usize)
+            .saturating_sub(2)
+            .max(1);
+        let current = active.get_untracked();
+        let next = match event.key().as_str() {
+            "ArrowDown" => current.map_or(0, |i| (i + 1).min(count - 1)),
+            "ArrowUp" => current.map_or(0, |i| i.saturating_sub(1)),
+            "PageDown" => current.map_or(0, |i| (i + page).min(count - 1)),
+            "PageUp" => current.map_or(0, |i| i.saturating_sub(page)),
+            "Home" => 0,
+            "End" => count - 1,
+            "Enter" => {
+                if let Some(row) = current.and_then(|i| row_at.run(i)) {
+                    event.prevent_default();
+                    on_open.run(row.href);
+                }
+                return;
+            }
+            _ => return,
+        };
+        event.prevent_default();
+        active.set(Some(next));
+        scroll_into_view(next);
+    };
+
+    let header_row = move || {
+        headers
+            .get()
+            .into_iter()
+            .map(|header| {
+                let id = header.id.clone();
+                let sort_state = match header.sorted {
+                    Some(true) => "ascending",
+                    Some(false) => "descending",
+                    None => "none",
+                };
+                let arrow = match header.sorted {
+                    Some(true) => " ▲",
+                    Some(false) => " ▼",
+                    None => "",
+                };
+                view! {
+                    <th
+                        scope="col"
+                        aria-sort=sort_state
+                        class:numeric=header.numeric
+                        title=header.description.clone()
+                    >
+                        <button
+                            type="button"
+                            class="sort-button"
+                            on:click=move |_| on_sort.run(id.clone())
+                        >
+                            {header.label.clone()}
+                            <span aria-hidden="true">{arrow}</span>
+                        </button>
+                    </th>
+                }
+            })
+            .collect_view()
+    };
+
+    let visible_rows = move || {
+        let (start, end) = range.get();
+        (start..end)
+            .filter_map(|index| row_at.run(index).map(|row| (index, row)))
+            .collect::<Vec<_>>()
+    };
+
+    view! {
+        <div
+            class="vt-scroll"
+            node_ref=scroller
+            tabindex="0"
+            role="region"
+            aria-label=format!("{label} (scrollable)")
+            on:scroll=move |_| {
+                if let Some(el) = scroller.get_untracked() {
+                    scroll_top.set(el.scroll_top() as f64);
+                }
+            }
+            on:keydown=on_keydown
+        >
+            <table
+                class="vt-table"
+                role="grid"
+                aria-label=label.clone()
+                aria-rowcount=move || row_count.get() + 1
+            >
+                <thead>
+                    <tr class="vt-row" aria-rowindex="1">{header_row}</tr>
+                </thead>
+                <tbody>
+                    <tr
+                        class="vt-spacer"
+                        aria-hidden="true"
+                        style:height=move || format!("{}px", range.get().0 as f64 * ROW_HEIGHT)
+                    ></tr>
+                    <For
+                        each=visible_rows
+                        key=|(index, row)| format!("{index}:{}", row.key)
+                        children=move |(index, row)| {
+                            let is_active = move || active.get() == Some(index);
+                            let href = row.href.clone();
+                            let problem = row.problem.clone();
+                            let mut cells = row.cells.into_iter();
+                            let name = cells.next().map(|c| c.text).unwrap_or_default();
+                            view! {
+                                <tr
+                                    class="vt-row"
+                                    class:active=is_active
+                                    class:problem=problem.is_some()
+                                    aria-rowindex=index + 2
+                                    aria-selected=move || is_active().to_string()
+                                    title=problem.clone()
+                                    on:click=move |event: ev::MouseEvent| {
+                                        // A click on the link navigates by itself.
+                                        let on_link = event
+                                            .target()
+                                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                                            .is_some_and(|el| el.tag_name() == "A");
+                                        active.set(Some(index));
+                                        if !on_link {
+                                            if let Some(el) = scroller.get_untracked() {
+                                                el.focus().ok();
+                                            }
+                                        }
+                                    }
+                                >
+                                    <td class="name-cell">
+                                        <a href=href.clone() title=name.clone()>{name.clone()}</a>
+                                    </td>
+                                    {cells
+                                        .map(|cell| {
+                                            let title = cell.text.clone();
+                                            view! {
+                                                <td class:numeric=cell.numeric title=title>
+                                                    {cell.text}
+                                                </td>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </tr>
+                            }
+                        }
+                    />
+                    <tr
+                        class="vt-spacer"
+                        aria-hidden="true"
+                        style:height=move || {
+                            let (_, end) = range.get();
+                            format!("{}px", row_count.get().saturating_sub(end) as f64 * ROW_HEIGHT)
+                        }
+                    ></tr>
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_covers_the_viewport_with_a_margin() {
+        assert_eq!(visible_range(0.0, 300.0, 100_000), (0, 11 + OVERSCAN));
+        let (start, end) = visible_range(30_000.0, 300.0, 100_000);
+        assert_eq!(start, 1000 - OVERSCAN);
+        assert_eq!(end, 1000 + 11 + OVERSCAN);
+        // Clamped to the list, also when scrolled past its end after it shrank.
+        assert_eq!(visible_range(30_000.0, 300.0, 5), (5, 5));
+        assert_eq!(visible_range(0.0, 300.0, 0), (0, 0));
+    }
+}
