@@ -1,5 +1,6 @@
-//! The application shell: header (server version, connection), the API tree as a sidebar, the
-//! main pane, the request log, the `:` palette, and the URL-fragment route.
+//! The application shell: header (server version, connection, namespace), the sidebar (the
+//! kinds people open most, then the API tree), the routed page, the request log and the `:`
+//! palette. The pages themselves live in `pages`.
 
 use std::collections::HashSet;
 
@@ -8,35 +9,51 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::api::discovery::LoadedDiscovery;
-use crate::components::{ApiTreeView, Palette, RequestLogPanel, ResourceExplorer};
-use crate::model::route::Route;
+use crate::components::{ApiTreeView, Palette, QuickAccess, RequestLogPanel};
+use crate::model::route::{ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{ApiTree, ResourceId, TreeErrorKind};
+use crate::pages::{HomePage, ListIdentity, ObjectIdentity, ObjectPage, ResourceListPage};
 use crate::state::discovery::{Connection, DiscoveryState};
+use crate::state::navigation::Navigation;
 use crate::state::request_log;
 
-fn current_hash() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default()
+/// Which page to build: a new list or object is a new page; sort, filter, wide and tab are
+/// read by the page itself, so changing them does not reload anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Screen {
+    Home,
+    List(ListIdentity),
+    Object(ObjectIdentity),
 }
 
-fn set_hash(hash: &str) {
-    if current_hash() == hash || (hash == "#/" && current_hash().is_empty()) {
-        return;
-    }
-    if let Some(window) = web_sys::window() {
-        let _ = window.location().set_hash(hash);
+impl Screen {
+    fn of(page: &Page) -> Screen {
+        match page {
+            Page::Home(_) => Screen::Home,
+            Page::ResourceList(route) => Screen::List(ListIdentity::of(route)),
+            Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
+        }
     }
 }
 
-/// Names of the namespaces, for the global selector (empty when not listable).
-async fn load_namespaces() -> Vec<String> {
-    let Ok(fetched) = api::get("/api/v1/namespaces", "application/json").await else {
-        return Vec::new();
-    };
-    let value: serde_json::Value = serde_json::from_str(&fetched.body).unwrap_or_default();
+/// The page for a namespace chosen in the header: the same view in that namespace.
+fn with_namespace(page: Page, namespace: Option<String>) -> Page {
+    match page {
+        Page::Home(route) => Page::Home(Route { namespace, ..route }),
+        Page::ResourceList(route) => Page::ResourceList(ListRoute { namespace, ..route }),
+        // An object is in its namespace: another namespace means its kind's list there.
+        Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
+    }
+}
+
+/// Names of the namespaces for the global selector; None when they cannot be listed (then
+/// the user types one).
+async fn load_namespaces() -> Option<Vec<String>> {
+    let fetched = api::get("/api/v1/namespaces", "application/json")
+        .await
+        .ok()?;
+    let value: serde_json::Value = serde_json::from_str(&fetched.body).ok()?;
     let mut names: Vec<String> = value
         .get("items")
         .and_then(|i| i.as_array())
@@ -46,7 +63,7 @@ async fn load_namespaces() -> Vec<String> {
         .map(str::to_string)
         .collect();
     names.sort();
-    names
+    Some(names)
 }
 
 #[component]
@@ -56,21 +73,22 @@ pub fn App() -> impl IntoView {
     let discovery = DiscoveryState::new();
     provide_context(discovery);
     discovery.start();
+    let navigation = Navigation::install();
+    let page = navigation.page;
 
-    let initial = Route::parse(&current_hash());
-    let selected = RwSignal::new(initial.resource.clone());
+    let initial = page.get_untracked();
+    let selected = RwSignal::new(initial.resource().cloned());
     let selected_subresource = RwSignal::new(None::<String>);
-    let namespace = RwSignal::new(initial.namespace.clone());
+    let namespace = Signal::derive(move || page.with(|p| p.namespace().map(str::to_string)));
     let filter = RwSignal::new(String::new());
     let expanded: RwSignal<HashSet<NodeKey>> = RwSignal::new(
         initial
-            .resource
-            .as_ref()
+            .resource()
             .map(|id| ancestors_of(id).into_iter().collect())
             .unwrap_or_default(),
     );
     let palette_open = RwSignal::new(false);
-    let namespaces = RwSignal::new(Vec::<String>::new());
+    let namespaces = RwSignal::new(Some(Vec::<String>::new()));
 
     let tree: Memo<ApiTree> = Memo::new(move |_| {
         discovery.loaded.with(|l| {
@@ -80,35 +98,37 @@ pub fn App() -> impl IntoView {
         })
     });
 
-    // Route -> state on back/forward and edited URLs.
-    let _ = window_event_listener(ev::hashchange, move |_| {
-        let route = Route::parse(&current_hash());
-        if let Some(id) = &route.resource {
+    // Page -> tree selection (back/forward, links, edited URLs).
+    Effect::new(move |_| {
+        let resource = page.with(|p| p.resource().cloned());
+        if let Some(id) = &resource {
             expanded.update(|set| set.extend(ancestors_of(id)));
         }
-        if selected.get_untracked() != route.resource {
-            selected.set(route.resource);
+        if selected.get_untracked() != resource {
+            selected.set(resource);
             selected_subresource.set(None);
         }
-        if namespace.get_untracked() != route.namespace {
-            namespace.set(route.namespace);
+    });
+    // A choice in the tree (or palette) opens that resource's explorer.
+    Effect::new(move |_| {
+        let chosen = selected.get();
+        let current = page.get_untracked();
+        if current.resource() != chosen.as_ref() {
+            navigation.go(Page::Home(Route {
+                resource: chosen,
+                namespace: current.namespace().map(str::to_string),
+            }));
         }
     });
-    // State -> route.
-    Effect::new(move |_| {
-        let route = Route {
-            resource: selected.get(),
-            namespace: namespace.get(),
-        };
-        set_hash(&route.to_hash());
-    });
+    let screen = Memo::new(move |_| page.with(Screen::of));
     // The namespace list, once discovery says namespaces exist (and again on reconnect).
     Effect::new(move |_| {
         let serves_namespaces = tree.with(|t| {
             t.find(&ResourceId::new("", "v1", "namespaces"))
                 .is_some_and(|r| r.resource.supports("list"))
         });
-        if serves_namespaces && namespaces.with_untracked(Vec::is_empty) {
+        if serves_namespaces && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
+        {
             spawn_local(async move { namespaces.set(load_namespaces().await) });
         }
     });
@@ -163,7 +183,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         <div class="app">
-            <Header discovery=discovery namespace=namespace namespaces=namespaces/>
+            <Header discovery=discovery navigation=navigation namespaces=namespaces/>
             <nav
                 class="sidebar"
                 aria-label="API hierarchy"
@@ -181,6 +201,7 @@ pub fn App() -> impl IntoView {
                     />
                     <span class="hint">"Press " <kbd>":"</kbd> " to jump to a resource, " <kbd>"/"</kbd> " to filter"</span>
                 </div>
+                <QuickAccess tree=tree page=page/>
                 <PartialFailures discovery=discovery/>
                 <ApiTreeView
                     tree=tree.into()
@@ -201,29 +222,20 @@ pub fn App() -> impl IntoView {
                         }
                         .into_any();
                     }
-                    let Some(loaded) = discovery.loaded.get() else {
+                    if discovery.loaded.with(Option::is_none) {
                         return view! { <p class="loading">"Loading discovery…"</p> }.into_any();
-                    };
-                    match selected.get() {
-                        Some(id) => match loaded.discovery.tree.group(&id.group).cloned() {
-                            Some(group) => view! {
-                                <ResourceExplorer
-                                    group=group
-                                    version=id.version.clone()
-                                    plural=id.plural.clone()
-                                    namespace=namespace.get()
-                                    subresource=selected_subresource.get()
-                                />
-                            }
-                            .into_any(),
-                            None => view! {
-                                <p class="error" role="alert">
-                                    {format!("The server does not serve the group of {}.", id.key())}
-                                </p>
-                            }
-                            .into_any(),
-                        },
-                        None => view! { <Overview loaded=loaded/> }.into_any(),
+                    }
+                    match screen.get() {
+                        Screen::Home => view! {
+                            <HomePage
+                                selected=selected
+                                selected_subresource=selected_subresource
+                                namespace=namespace
+                            />
+                        }
+                        .into_any(),
+                        Screen::List(identity) => view! { <ResourceListPage identity=identity/> }.into_any(),
+                        Screen::Object(identity) => view! { <ObjectPage identity=identity/> }.into_any(),
                     }
                 }}
             </main>
@@ -236,9 +248,18 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Header(
     discovery: DiscoveryState,
-    namespace: RwSignal<Option<String>>,
-    namespaces: RwSignal<Vec<String>>,
+    navigation: Navigation,
+    namespaces: RwSignal<Option<Vec<String>>>,
 ) -> impl IntoView {
+    let namespace =
+        Signal::derive(move || navigation.page.with(|p| p.namespace().map(str::to_string)));
+    let choose = move |value: String| {
+        let value = value.trim().to_string();
+        let chosen = (!value.is_empty()).then_some(value);
+        if chosen != namespace.get_untracked() {
+            navigation.go(with_namespace(navigation.page.get_untracked(), chosen));
+        }
+    };
     let connection = move || match discovery.connection.get() {
         Connection::Connecting => ("connecting", "Connecting…".to_string()),
         Connection::Connected => ("connected", "Connected".to_string()),
@@ -252,33 +273,46 @@ fn Header(
             </span>
             <span class="header-spacer"></span>
             <label class="hint" for="namespace-select">"Namespace"</label>
-            <select
-                id="namespace-select"
-                aria-label="Namespace"
-                on:change=move |e| {
-                    let value = event_target_value(&e);
-                    namespace.set((!value.is_empty()).then_some(value));
+            {move || match namespaces.get() {
+                // Namespaces cannot be listed (forbidden): the user types one.
+                None => view! {
+                    <input
+                        id="namespace-select"
+                        type="text"
+                        aria-label="Namespace"
+                        placeholder="All namespaces"
+                        prop:value=move || namespace.get().unwrap_or_default()
+                        on:change=move |e| choose(event_target_value(&e))
+                    />
                 }
-            >
-                <option value="" selected=move || namespace.get().is_none()>"All namespaces"</option>
-                {move || {
+                .into_any(),
+                Some(mut names) => {
                     let current = namespace.get();
-                    let mut names = namespaces.get();
                     // A deep-linked namespace stays selectable before the list arrives.
                     if let Some(ns) = &current {
                         if !names.contains(ns) {
                             names.push(ns.clone());
                         }
                     }
-                    names
-                        .into_iter()
-                        .map(|n| {
-                            let is_current = current.as_deref() == Some(n.as_str());
-                            view! { <option value=n.clone() selected=is_current>{n.clone()}</option> }
-                        })
-                        .collect_view()
-                }}
-            </select>
+                    view! {
+                        <select
+                            id="namespace-select"
+                            aria-label="Namespace"
+                            on:change=move |e| choose(event_target_value(&e))
+                        >
+                            <option value="" selected=current.is_none()>"All namespaces"</option>
+                            {names
+                                .into_iter()
+                                .map(|n| {
+                                    let is_current = current.as_deref() == Some(n.as_str());
+                                    view! { <option value=n.clone() selected=is_current>{n.clone()}</option> }
+                                })
+                                .collect_view()}
+                        </select>
+                    }
+                    .into_any()
+                }
+            }}
             {move || {
                 let (state, text) = connection();
                 let label = if state == "error" { "Disconnected".to_string() } else { text.clone() };
@@ -314,89 +348,5 @@ fn PartialFailures(discovery: DiscoveryState) -> impl IntoView {
                 }
             })
         })
-    }
-}
-
-/// One overview row: group name, (version, preferred) pairs, resource count.
-type GroupSummary = (String, Vec<(String, bool)>, usize);
-
-/// The home pane: what discovery found, and how to explore it.
-#[component]
-fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
-    let counts = loaded.discovery.tree.counts();
-    let mode = if loaded.aggregated {
-        format!(
-            "Aggregated discovery (apidiscovery.k8s.io/v2): {} requests.",
-            loaded.requests
-        )
-    } else {
-        format!(
-            "Legacy discovery walk (/api, /apis, then every group-version): {} requests.",
-            loaded.requests
-        )
-    };
-    let groups: Vec<GroupSummary> = loaded
-        .discovery
-        .tree
-        .groups
-        .iter()
-        .map(|g| {
-            (
-                g.display_name().to_string(),
-                g.versions
-                    .iter()
-                    .map(|v| (v.version.clone(), v.preferred))
-                    .collect(),
-                g.preferred().map(|v| v.resources.len()).unwrap_or_default(),
-            )
-        })
-        .collect();
-    view! {
-        <section class="welcome">
-            <h1>"API hierarchy"</h1>
-            <p class="subtitle">
-                {format!(
-                    "{} groups · {} group-versions · {} resources · {} subresources. ",
-                    counts.groups, counts.group_versions, counts.resources, counts.subresources
-                )}
-                {mode}
-            </p>
-            <div class="card">
-                <p>
-                    "The API server groups its resources into "<strong>"API groups"</strong>
-                    " (the legacy core group lives at /api/v1, every other group at /apis/GROUP/VERSION). "
-                    "Each group serves one or more "<strong>"versions"</strong>
-                    "; the preferred one is what clients use when they do not name a version. "
-                    "Pick a resource in the tree to see its kind, verbs, subresources and URLs."
-                </p>
-            </div>
-            <div class="card">
-                <table class="props overview-groups" aria-label="API groups">
-                    <tr><th>"Group"</th><th>"Versions"</th><th>"Resources"</th></tr>
-                    {groups
-                        .into_iter()
-                        .map(|(name, versions, count)| {
-                            let data_group = name.clone();
-                            view! {
-                                <tr class="overview-group" data-group=data_group>
-                                    <td class="mono">{name}</td>
-                                    <td>
-                                        <span class="chips">
-                                            {versions
-                                                .into_iter()
-                                                .map(|(v, preferred)| {
-                                                    view! { <span class="chip" class:preferred=preferred>{v}</span> }
-                                                })
-                                                .collect_view()}
-                                        </span>
-                                    </td>
-                                    <td>{count}</td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()}
-                </table>
-            </div>
-        </section>
     }
 }

@@ -10,6 +10,7 @@ pub mod api;
 pub mod app;
 pub mod browser;
 pub mod components;
+pub mod pages;
 pub mod state;
 
 pub use app::App;

@@ -122,9 +122,13 @@ fn method_of(verb: Verb) -> Method {
     }
 }
 
-/// Sends `request`; `abort` cancels it (then [`ApiError::Aborted`]). Non-2xx answers other
-/// than 304 become [`ApiError::Status`] with the server's full Status.
-pub async fn send(request: &ApiRequest, abort: Option<&Abort>) -> Result<Fetched, ApiError> {
+/// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
+/// [`ApiError::Aborted`]. Non-2xx answers other than 304 become [`ApiError::Status`] with the
+/// server's full Status.
+pub async fn send(
+    request: &ApiRequest,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<Fetched, ApiError> {
     let id = observe(|o| o.started(request, Transport::Fetch));
     let started = now_ms();
     let finish = |outcome: RequestOutcome| {
@@ -139,8 +143,7 @@ pub async fn send(request: &ApiRequest, abort: Option<&Abort>) -> Result<Fetched
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
-    let signal = abort.and_then(Abort::signal);
-    builder = builder.abort_signal(signal.as_ref());
+    builder = builder.abort_signal(signal);
     let sent = match (&request.body, request.content_type()) {
         (Some(body), Some(content_type)) => builder
             .header("Content-Type", content_type)
@@ -152,7 +155,7 @@ pub async fn send(request: &ApiRequest, abort: Option<&Abort>) -> Result<Fetched
         Ok(prepared) => prepared.send().await.map_err(|e| e.to_string()),
         Err(error) => Err(error),
     };
-    let aborted = || abort.is_some_and(Abort::is_aborted);
+    let aborted = || signal.is_some_and(web_sys::AbortSignal::aborted);
     let response = match response {
         Ok(response) => response,
         Err(error) => {

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::model::route::{ListRoute, Page};
+
 use crate::model::{
     api_version, ApiGroup, Endpoint, NameArg, NamespaceArg, Operation, ResourceRef, Stability,
 };
@@ -169,12 +171,18 @@ fn explorer_view(
         .collect();
     let highlighted = subresource.clone();
 
+    let list_href = res
+        .supports("list")
+        .then(|| Page::ResourceList(ListRoute::new(r.id(), namespace.clone())).to_hash());
     view! {
         <section class="explorer" aria-label=format!("{} explorer", res.plural)>
             <h1>
                 {res.kind.clone()} " "
                 <span class="kind">{format!("{} · {gv}", res.plural)}</span>
             </h1>
+            {list_href.map(|href| view! {
+                <p><a class="button" href=href>{format!("List {}", res.plural)}</a></p>
+            })}
             <p class="subtitle">
                 <span class="badge scope">{scope}</span> " "
                 {r.version.preferred.then(|| view! { <span class="badge preferred">"preferred version"</span> })}

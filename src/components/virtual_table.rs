@@ -37,9 +37,9 @@ pub struct HeaderCell {
 pub struct DisplayRow {
     /// Unique and stable for the object (its uid) plus what changes when it must be redrawn.
     pub key: String,
-    /// Where Enter and the name link go (a `#/...` route).
+    /// Where Enter goes (a `#/...` route); the cell with `link` set draws it as a link.
     pub href: String,
-    /// Cells in column order; the first is the name, drawn as the link.
+    /// Cells in column order.
     pub cells: Vec<DisplayCell>,
     /// A problem with this row (e.g. cells that did not match the columns).
     pub problem: Option<String>,
@@ -49,6 +49,8 @@ pub struct DisplayRow {
 pub struct DisplayCell {
     pub text: String,
     pub numeric: bool,
+    /// Drawn as a link to the row's object (the name cell).
+    pub link: bool,
 }
 
 /// The visible index range for a scroll position: `[start, end)` clamped to `count`.
@@ -233,8 +235,6 @@ pub fn VirtualTable(
                             let is_active = move || active.get() == Some(index);
                             let href = row.href.clone();
                             let problem = row.problem.clone();
-                            let mut cells = row.cells.into_iter();
-                            let name = cells.next().map(|c| c.text).unwrap_or_default();
                             view! {
                                 <tr
                                     class="vt-row"
@@ -257,16 +257,25 @@ pub fn VirtualTable(
                                         }
                                     }
                                 >
-                                    <td class="name-cell">
-                                        <a href=href.clone() title=name.clone()>{name.clone()}</a>
-                                    </td>
-                                    {cells
+                                    {row
+                                        .cells
+                                        .into_iter()
                                         .map(|cell| {
                                             let title = cell.text.clone();
-                                            view! {
-                                                <td class:numeric=cell.numeric title=title>
-                                                    {cell.text}
-                                                </td>
+                                            if cell.link {
+                                                view! {
+                                                    <td class="name-cell">
+                                                        <a href=href.clone() title=title>{cell.text}</a>
+                                                    </td>
+                                                }
+                                                .into_any()
+                                            } else {
+                                                view! {
+                                                    <td class:numeric=cell.numeric title=title>
+                                                        {cell.text}
+                                                    </td>
+                                                }
+                                                .into_any()
                                             }
                                         })
                                         .collect_view()}

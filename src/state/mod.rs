@@ -1,4 +1,8 @@
-//! Signals shared by the views, provided through Leptos context.
+//! Signals shared by the views, provided through Leptos context, and the loaders that fill
+//! them through `api`.
 
 pub mod discovery;
+pub mod navigation;
+pub mod object;
 pub mod request_log;
+pub mod resource_list;

@@ -24,6 +24,15 @@ const fn c(name: &'static str, priority: i64) -> Col {
     }
 }
 
+/// A column kubectl's printers declare as `integer` (counts), so clients align and sort
+/// its cells as numbers.
+const fn count(name: &'static str, priority: i64) -> Col {
+    Col {
+        kind: "integer",
+        ..c(name, priority)
+    }
+}
+
 /// kubectl's HumanDuration.
 pub fn human_duration(secs: i64) -> String {
     let s = secs.max(0);
@@ -143,17 +152,17 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
         ],
         ("apps", "deployments") => vec![
             c("Ready", 0),
-            c("Up-to-date", 0),
-            c("Available", 0),
+            count("Up-to-date", 0),
+            count("Available", 0),
             c("Age", 0),
             c("Containers", 1),
             c("Images", 1),
             c("Selector", 1),
         ],
         ("apps", "replicasets") => vec![
-            c("Desired", 0),
-            c("Current", 0),
-            c("Ready", 0),
+            count("Desired", 0),
+            count("Current", 0),
+            count("Ready", 0),
             c("Age", 0),
             c("Containers", 1),
             c("Images", 1),
@@ -166,11 +175,11 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
             c("Images", 1),
         ],
         ("apps", "daemonsets") => vec![
-            c("Desired", 0),
-            c("Current", 0),
-            c("Ready", 0),
-            c("Up-to-date", 0),
-            c("Available", 0),
+            count("Desired", 0),
+            count("Current", 0),
+            count("Ready", 0),
+            count("Up-to-date", 0),
+            count("Available", 0),
             c("Node Selector", 0),
             c("Age", 0),
             c("Containers", 1),
@@ -190,7 +199,7 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
             c("Schedule", 0),
             c("Timezone", 0),
             c("Suspend", 0),
-            c("Active", 0),
+            count("Active", 0),
             c("Last Schedule", 0),
             c("Age", 0),
             c("Containers", 1),
@@ -217,9 +226,9 @@ fn builtin_columns(def: &ResourceDef) -> Option<Vec<Col>> {
             c("Age", 0),
             c("Selector", 1),
         ],
-        ("", "configmaps") => vec![c("Data", 0), c("Age", 0)],
-        ("", "secrets") => vec![c("Type", 0), c("Data", 0), c("Age", 0)],
-        ("", "serviceaccounts") => vec![c("Secrets", 0), c("Age", 0)],
+        ("", "configmaps") => vec![count("Data", 0), c("Age", 0)],
+        ("", "secrets") => vec![c("Type", 0), count("Data", 0), c("Age", 0)],
+        ("", "serviceaccounts") => vec![count("Secrets", 0), c("Age", 0)],
         ("", "endpoints") => vec![c("Endpoints", 0), c("Age", 0)],
         ("" | "events.k8s.io", "events") => {
             return Some(vec![

@@ -1,0 +1,128 @@
+//! The home page: what discovery found (the API hierarchy), or the explorer of the resource
+//! selected in the tree.
+
+use leptos::prelude::*;
+
+use crate::api::discovery::LoadedDiscovery;
+use crate::components::ResourceExplorer;
+use crate::model::ResourceId;
+use crate::state::discovery::DiscoveryState;
+
+#[component]
+pub fn HomePage(
+    selected: RwSignal<Option<ResourceId>>,
+    selected_subresource: RwSignal<Option<String>>,
+    #[prop(into)] namespace: Signal<Option<String>>,
+) -> impl IntoView {
+    let discovery = expect_context::<DiscoveryState>();
+    move || {
+        let Some(loaded) = discovery.loaded.get() else {
+            return view! { <p class="loading">"Loading discovery…"</p> }.into_any();
+        };
+        match selected.get() {
+            Some(id) => match loaded.discovery.tree.group(&id.group).cloned() {
+                Some(group) => view! {
+                    <ResourceExplorer
+                        group=group
+                        version=id.version.clone()
+                        plural=id.plural.clone()
+                        namespace=namespace.get()
+                        subresource=selected_subresource.get()
+                    />
+                }
+                .into_any(),
+                None => view! {
+                    <p class="error" role="alert">
+                        {format!("The server does not serve the group of {}.", id.key())}
+                    </p>
+                }
+                .into_any(),
+            },
+            None => view! { <Overview loaded=loaded/> }.into_any(),
+        }
+    }
+}
+
+/// One overview row: group name, (version, preferred) pairs, resource count.
+type GroupSummary = (String, Vec<(String, bool)>, usize);
+
+/// The home pane: what discovery found, and how to explore it.
+#[component]
+fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
+    let counts = loaded.discovery.tree.counts();
+    let mode = if loaded.aggregated {
+        format!(
+            "Aggregated discovery (apidiscovery.k8s.io/v2): {} requests.",
+            loaded.requests
+        )
+    } else {
+        format!(
+            "Legacy discovery walk (/api, /apis, then every group-version): {} requests.",
+            loaded.requests
+        )
+    };
+    let groups: Vec<GroupSummary> = loaded
+        .discovery
+        .tree
+        .groups
+        .iter()
+        .map(|g| {
+            (
+                g.display_name().to_string(),
+                g.versions
+                    .iter()
+                    .map(|v| (v.version.clone(), v.preferred))
+                    .collect(),
+                g.preferred().map(|v| v.resources.len()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    view! {
+        <section class="welcome">
+            <h1>"API hierarchy"</h1>
+            <p class="subtitle">
+                {format!(
+                    "{} groups · {} group-versions · {} resources · {} subresources. ",
+                    counts.groups, counts.group_versions, counts.resources, counts.subresources
+                )}
+                {mode}
+            </p>
+            <div class="card">
+                <p>
+                    "The API server groups its resources into "<strong>"API groups"</strong>
+                    " (the legacy core group lives at /api/v1, every other group at /apis/GROUP/VERSION). "
+                    "Each group serves one or more "<strong>"versions"</strong>
+                    "; the preferred one is what clients use when they do not name a version. "
+                    "Pick a resource in the tree to see its kind, verbs, subresources and URLs."
+                </p>
+            </div>
+            <div class="card">
+                <table class="props overview-groups" aria-label="API groups">
+                    <tr><th>"Group"</th><th>"Versions"</th><th>"Resources"</th></tr>
+                    {groups
+                        .into_iter()
+                        .map(|(name, versions, count)| {
+                            let data_group = name.clone();
+                            view! {
+                                <tr class="overview-group" data-group=data_group>
+                                    <td class="mono">{name}</td>
+                                    <td>
+                                        <span class="chips">
+                                            {versions
+                                                .into_iter()
+                                                .map(|(v, preferred)| {
+                                                    view! { <span class="chip" class:preferred=preferred>{v}</span> }
+                                                })
+                                                .collect_view()}
+                                        </span>
+                                    </td>
+                                    <td>{count}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </table>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,398 @@
+//! One object: kind, name, namespace, age, uid; labels and annotations; status conditions;
+//! its owners (links up) and what it owns (links down) as a small graph; the object as YAML
+//! and JSON; and the same object read through every served version of its group.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::components::Copyable;
+use crate::model::mapping::split_api_version;
+use crate::model::object_view::{object_overview, pretty_json, ConditionRow, MetadataEntry};
+use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
+use crate::model::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::yaml::to_yaml;
+use crate::model::{kind_to_resource, ApiTree, ResourceId};
+use crate::pages::resource_list::epoch_now;
+use crate::state::discovery::DiscoveryState;
+use crate::state::navigation::use_navigation;
+use crate::state::object::{load_object, load_versions, object_path, ObjectState, VersionRead};
+
+/// What makes it another object (the tab is how it is shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectIdentity {
+    pub resource: ResourceId,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ObjectIdentity {
+    pub fn of(route: &ObjectRoute) -> ObjectIdentity {
+        ObjectIdentity {
+            resource: route.resource.clone(),
+            namespace: route.namespace.clone(),
+            name: route.name.clone(),
+        }
+    }
+
+    fn route(&self, tab: ObjectTab) -> ObjectRoute {
+        ObjectRoute {
+            tab,
+            ..ObjectRoute::new(
+                self.resource.clone(),
+                self.namespace.clone(),
+                self.name.clone(),
+            )
+        }
+    }
+}
+
+#[component]
+pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
+    let discovery = expect_context::<DiscoveryState>();
+    let navigation = use_navigation();
+    let tree = discovery
+        .loaded
+        .with_untracked(|l| l.as_ref().map(|l| l.discovery.tree.clone()))
+        .unwrap_or_default();
+    let Some(path) = object_path(
+        &tree,
+        &identity.resource,
+        identity.namespace.as_deref(),
+        &identity.name,
+    ) else {
+        return view! {
+            <p class="error" role="alert">
+                {format!("The server does not serve {}.", identity.resource.key())}
+            </p>
+        }
+        .into_any();
+    };
+    let state = load_object(tree.clone(), path.clone(), identity.namespace.clone());
+    let tab = Memo::new(move |_| match navigation.page.get() {
+        Page::Object(route) => route.tab,
+        _ => ObjectTab::Overview,
+    });
+    let list_href = Page::ResourceList(crate::model::route::ListRoute::new(
+        identity.resource.clone(),
+        identity.namespace.clone(),
+    ))
+    .to_hash();
+    let tabs = {
+        let identity = identity.clone();
+        move || {
+            ObjectTab::ALL
+                .into_iter()
+                .map(|t| {
+                    let href = Page::Object(identity.route(t)).to_hash();
+                    let label = match t {
+                        ObjectTab::Overview => "Overview",
+                        ObjectTab::Yaml => "YAML",
+                        ObjectTab::Json => "JSON",
+                        ObjectTab::Versions => "Versions",
+                    };
+                    view! {
+                        <a role="tab" href=href aria-selected=move || (tab.get() == t).to_string()>{label}</a>
+                    }
+                })
+                .collect_view()
+        }
+    };
+    let body = {
+        let identity = identity.clone();
+        let tree = tree.clone();
+        move || {
+            if let Some(error) = state.error.get() {
+                return view! {
+                    <div class="error" role="alert">
+                        <strong>"The object could not be read. "</strong>{error.to_string()}
+                    </div>
+                }
+                .into_any();
+            }
+            let Some(object) = state.object.get() else {
+                return view! { <p class="loading">"Loading…"</p> }.into_any();
+            };
+            match tab.get() {
+                ObjectTab::Overview => overview(&object, &tree, state).into_any(),
+                ObjectTab::Yaml => text_view(&object, true).into_any(),
+                ObjectTab::Json => text_view(&object, false).into_any(),
+                ObjectTab::Versions => view! {
+                    <VersionsView tree=tree.clone() identity=identity.clone()/>
+                }
+                .into_any(),
+            }
+        }
+    };
+    view! {
+        <section class="object-page" aria-label=format!("{} {}", identity.resource.plural, identity.name)>
+            <p class="breadcrumb">
+                <a href=list_href>{identity.resource.plural.clone()}</a>
+                {identity.namespace.clone().map(|ns| format!(" · namespace {ns}"))}
+            </p>
+            <h1>{identity.name.clone()}</h1>
+            <p class="mono">{path}</p>
+            <nav class="tabs" role="tablist" aria-label="Object views">{tabs}</nav>
+            {body}
+        </section>
+    }
+    .into_any()
+}
+
+fn overview(object: &Value, tree: &ApiTree, state: ObjectState) -> impl IntoView {
+    let facts = object_overview(object, epoch_now());
+    let uid = facts.uid.clone().unwrap_or_default();
+    let reconciling = facts.reconciling();
+    let tree = tree.clone();
+    let graph_uid = uid.clone();
+    let graph = move || {
+        let graph = state
+            .owners
+            .with(|index| index.graph(&graph_uid, DEFAULT_MAX_DEPTH));
+        owner_graph_view(&graph, &tree)
+    };
+    view! {
+        <table class="props" aria-label="Object">
+            <tr><th>"Kind"</th><td>{format!("{} ({})", facts.kind, facts.api_version)}</td></tr>
+            <tr><th>"Name"</th><td class="mono">{facts.name.clone()}</td></tr>
+            {facts.namespace.clone().map(|ns| view! { <tr><th>"Namespace"</th><td>{ns}</td></tr> })}
+            <tr>
+                <th>"Age"</th>
+                <td title=facts.creation_timestamp.clone().unwrap_or_default()>
+                    {facts.age.clone().unwrap_or_default()}
+                </td>
+            </tr>
+            <tr><th>"UID"</th><td class="mono">{uid.clone()}</td></tr>
+            <tr><th>"resourceVersion"</th><td class="mono">{facts.resource_version.clone().unwrap_or_default()}</td></tr>
+            {facts.generation.map(|g| view! {
+                <tr><th>"Generation"</th><td>
+                    {match facts.observed_generation {
+                        Some(o) => format!("{g} (observed {o})"),
+                        None => g.to_string(),
+                    }}
+                    {reconciling.then_some(" — not reconciled yet")}
+                </td></tr>
+            })}
+            {facts.deletion_timestamp.clone().map(|t| view! {
+                <tr><th>"Deleting"</th><td>{format!("since {t}; finalizers: {}", facts.finalizers.join(", "))}</td></tr>
+            })}
+        </table>
+        <h2>"Labels"</h2>
+        {metadata_view(facts.labels.clone(), "Labels")}
+        <h2>"Annotations"</h2>
+        {metadata_view(facts.annotations.clone(), "Annotations")}
+        <h2>"Conditions"</h2>
+        {conditions_view(facts.conditions.clone())}
+        <h2>"Owners and owned objects"</h2>
+        <div class="owner-graph" aria-label="Owner graph">{graph}</div>
+        {move || state.owners_loading.get().then(|| view! { <p class="loading">"Looking for owned objects…"</p> })}
+        {move || {
+            let gaps = state.owner_gaps.get();
+            (!gaps.is_empty()).then(|| view! {
+                <p class="warning">{format!("Some kinds could not be searched: {}", gaps.join("; "))}</p>
+            })
+        }}
+    }
+}
+
+fn metadata_view(entries: Vec<MetadataEntry>, label: &'static str) -> AnyView {
+    if entries.is_empty() {
+        return view! { <p class="muted">"None."</p> }.into_any();
+    }
+    view! {
+        <div class="kv" role="list" aria-label=label>
+            {entries
+                .into_iter()
+                .map(|entry| {
+                    let whole = format!("{}={}", entry.key, entry.value);
+                    if entry.fold {
+                        view! {
+                            <details class="pair" role="listitem">
+                                <summary>{format!("{}={}", entry.key, entry.folded_value())}</summary>
+                                <Copyable text=whole.clone()/>
+                            </details>
+                        }
+                        .into_any()
+                    } else {
+                        let title = whole.clone();
+                        view! { <span class="pair" role="listitem" title=title>{whole}</span> }.into_any()
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+    .into_any()
+}
+
+fn conditions_view(conditions: Vec<ConditionRow>) -> AnyView {
+    if conditions.is_empty() {
+        return view! { <p class="muted">"None reported."</p> }.into_any();
+    }
+    view! {
+        <table class="conditions" aria-label="Conditions">
+            <thead>
+                <tr>
+                    <th scope="col">"Type"</th>
+                    <th scope="col">"Status"</th>
+                    <th scope="col">"Reason"</th>
+                    <th scope="col">"Message"</th>
+                    <th scope="col">"Last transition"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {conditions
+                    .into_iter()
+                    .map(|c| view! {
+                        <tr class="condition" data-type=c.condition_type.clone()>
+                            <td>{c.condition_type.clone()}</td>
+                            <td>{c.status.clone()}</td>
+                            <td>{c.reason.clone()}</td>
+                            <td class="message">{c.message.clone()}</td>
+                            <td title=c.last_transition_time.clone().unwrap_or_default()>
+                                {c.age.clone().map(|a| format!("{a} ago")).unwrap_or_default()}
+                            </td>
+                        </tr>
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// The object page of a graph node, when discovery maps its kind.
+fn node_href(node: &OwnerNode, tree: &ApiTree) -> Option<String> {
+    let (group, version) = split_api_version(&node.api_version);
+    let r = kind_to_resource(tree, group, version, &node.kind).ok()?;
+    let namespace = node.namespace.clone().filter(|_| r.resource.namespaced);
+    Some(Page::Object(ObjectRoute::new(r.id(), namespace, node.name.clone())).to_hash())
+}
+
+/// One column per level: owners to the left, the object, what it owns to the right.
+fn owner_graph_view(graph: &OwnerGraph, tree: &ApiTree) -> AnyView {
+    let Some(min) = graph.nodes.iter().map(|n| n.depth).min() else {
+        return view! { <p class="muted">"No owners, nothing owned."</p> }.into_any();
+    };
+    let max = graph.nodes.iter().map(|n| n.depth).max().unwrap_or(0);
+    if min == 0 && max == 0 {
+        return view! { <p class="muted">"No owners, nothing owned."</p> }.into_any();
+    }
+    let levels = (min..=max)
+        .map(|depth| {
+            let nodes: Vec<AnyView> = graph
+                .nodes
+                .iter()
+                .filter(|n| n.depth == depth)
+                .map(|n| {
+                    let label = format!("{} {}", n.node.kind, n.node.name);
+                    let relation = match depth.signum() {
+                        -1 => "owner",
+                        1 => "owned",
+                        _ => "this",
+                    };
+                    match (depth, node_href(&n.node, tree)) {
+                        (0, _) | (_, None) => view! {
+                            <li class=relation data-kind=n.node.kind.clone()>{label}</li>
+                        }
+                        .into_any(),
+                        (_, Some(href)) => view! {
+                            <li class=relation data-kind=n.node.kind.clone()>
+                                <a href=href>{label}</a>
+                                {(!n.node.loaded).then_some(" (not found)")}
+                            </li>
+                        }
+                        .into_any(),
+                    }
+                })
+                .collect();
+            let heading = match depth {
+                d if d < 0 => "Owned by",
+                0 => "This object",
+                _ => "Owns",
+            };
+            view! {
+                <div class="owner-level" data-depth=depth>
+                    <h3>{heading}</h3>
+                    <ul>{nodes}</ul>
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="owner-levels">{levels}</div>
+        {graph.truncated.then(|| view! { <p class="muted">"The graph was cut at its size limit."</p> })}
+    }
+    .into_any()
+}
+
+fn text_view(object: &Value, yaml: bool) -> impl IntoView {
+    let show_managed = RwSignal::new(false);
+    let object = object.clone();
+    move || {
+        let pretty = pretty_json(&object, show_managed.get());
+        let text = if yaml {
+            let shown: Value = serde_json::from_str(&pretty.text).unwrap_or(Value::Null);
+            to_yaml(&shown).unwrap_or_else(|e| e)
+        } else {
+            pretty.text.clone()
+        };
+        let folded = pretty.managed_fields_folded;
+        view! {
+            <div class="text-tools">
+                <Copyable text=text.clone()/>
+                {(folded > 0).then(|| view! {
+                    <button type="button" on:click=move |_| show_managed.set(true)>
+                        {format!("Show {folded} managedFields entries")}
+                    </button>
+                })}
+                {move || show_managed.get().then(|| view! {
+                    <button type="button" on:click=move |_| show_managed.set(false)>"Fold managedFields"</button>
+                })}
+            </div>
+            <pre class="object-text" aria-label=if yaml { "YAML" } else { "JSON" }>{text}</pre>
+        }
+    }
+}
+
+#[component]
+fn VersionsView(tree: ApiTree, identity: ObjectIdentity) -> impl IntoView {
+    let reads = load_versions(
+        tree,
+        identity.resource.clone(),
+        identity.namespace.clone(),
+        identity.name.clone(),
+    );
+    view! {
+        <p>
+            "The API server stores one copy of each object and converts it to whichever served \
+             version a client asks for: here is this object read through each version of its group."
+        </p>
+        {move || {
+            reads
+                .get()
+                .into_iter()
+                .map(|read: VersionRead| {
+                    let title = format!(
+                        "{}{}",
+                        read.version,
+                        if read.preferred { " (preferred)" } else { "" }
+                    );
+                    let body = match &read.result {
+                        Ok(object) => {
+                            let shown = pretty_json(object, false);
+                            let value: Value = serde_json::from_str(&shown.text).unwrap_or(Value::Null);
+                            let text = to_yaml(&value).unwrap_or_else(|e| e);
+                            view! { <pre class="object-text">{text}</pre> }.into_any()
+                        }
+                        Err(error) => view! { <p class="error">{error.to_string()}</p> }.into_any(),
+                    };
+                    view! {
+                        <details class="version-read" open=read.preferred data-version=read.version.clone()>
+                            <summary>{title}</summary>
+                            {body}
+                        </details>
+                    }
+                })
+                .collect_view()
+        }}
+    }
+}

@@ -1,0 +1,457 @@
+//! A list of any listable resource, with the server's Table columns (kubectl's for built-in
+//! kinds, additionalPrinterColumns for custom resources), namespace scope, label and field
+//! selectors checked before sending, a quick filter, type-aware sorting, the wide view, and
+//! a virtualized table for lists of 100,000 rows.
+
+use leptos::prelude::*;
+
+use crate::components::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};
+use crate::model::age::EpochMillis;
+use crate::model::route::{ListRoute, ObjectRoute, Page};
+use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
+use crate::model::table::{Align, ColumnKind, RowKey, SortDirection, SortSpec, Table, TableSource};
+use crate::model::{NamespaceArg, ResourceId};
+use crate::state::discovery::DiscoveryState;
+use crate::state::navigation::use_navigation;
+use crate::state::resource_list::{load_list, ListQuery, ListState};
+
+/// What makes a list a different list (anything else is how it is shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListIdentity {
+    pub resource: ResourceId,
+    pub namespace: Option<String>,
+    pub label_selector: String,
+    pub field_selector: String,
+}
+
+impl ListIdentity {
+    pub fn of(route: &ListRoute) -> ListIdentity {
+        ListIdentity {
+            resource: route.resource.clone(),
+            namespace: route.namespace.clone(),
+            label_selector: route.label_selector.clone(),
+            field_selector: route.field_selector.clone(),
+        }
+    }
+}
+
+/// Milliseconds since the epoch, for ages.
+pub fn epoch_now() -> EpochMillis {
+    js_sys::Date::now() as EpochMillis
+}
+
+/// Ages shown in lists are refreshed this often (kubectl's ages have second resolution only
+/// under two minutes; a coarse tick keeps an idle page idle).
+const AGE_TICK_MS: u64 = 10_000;
+
+#[component]
+pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
+    let discovery = expect_context::<DiscoveryState>();
+    let found = discovery.loaded.with_untracked(|loaded| {
+        let loaded = loaded.as_ref()?;
+        let r = loaded.discovery.tree.find(&identity.resource)?;
+        let namespace = identity
+            .namespace
+            .as_deref()
+            .filter(|_| r.resource.namespaced);
+        let path = r
+            .collection_path(match namespace {
+                Some(ns) => NamespaceArg::Named(ns),
+                None => NamespaceArg::All,
+            })
+            .template();
+        Some((
+            r.resource.kind.clone(),
+            r.resource.namespaced,
+            r.resource.supports("list"),
+            path,
+        ))
+    });
+    let Some((kind, namespaced, listable, path)) = found else {
+        return view! {
+            <p class="error" role="alert">
+                {format!("The server does not serve {}.", identity.resource.key())}
+            </p>
+        }
+        .into_any();
+    };
+    if !listable {
+        return view! {
+            <p class="error" role="alert">
+                {format!("{} cannot be listed (the server does not allow the list verb).", identity.resource.key())}
+            </p>
+        }
+        .into_any();
+    }
+    let label_error = parse_label_selector(&identity.label_selector).err();
+    let field_error = parse_field_selector(&identity.field_selector).err();
+    let state = (label_error.is_none() && field_error.is_none()).then(|| {
+        load_list(ListQuery {
+            collection_path: path.clone(),
+            label_selector: identity.label_selector.clone(),
+            field_selector: identity.field_selector.clone(),
+            show_namespace: namespaced && identity.namespace.is_none(),
+        })
+    });
+    let scope = match (&identity.namespace, namespaced) {
+        (_, false) => "cluster-scoped".to_string(),
+        (Some(ns), true) => format!("namespace {ns}"),
+        (None, true) => "all namespaces".to_string(),
+    };
+    let title = format!("{} · {}", plural_title(&identity.resource.plural), scope);
+    let section_label = format!("{} list", identity.resource.plural);
+    let heading = format!("{kind} · {} · {scope}", identity.resource.key());
+
+    view! {
+        <section class="list-page" aria-label=section_label>
+            <h1>
+                {plural_title(&identity.resource.plural)} " "
+                <span class="kind">{heading}</span>
+            </h1>
+            <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
+            {match state {
+                Some(state) => view! { <ListBody identity=identity state=state title=title/> }.into_any(),
+                None => view! {
+                    <p class="list-status">"Nothing was requested: fix the selector above."</p>
+                }
+                .into_any(),
+            }}
+        </section>
+    }
+    .into_any()
+}
+
+fn plural_title(plural: &str) -> String {
+    let mut chars = plural.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Selector inputs (applied on Enter or when leaving the field), the filter and Wide.
+#[component]
+fn ListToolbar(
+    identity: ListIdentity,
+    label_error: Option<SelectorError>,
+    field_error: Option<SelectorError>,
+) -> impl IntoView {
+    let navigation = use_navigation();
+    let current = move || match navigation.page.get() {
+        Page::ResourceList(route) => Some(route),
+        _ => None,
+    };
+    let apply = move |change: &dyn Fn(&mut ListRoute)| {
+        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+            let before = route.clone();
+            change(&mut route);
+            if route != before {
+                navigation.go(Page::ResourceList(route));
+            }
+        }
+    };
+    let apply_label =
+        Callback::new(move |value: String| apply(&|r| r.label_selector = value.trim().to_string()));
+    let apply_field =
+        Callback::new(move |value: String| apply(&|r| r.field_selector = value.trim().to_string()));
+    view! {
+        <div class="list-toolbar">
+            <SelectorInput
+                label="Label selector"
+                placeholder="app=web,tier notin (db)"
+                value=identity.label_selector.clone()
+                error=label_error
+                on_apply=apply_label
+            />
+            <SelectorInput
+                label="Field selector"
+                placeholder="status.phase=Running"
+                value=identity.field_selector.clone()
+                error=field_error
+                on_apply=apply_field
+            />
+            <label>
+                "Filter"
+                <input
+                    type="search"
+                    aria-label="Filter"
+                    placeholder="Filter loaded rows"
+                    prop:value=move || current().map(|r| r.filter).unwrap_or_default()
+                    on:input=move |e| {
+                        let value = event_target_value(&e);
+                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                            route.filter = value;
+                            navigation.replace(Page::ResourceList(route));
+                        }
+                    }
+                />
+            </label>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    aria-label="Wide"
+                    prop:checked=move || current().is_some_and(|r| r.wide)
+                    on:change=move |e| {
+                        let wide = event_target_checked(&e);
+                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                            route.wide = wide;
+                            navigation.replace(Page::ResourceList(route));
+                        }
+                    }
+                />
+                "Wide"
+            </label>
+        </div>
+    }
+}
+
+/// A selector input, applied on Enter or when leaving it; its syntax error shown beneath.
+#[component]
+fn SelectorInput(
+    label: &'static str,
+    placeholder: &'static str,
+    value: String,
+    error: Option<SelectorError>,
+    on_apply: Callback<String>,
+) -> impl IntoView {
+    let error_id = format!("{}-error", label.to_lowercase().replace(' ', "-"));
+    let described = error.as_ref().map(|_| error_id.clone());
+    view! {
+        <label>
+            {label}
+            <input
+                type="text"
+                aria-label=label
+                placeholder=placeholder
+                spellcheck="false"
+                aria-invalid=error.is_some().to_string()
+                aria-describedby=described
+                prop:value=value
+                on:change=move |e| on_apply.run(event_target_value(&e))
+            />
+            {error.map(|e| view! { <span class="field-error" id=error_id role="alert">{e.to_string()}</span> })}
+        </label>
+    }
+}
+
+/// One visible column: an index into the table's columns, or the synthetic name column
+/// shown when the server's name column is wide-only (Events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShownColumn {
+    Server(usize),
+    Name,
+}
+
+fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
+    let visible = table.visible_columns(wide);
+    let has_name = visible
+        .iter()
+        .any(|&i| table.columns()[i].kind() == ColumnKind::Name);
+    let mut shown: Vec<ShownColumn> = Vec::with_capacity(visible.len() + 1);
+    if !has_name && !table.columns().is_empty() {
+        shown.push(ShownColumn::Name);
+    }
+    shown.extend(visible.into_iter().map(ShownColumn::Server));
+    shown
+}
+
+#[component]
+fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl IntoView {
+    let navigation = use_navigation();
+    let now = RwSignal::new(epoch_now());
+    let tick = set_interval_with_handle(
+        move || now.set(epoch_now()),
+        std::time::Duration::from_millis(AGE_TICK_MS),
+    )
+    .ok();
+    on_cleanup(move || {
+        if let Some(handle) = tick {
+            handle.clear();
+        }
+    });
+
+    let view_options = Memo::new(move |_| match navigation.page.get() {
+        Page::ResourceList(route) => (route.sort, route.filter, route.wide),
+        _ => (None, String::new(), false),
+    });
+    // The rows in display order, as keys: recomputed when rows, sort or filter change (not on
+    // scroll, not on the age tick), so a frame only formats the visible rows.
+    let order = RwSignal::new(Vec::<RowKey>::new());
+    Effect::new(move |_| {
+        state.revision.track();
+        let (sort, filter, _) = view_options.get();
+        let keys = state.table.with(|table| {
+            table
+                .view(sort.as_ref(), &filter, epoch_now())
+                .into_iter()
+                .map(|row| row.key.clone())
+                .collect::<Vec<_>>()
+        });
+        order.set(keys);
+    });
+    let columns = Memo::new(move |_| {
+        let wide = view_options.with(|(_, _, wide)| *wide);
+        state.table.with(|table| shown_columns(table, wide))
+    });
+    let headers = Signal::derive(move || {
+        let sort = view_options.with(|(sort, _, _)| sort.clone());
+        state.table.with(|table| {
+            columns
+                .get()
+                .into_iter()
+                .map(|column| {
+                    let (name, description, numeric) = match column {
+                        ShownColumn::Name => {
+                            ("Name".to_string(), "The object's name.".to_string(), false)
+                        }
+                        ShownColumn::Server(i) => {
+                            let c = &table.columns()[i];
+                            (
+                                c.name.clone(),
+                                c.description.clone(),
+                                c.align() == Align::Right,
+                            )
+                        }
+                    };
+                    let sorted = sort
+                        .as_ref()
+                        .filter(|s| s.column.eq_ignore_ascii_case(&name))
+                        .map(|s| s.direction == SortDirection::Ascending);
+                    HeaderCell {
+                        id: name.clone(),
+                        label: name.to_uppercase(),
+                        description,
+                        numeric,
+                        sorted,
+                    }
+                })
+                .collect()
+        })
+    });
+    let resource = identity.resource.clone();
+    let row_at = Callback::new(move |index: usize| {
+        let key = order.with(|keys| keys.get(index).cloned())?;
+        let now = now.get();
+        let shown = columns.get();
+        state.table.with(|table| {
+            let row = table.row(&key)?;
+            let name = row.name(table.columns()).to_string();
+            let href = Page::Object(ObjectRoute::new(
+                resource.clone(),
+                row.meta.namespace.clone(),
+                name.clone(),
+            ))
+            .to_hash();
+            let cells = shown
+                .iter()
+                .map(|column| match *column {
+                    ShownColumn::Name => DisplayCell {
+                        text: name.clone(),
+                        numeric: false,
+                        link: true,
+                    },
+                    ShownColumn::Server(i) => {
+                        let cell = table.format_cell(row, i, now);
+                        DisplayCell {
+                            text: cell.text,
+                            numeric: cell.align == Align::Right,
+                            link: table.columns()[i].kind() == ColumnKind::Name,
+                        }
+                    }
+                })
+                .collect();
+            let problem = (!row.problems.is_empty()).then(|| {
+                row.problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            });
+            Some(DisplayRow {
+                key: format!(
+                    "{key:?}|{}|{now}",
+                    row.meta.resource_version.as_deref().unwrap_or_default()
+                ),
+                href,
+                cells,
+                problem,
+            })
+        })
+    });
+    let on_sort = Callback::new(move |column: String| {
+        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+            route.sort = match route.sort.take() {
+                Some(s) if s.column.eq_ignore_ascii_case(&column) => Some(match s.direction {
+                    SortDirection::Ascending => SortSpec::descending(column),
+                    SortDirection::Descending => SortSpec::ascending(column),
+                }),
+                _ => Some(SortSpec::ascending(column)),
+            };
+            navigation.replace(Page::ResourceList(route));
+        }
+    });
+    let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
+    let row_count = Signal::derive(move || order.with(Vec::len));
+
+    view! {
+        <ListStatus state=state shown=row_count/>
+        <VirtualTable
+            label=title
+            headers=headers
+            row_count=row_count
+            row_at=row_at
+            on_sort=on_sort
+            on_open=on_open
+        />
+    }
+}
+
+/// Progress, the count, what went wrong and what the user should know.
+#[component]
+fn ListStatus(state: ListState, #[prop(into)] shown: Signal<usize>) -> impl IntoView {
+    let counts = move || {
+        let progress = state.progress.get();
+        let loaded = state.table.with(Table::len);
+        let shown = shown.get();
+        let mut text = if state.loading.get() {
+            match progress.estimated_total {
+                Some(total) => format!("Loading… {loaded} of about {total}"),
+                None => format!("Loading… {loaded} so far"),
+            }
+        } else {
+            format!("{loaded} loaded")
+        };
+        if shown != loaded {
+            text.push_str(&format!(" · {shown} shown"));
+        }
+        text
+    };
+    let fraction = move || {
+        let progress = state.progress.get();
+        (state.loading.get()).then(|| progress.fraction().unwrap_or(0.0))
+    };
+    view! {
+        <div class="list-status" role="status">
+            <span class="list-count">{counts}</span>
+            {move || fraction().map(|f| view! {
+                <progress max="1" value=f aria-label="Loading progress"></progress>
+            })}
+            {move || state.table.with(|t| matches!(t.source(), Some(TableSource::ClientFallback { .. })))
+                .then(|| view! {
+                    <span>"The server does not print Tables for this resource: showing name and age."</span>
+                })}
+            {move || state.notice.get().map(|notice| view! { <span class="notice">{notice}</span> })}
+        </div>
+        {move || state.error.get().map(|error| view! {
+            <div class="error" role="alert">
+                <strong>"The list could not be loaded completely. "</strong>
+                {error.to_string()}
+            </div>
+        })}
+        {move || {
+            let empty = !state.loading.get() && state.error.with(Option::is_none)
+                && state.table.with(Table::is_empty);
+            empty.then(|| view! { <p class="empty">"No objects match."</p> })
+        }}
+    }
+}
