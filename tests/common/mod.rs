@@ -167,7 +167,7 @@ impl Drop for Harness {
         let _ = self.chromedriver.kill();
         let _ = self.chromedriver.wait();
         let _ = Command::new("pkill")
-            .arg("-f")
+            .args(["-f", "--"])
             .arg(format!("--user-data-dir={}", self.profile_dir.display()))
             .status();
         let _ = std::fs::remove_dir_all(&self.profile_dir);

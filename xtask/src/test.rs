@@ -79,6 +79,8 @@ pub fn run() -> Result<()> {
                 "e2e",
                 "--test",
                 "e2e",
+                "--test",
+                "e2e_browse",
             ])
             .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
             .env("CHROMEDRIVER", setup::CHROMEDRIVER)

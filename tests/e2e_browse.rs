@@ -1,0 +1,432 @@
+//! End-to-end tests of browsing: lists with the server's columns, selectors, big lists with
+//! paging, object pages with owners, and server text shown as text. The release build in
+//! headless Chromium against a fresh seeded demo cluster (`cargo xtask test`, feature `e2e`).
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::time::Duration;
+
+use common::Harness;
+use futures::{stream, StreamExt};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
+use kube::api::{Api, PostParams};
+use thirtyfour::prelude::*;
+
+const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
+const POLL: Duration = Duration::from_millis(100);
+
+fn kube_client(harness: &Harness) -> kube::Client {
+    let config = kube::Config::new(harness.base_url().parse().expect("cluster URL"));
+    kube::Client::try_from(config).expect("kube client")
+}
+
+async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
+    driver
+        .query(By::Css(css))
+        .wait(PAGE_TIMEOUT, POLL)
+        .first()
+        .await
+        .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
+}
+
+/// Waits until the element at `css` has text satisfying `check`; returns the text.
+async fn wait_for_text(driver: &WebDriver, css: &str, check: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + PAGE_TIMEOUT;
+    let mut last = String::new();
+    while std::time::Instant::now() < deadline {
+        if let Ok(element) = driver.find(By::Css(css)).await {
+            last = element.text().await.unwrap_or_default();
+            if check(&last) {
+                return last;
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    panic!("`{css}` never satisfied the check; last text: {last:?}");
+}
+
+/// The column headers of the list grid, as shown (upper case).
+async fn headers(driver: &WebDriver) -> Vec<String> {
+    let cells = driver
+        .find_all(By::Css("table[role=grid] thead th"))
+        .await
+        .expect("header cells");
+    let mut out = Vec::new();
+    for cell in cells {
+        out.push(cell.text().await.unwrap_or_default().trim().to_string());
+    }
+    out
+}
+
+/// The rows in the DOM: each row's cell texts.
+async fn rows(driver: &WebDriver) -> Vec<Vec<String>> {
+    let rows = driver
+        .find_all(By::Css("table[role=grid] tbody tr.vt-row"))
+        .await
+        .expect("rows");
+    let mut out = Vec::new();
+    for row in rows {
+        let mut cells = Vec::new();
+        for cell in row.find_all(By::Css("td")).await.expect("cells") {
+            cells.push(cell.text().await.unwrap_or_default());
+        }
+        out.push(cells);
+    }
+    out
+}
+
+async fn open(harness: &Harness, fragment: &str) {
+    harness
+        .driver
+        .goto(harness.url(&format!("/{fragment}")))
+        .await
+        .expect("page loads");
+}
+
+/// Waits until loading finished with `count` rows loaded.
+async fn wait_loaded(driver: &WebDriver, count: usize) -> String {
+    let expected = format!("{count} loaded");
+    wait_for_text(driver, ".list-count", |t| t.starts_with(&expected)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    let configmaps: Api<ConfigMap> = Api::namespaced(kube_client(&harness), "default");
+    let settings: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "settings"}, "data": {"a": "1", "b": "2"}
+    }))
+    .expect("configmap");
+    configmaps
+        .create(&PostParams::default(), &settings)
+        .await
+        .expect("created");
+
+    // ConfigMaps: DATA and AGE, as `kubectl get configmaps`.
+    open(&harness, "#/list/core/v1/configmaps?ns=default").await;
+    wait_loaded(driver, 1).await;
+    assert_eq!(headers(driver).await, ["NAME", "DATA", "AGE"]);
+    let settings_row = &rows(driver).await[0];
+    assert_eq!(settings_row[0], "settings");
+    assert_eq!(settings_row[1], "2");
+    assert!(
+        settings_row[2].ends_with('s'),
+        "an age in seconds: {settings_row:?}"
+    );
+    let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:nth-child(2)").await;
+    assert!(
+        data_cell
+            .class_name()
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .contains("numeric"),
+        "DATA is a count, right-aligned"
+    );
+
+    // Deployments across all namespaces: a NAMESPACE column, then kubectl's columns.
+    open(&harness, "#/list/apps/v1/deployments").await;
+    wait_loaded(driver, 4).await;
+    assert_eq!(
+        headers(driver).await,
+        [
+            "NAME",
+            "NAMESPACE",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE"
+        ]
+    );
+    let shown = rows(driver).await;
+    let nginx = shown
+        .iter()
+        .find(|r| r[0] == "nginx")
+        .unwrap_or_else(|| panic!("nginx listed: {shown:?}"));
+    assert_eq!(nginx[1], "default");
+    assert!(nginx[2].ends_with("/3"), "READY like 3/3: {nginx:?}");
+    // Wide adds the priority-1 columns, as `kubectl get -o wide`.
+    driver
+        .find(By::Css("input[aria-label='Wide']"))
+        .await
+        .expect("Wide checkbox")
+        .click()
+        .await
+        .expect("click Wide");
+    wait_for(driver, "table[role=grid] thead th[title='Images']").await;
+    let wide = headers(driver).await;
+    assert!(
+        wide.ends_with(&["CONTAINERS".to_string(), "IMAGES".into(), "SELECTOR".into()]),
+        "{wide:?}"
+    );
+    assert!(driver
+        .current_url()
+        .await
+        .expect("url")
+        .as_str()
+        .contains("wide=1"));
+    harness.screenshot("list-deployments").await;
+
+    // A custom resource: the CRD's additionalPrinterColumns (Command is priority 1).
+    open(
+        &harness,
+        "#/list/cnat.programming-kubernetes.info/v1alpha1/ats?ns=demo",
+    )
+    .await;
+    wait_loaded(driver, 1).await;
+    assert_eq!(headers(driver).await, ["NAME", "SCHEDULE", "PHASE", "AGE"]);
+    let at = rows(driver).await;
+    assert_eq!(at[0][0], "example-at");
+    assert!(
+        ["PENDING", "RUNNING", "DONE"].contains(&at[0][2].as_str()),
+        "{at:?}"
+    );
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selectors_narrow_the_list_and_bad_ones_are_caught_before_sending() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    open(&harness, "#/list/core/v1/pods").await;
+    wait_for(driver, "table[role=grid] tbody tr.vt-row").await;
+    let everything = wait_for_text(driver, ".list-count", |t| t.ends_with(" loaded")).await;
+    let all: usize = everything
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a count");
+
+    let selector = driver
+        .find(By::Css("input[aria-label='Label selector']"))
+        .await
+        .expect("label selector input");
+    selector.send_keys("app=nginx").await.expect("type");
+    selector.send_keys(Key::Enter).await.expect("enter");
+    wait_loaded(driver, 3).await;
+    assert!(all > 3, "the selector narrowed {all} pods");
+    let shown = rows(driver).await;
+    assert_eq!(shown.len(), 3);
+    assert!(
+        shown.iter().all(|r| r[0].starts_with("nginx-")),
+        "{shown:?}"
+    );
+    let url = driver.current_url().await.expect("url").to_string();
+    assert!(url.contains("l=app%3Dnginx"), "{url}");
+
+    // Field selectors go to the server too.
+    open(&harness, "#/list/core/v1/pods?f=status.phase%3DSucceeded").await;
+    let done = wait_for_text(driver, ".list-count", |t| t.ends_with(" loaded")).await;
+    assert!(done.starts_with('1') || done.starts_with('0'), "{done}");
+
+    // A malformed selector is reported where it is wrong, and nothing is sent.
+    open(&harness, "#/list/core/v1/pods?l=app%20in%20nginx").await;
+    let error = wait_for(driver, "#label-selector-error").await;
+    let text = error.text().await.expect("error text");
+    assert!(text.contains("column"), "{text}");
+    assert!(text.contains('('), "{text}");
+    assert!(driver.find(By::Css("table[role=grid]")).await.is_err());
+    // The server's own rejection (an unknown field) is shown with its message.
+    open(&harness, "#/list/core/v1/pods?f=spec.color%3Dblue").await;
+    let rejected = wait_for(driver, ".list-page .error[role=alert]").await;
+    let text = rejected.text().await.expect("error text");
+    assert!(
+        text.contains("400") && text.contains("spec.color"),
+        "{text}"
+    );
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_thousand_pods_page_in_and_stay_virtualized() {
+    const PODS: usize = 5_000;
+    let harness = Harness::start().await;
+    let client = kube_client(&harness);
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": "bulk"}}))
+                .expect("namespace"),
+        )
+        .await
+        .expect("namespace created");
+    let pods: Api<Pod> = Api::namespaced(client, "bulk");
+    let created = stream::iter(0..PODS)
+        .map(|i| {
+            let pods = pods.clone();
+            async move {
+                // Bound to a node that does not exist: no kubelet works on them.
+                let pod: Pod = serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": format!("p-{i:04}"), "labels": {"batch": "bulk"}},
+                    "spec": {"nodeName": "parked", "containers": [{"name": "c", "image": "busybox"}]}
+                }))
+                .expect("pod");
+                pods.create(&PostParams::default(), &pod).await
+            }
+        })
+        .buffer_unordered(16)
+        .filter(|result| std::future::ready(result.is_ok()))
+        .count()
+        .await;
+    assert_eq!(created, PODS);
+
+    let driver = &harness.driver;
+    open(&harness, "#/list/core/v1/pods?ns=bulk").await;
+    wait_loaded(driver, PODS).await;
+    // Pages of 500 with continue tokens: 10 requests for the list, as the browser saw them.
+    let requests = driver
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name)\
+               .filter(n => n.includes('/namespaces/bulk/pods'));",
+            vec![],
+        )
+        .await
+        .expect("resource timing");
+    let urls: Vec<String> = requests.convert().expect("a list of URLs");
+    assert_eq!(urls.len(), PODS / 500, "{urls:?}");
+    assert!(urls.iter().all(|u| u.contains("limit=500")), "{urls:?}");
+    assert_eq!(
+        urls.iter().filter(|u| u.contains("continue=")).count(),
+        PODS / 500 - 1
+    );
+    // Only the rows in view exist in the DOM.
+    let in_dom = rows(driver).await.len();
+    assert!(in_dom > 10 && in_dom < 120, "{in_dom} rows in the DOM");
+    let grid = driver
+        .find(By::Css("table[role=grid]"))
+        .await
+        .expect("grid");
+    assert_eq!(
+        grid.attr("aria-rowcount").await.ok().flatten().as_deref(),
+        Some("5001")
+    );
+    // Keyboard: End goes to the last row, Enter opens it.
+    let scroller = driver.find(By::Css(".vt-scroll")).await.expect("scroller");
+    scroller.send_keys(Key::End).await.expect("End");
+    wait_for(driver, "tr.vt-row.active a[href*='p-4999']").await;
+    scroller.send_keys(Key::Enter).await.expect("Enter");
+    wait_for_text(driver, ".object-page h1", |t| t == "p-4999").await;
+    assert!(driver
+        .current_url()
+        .await
+        .expect("url")
+        .as_str()
+        .ends_with("#/obj/core/v1/pods/bulk/p-4999"));
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    // The seeded nginx Deployment runs 3 pods through a ReplicaSet.
+    open(&harness, "#/list/core/v1/pods?ns=default&l=app%3Dnginx").await;
+    wait_loaded(driver, 3).await;
+    let pod_link = wait_for(driver, "tr.vt-row td.name-cell a").await;
+    let pod_name = pod_link.text().await.expect("pod name");
+    pod_link.click().await.expect("open the pod");
+    wait_for_text(driver, ".object-page h1", |t| t == pod_name).await;
+
+    // Conditions as a table.
+    let ready = wait_for(driver, "table.conditions tr.condition[data-type='Ready']").await;
+    let ready_text = ready.text().await.expect("condition");
+    assert!(ready_text.contains("True"), "{ready_text}");
+
+    // Up: the ReplicaSet, then the Deployment.
+    let replica_set = wait_for(driver, ".owner-level li.owner[data-kind='ReplicaSet'] a").await;
+    assert!(replica_set
+        .text()
+        .await
+        .expect("text")
+        .starts_with("ReplicaSet nginx-"));
+    wait_for(driver, ".owner-level li.owner[data-kind='Deployment'] a").await;
+    harness.screenshot("object-pod").await;
+
+    // Follow the Deployment link, and see the ReplicaSet and the pods below it.
+    driver
+        .find(By::Css(".owner-level li.owner[data-kind='Deployment'] a"))
+        .await
+        .expect("deployment link")
+        .click()
+        .await
+        .expect("open the deployment");
+    wait_for_text(driver, ".object-page h1", |t| t == "nginx").await;
+    wait_for(driver, ".owner-level li.owned[data-kind='ReplicaSet'] a").await;
+    let owned_pods = driver
+        .query(By::Css(".owner-level li.owned[data-kind='Pod'] a"))
+        .wait(PAGE_TIMEOUT, POLL)
+        .all_from_selector_required()
+        .await
+        .expect("owned pods");
+    assert_eq!(owned_pods.len(), 3);
+    let mut names = Vec::new();
+    for pod in &owned_pods {
+        names.push(pod.text().await.expect("text"));
+    }
+    assert!(names.contains(&format!("Pod {pod_name}")), "{names:?}");
+    let available = wait_for(
+        driver,
+        "table.conditions tr.condition[data-type='Available']",
+    )
+    .await;
+    assert!(available
+        .text()
+        .await
+        .expect("text")
+        .contains("MinimumReplicasAvailable"));
+    harness.screenshot("object-deployment").await;
+
+    // The YAML tab shows the object without managedFields until asked.
+    open(&harness, "#/obj/apps/v1/deployments/default/nginx?tab=yaml").await;
+    let yaml = wait_for(driver, "pre.object-text").await;
+    let text = yaml.text().await.expect("yaml");
+    assert!(text.contains("kind: Deployment"), "{text}");
+    assert!(!text.contains("managedFields"), "{text}");
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn html_from_the_server_is_shown_as_text_and_never_run() {
+    const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+    let harness = Harness::start().await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(kube_client(&harness), "default");
+    let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "hostile", "annotations": {"note": HOSTILE},
+                     "labels": {"kind": "x"}},
+        "data": {"page": "<script>alert(2)</script>"}
+    }))
+    .expect("configmap");
+    configmaps
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("created");
+    let driver = &harness.driver;
+    open(&harness, "#/obj/core/v1/configmaps/default/hostile").await;
+    let annotations = wait_for(driver, "[aria-label='Annotations']").await;
+    let text = annotations.text().await.expect("text");
+    assert!(text.contains(HOSTILE), "shown literally: {text}");
+    // Nothing was interpreted: no image element, no alert.
+    assert!(driver.find(By::Css(".object-page img")).await.is_err());
+    assert!(
+        driver.get_alert_text().await.is_err(),
+        "an alert opened: the text was run"
+    );
+    open(
+        &harness,
+        "#/obj/core/v1/configmaps/default/hostile?tab=json",
+    )
+    .await;
+    let json = wait_for(driver, "pre.object-text").await;
+    assert!(json
+        .text()
+        .await
+        .expect("text")
+        .contains("<script>alert(2)</script>"));
+    assert!(driver.get_alert_text().await.is_err());
+    harness.stop().await;
+}
