@@ -41,3 +41,17 @@ pub fn after_next_paint(name: &'static str, then: impl FnOnce(f64) + 'static) {
         .request_animation_frame(before_paint.unchecked_ref())
         .ok();
 }
+
+/// Makes the wasm linear memory reachable as `window.kubeAtlasWasmMemory`, so benchmarks can
+/// report it beside the JS heap (it is not part of the JS heap).
+pub fn expose_wasm_memory() {
+    if let Some(window) = web_sys::window() {
+        // Only a diagnostic: a failure leaves the figure out.
+        js_sys::Reflect::set(
+            &window,
+            &"kubeAtlasWasmMemory".into(),
+            &wasm_bindgen::memory(),
+        )
+        .ok();
+    }
+}

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::after_next_paint;
 use crate::components::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};
 use crate::model::age::EpochMillis;
 use crate::model::route::{ListRoute, ObjectRoute, Page};
@@ -393,7 +394,36 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
     let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
     let row_count = Signal::derive(move || order.with(Vec::len));
 
+    // When the first rows and the whole list were painted (performance.now() ms), for the
+    // benchmarks and DevTools traces.
+    let first_rows_ms = RwSignal::new(None::<f64>);
+    let loaded_ms = RwSignal::new(None::<f64>);
+    let marks_pending = StoredValue::new((false, false));
+    Effect::new(move |_| {
+        let has_rows = row_count.get() > 0;
+        let done = !state.loading.get();
+        let (first_pending, loaded_pending) = marks_pending.get_value();
+        if has_rows && !first_pending {
+            marks_pending.update_value(|m| m.0 = true);
+            after_next_paint("kube-atlas:list-first-rows", move |ms| {
+                first_rows_ms.try_set(Some(ms));
+            });
+        }
+        if done && !loaded_pending {
+            marks_pending.update_value(|m| m.1 = true);
+            after_next_paint("kube-atlas:list-loaded", move |ms| {
+                loaded_ms.try_set(Some(ms));
+            });
+        }
+    });
+
     view! {
+        <span
+            class="list-timing"
+            hidden
+            data-first-rows-ms=move || first_rows_ms.get().map(|ms| format!("{ms:.1}"))
+            data-loaded-ms=move || loaded_ms.get().map(|ms| format!("{ms:.1}"))
+        ></span>
         <ListStatus state=state shown=row_count/>
         <VirtualTable
             label=title

@@ -102,7 +102,32 @@ impl Harness {
         Self::start_with(true).await
     }
 
+    /// An empty cluster without the simulated control plane, for benchmarks: what is
+    /// measured is the API server and the page, not controllers resyncing.
+    pub async fn start_quiet() -> Harness {
+        Self::start_cluster(
+            demo_cluster::Config {
+                controllers: false,
+                empty: true,
+                ..Default::default()
+            },
+            false,
+        )
+        .await
+    }
+
     async fn start_with(dark: bool) -> Harness {
+        Self::start_cluster(
+            demo_cluster::Config {
+                speed: 20.0,
+                ..Default::default()
+            },
+            dark,
+        )
+        .await
+    }
+
+    async fn start_cluster(config: demo_cluster::Config, dark: bool) -> Harness {
         let dist = dist_dir();
         assert!(
             dist.join("index.html").exists(),
@@ -112,8 +137,7 @@ impl Harness {
         let cluster = demo_cluster::start(demo_cluster::Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             www: Some(dist),
-            speed: 20.0,
-            ..Default::default()
+            ..config
         })
         .await
         .expect("demo cluster starts");

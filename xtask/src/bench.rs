@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests. `cargo xtask bench [ui-size|model|server|ui]` runs one part; options after
+//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list]` runs one part; options after
 //! `server` go to the server benchmark (e.g. `cargo xtask bench server --duration 5`).
 
 use anyhow::Result;
@@ -48,24 +48,36 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
     }
     if wants("ui") {
-        println!("\nxtask bench: ==== UI: tree ready time in headless Chromium ====");
-        setup::run(setup::Options { browser: true })?;
-        cmd::run(
-            cmd::command("cargo")
-                .args([
-                    "test",
-                    "-p",
-                    "kube-atlas",
-                    "--features",
-                    "e2e",
-                    "--test",
-                    "bench_ui",
-                ])
-                .args(["--", "--nocapture"])
-                .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
-                .env("CHROMEDRIVER", setup::CHROMEDRIVER)
-                .env("CHROMIUM", setup::CHROMIUM),
-        )?;
+        println!("\nxtask bench: ==== UI: tree painted time in headless Chromium ====");
+        browser_bench("bench_ui")?;
+    }
+    if wants("list") {
+        println!("\nxtask bench: ==== UI: lists of 10,000 / 50,000 / 100,000 pods ====");
+        if !wants("ui") {
+            build::release_ui()?;
+        }
+        browser_bench("bench_list")?;
     }
     Ok(())
+}
+
+/// Runs a browser benchmark (a test target needing the release build and Chromium).
+fn browser_bench(target: &str) -> Result<()> {
+    setup::run(setup::Options { browser: true })?;
+    cmd::run(
+        cmd::command("cargo")
+            .args([
+                "test",
+                "-p",
+                "kube-atlas",
+                "--features",
+                "e2e",
+                "--test",
+                target,
+            ])
+            .args(["--", "--nocapture"])
+            .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
+            .env("CHROMEDRIVER", setup::CHROMEDRIVER)
+            .env("CHROMIUM", setup::CHROMIUM),
+    )
 }

@@ -1,0 +1,227 @@
+//! List benchmark (run by `cargo xtask bench list`, not by `cargo xtask test`): the release
+//! build in headless Chromium listing 10,000, 50,000 and 100,000 pods of the demo cluster.
+//! For each size: time to the first rows painted and to the whole list painted (marks the app
+//! records after paint), the longest frame while scrolling from top to bottom, the rows in
+//! the DOM, page memory (JS heap plus wasm memory), and `kubectl get pods` on the same
+//! cluster as the reference users know. The cluster runs without its simulated controllers,
+//! so the figures are the API server's and the page's. Prints figures; asserts only that it
+//! really ran.
+//!
+//! `KUBE_ATLAS_BENCH_PODS=10000,50000` picks other sizes.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Harness;
+use futures::{stream, StreamExt};
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kube::api::{Api, PostParams};
+use thirtyfour::prelude::*;
+
+const NAMESPACE: &str = "bench";
+const DEFAULT_SIZES: [usize; 3] = [10_000, 50_000, 100_000];
+
+fn sizes() -> Vec<usize> {
+    std::env::var("KUBE_ATLAS_BENCH_PODS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| DEFAULT_SIZES.to_vec())
+}
+
+/// A pod as a real cluster stores it (labels, owner, a container with resources), bound to
+/// a node no kubelet runs, so the control plane leaves it alone.
+fn pod(i: usize) -> Pod {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {
+            "name": format!("web-{i:06}"),
+            "labels": {"app": "web", "shard": format!("s{}", i % 16), "pod-template-hash": "6d4cf56db6"},
+            "annotations": {"kubernetes.io/psp": "restricted"}
+        },
+        "spec": {
+            "nodeName": format!("parked-{}", i % 50),
+            "containers": [{"name": "web", "image": "registry.example/web:1.4.2",
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]
+        }
+    }))
+    .expect("pod")
+}
+
+async fn create_pods(pods: &Api<Pod>, from: usize, to: usize) {
+    let created = stream::iter(from..to)
+        .map(|i| {
+            let pods = pods.clone();
+            async move { pods.create(&PostParams::default(), &pod(i)).await }
+        })
+        .buffer_unordered(32)
+        .filter(|result| std::future::ready(result.is_ok()))
+        .count()
+        .await;
+    assert_eq!(created, to - from, "every pod was created");
+}
+
+/// Reads a numeric data attribute, waiting for it to appear.
+async fn wait_attr_ms(driver: &WebDriver, attr: &str, within: Duration) -> f64 {
+    let element = driver
+        .query(By::Css(format!(".list-timing[{attr}]")))
+        .wait(within, Duration::from_millis(50))
+        .first()
+        .await
+        .unwrap_or_else(|e| panic!("{attr} never set: {e}"));
+    element
+        .attr(attr)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse().ok())
+        .expect("a number")
+}
+
+const SCROLL_SCRIPT: &str = r#"
+const done = arguments[arguments.length - 1];
+const el = document.querySelector('.vt-scroll');
+const steps = 150;
+let i = 0, last = 0, worst = 0, frames = 0;
+let longest_loaf = 0;
+let observer = null;
+try {
+  observer = new PerformanceObserver(list => {
+    for (const e of list.getEntries()) longest_loaf = Math.max(longest_loaf, e.duration);
+  });
+  observer.observe({type: 'long-animation-frame'});
+} catch (e) {}
+function step(t) {
+  if (i > 0) { worst = Math.max(worst, t - last); frames++; }
+  last = t;
+  if (i >= steps) {
+    if (observer) observer.disconnect();
+    const rows = document.querySelectorAll('table[role=grid] tbody tr.vt-row');
+    const lastRow = rows.length ? rows[rows.length - 1].textContent : '';
+    done({worst, frames, longest_loaf, rows: rows.length, lastRow,
+          atEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 2});
+    return;
+  }
+  i++;
+  el.scrollTop = (el.scrollHeight - el.clientHeight) * i / steps;
+  requestAnimationFrame(step);
+}
+requestAnimationFrame(step);
+"#;
+
+const MEMORY_SCRIPT: &str = r#"
+const heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
+const wasm = window.kubeAtlasWasmMemory ? window.kubeAtlasWasmMemory.buffer.byteLength : 0;
+return {heap, wasm};
+"#;
+
+/// `kubectl get pods -n bench` wall time and peak memory (GNU time), where both exist.
+fn kubectl_reference(server: &str, expected: usize) -> Option<String> {
+    let home = std::env::temp_dir().join("kube-atlas-bench-kubectl");
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%e %M"])
+        .args([
+            "kubectl", "--server", server, "get", "pods", "-n", NAMESPACE,
+        ])
+        .env("KUBECONFIG", home.join("kubeconfig"))
+        .env("HOME", &home)
+        .output()
+        .ok()?;
+    let lines = String::from_utf8_lossy(&out.stdout).lines().count();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut figures = stderr.lines().last()?.split_whitespace();
+    let wall: f64 = figures.next()?.parse().ok()?;
+    let max_rss_kb: f64 = figures.next()?.parse().ok()?;
+    Some(format!(
+        "kubectl_get_pods wall_ms={:.0} max_rss_mib={:.0} rows={} (expected {expected})",
+        wall * 1000.0,
+        max_rss_kb / 1024.0,
+        lines.saturating_sub(1)
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn big_pod_lists() {
+    let harness = Harness::start_quiet().await;
+    let config = kube::Config::new(harness.base_url().parse().expect("url"));
+    let client = kube::Client::try_from(config).expect("kube client");
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}}))
+                .expect("namespace"),
+        )
+        .await
+        .expect("namespace created");
+    let pods: Api<Pod> = Api::namespaced(client, NAMESPACE);
+    let driver = &harness.driver;
+    let url = harness.url(&format!("/#/list/core/v1/pods?ns={NAMESPACE}"));
+    let mut have = 0;
+    for size in sizes() {
+        let started = Instant::now();
+        create_pods(&pods, have, size).await;
+        have = size;
+        println!(
+            "bench list: created pods={size} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        driver.goto("about:blank").await.expect("blank");
+        driver.goto(&url).await.expect("page loads");
+        let within = Duration::from_secs(300);
+        let first_rows = wait_attr_ms(driver, "data-first-rows-ms", within).await;
+        let loaded = wait_attr_ms(driver, "data-loaded-ms", within).await;
+        let count = driver
+            .find(By::Css(".list-count"))
+            .await
+            .expect("count")
+            .text()
+            .await
+            .unwrap_or_default();
+        assert!(
+            count.starts_with(&format!("{size} loaded")),
+            "all {size} pods listed: {count}"
+        );
+        let scroll = driver
+            .execute_async(SCROLL_SCRIPT, vec![])
+            .await
+            .expect("scroll script")
+            .json()
+            .clone();
+        let memory = driver
+            .execute(MEMORY_SCRIPT, vec![])
+            .await
+            .expect("memory script")
+            .json()
+            .clone();
+        let last_row = scroll["lastRow"].as_str().unwrap_or_default().to_string();
+        assert!(
+            scroll["atEnd"] == true && last_row.contains(&format!("web-{:06}", size - 1)),
+            "scrolled to the last pod: {scroll}"
+        );
+        let mib = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) / (1024.0 * 1024.0);
+        println!(
+            "bench list: pods={size} first_rows_ms={first_rows:.0} whole_list_ms={loaded:.0} \
+             longest_frame_while_scrolling_ms={:.1} (rAF interval over {} frames; longest \
+             long-animation-frame {:.1} ms) rows_in_dom={} js_heap_mib={:.1} wasm_memory_mib={:.1} \
+             page_memory_mib={:.1} (times from navigation start, after paint; release build, \
+             headless Chromium, {} cores)",
+            scroll["worst"].as_f64().unwrap_or(0.0),
+            scroll["frames"],
+            scroll["longest_loaf"].as_f64().unwrap_or(0.0),
+            scroll["rows"],
+            mib(&memory["heap"]),
+            mib(&memory["wasm"]),
+            mib(&memory["heap"]) + mib(&memory["wasm"]),
+            std::thread::available_parallelism().map_or(0, |n| n.get()),
+        );
+        match kubectl_reference(harness.base_url(), size) {
+            Some(line) => println!("bench list: pods={size} {line}"),
+            None => println!("bench list: pods={size} kubectl or /usr/bin/time not available"),
+        }
+    }
+    harness.stop().await;
+}
