@@ -64,20 +64,5 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Runs a browser benchmark (a test target needing the release build and Chromium).
 fn browser_bench(target: &str) -> Result<()> {
     setup::run(setup::Options { browser: true })?;
-    cmd::run(
-        cmd::command("cargo")
-            .args([
-                "test",
-                "-p",
-                "kube-atlas",
-                "--features",
-                "e2e",
-                "--test",
-                target,
-            ])
-            .args(["--", "--nocapture"])
-            .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
-            .env("CHROMEDRIVER", setup::CHROMEDRIVER)
-            .env("CHROMIUM", setup::CHROMIUM),
-    )
+    cmd::run(crate::test::browser_tests(&[target]).args(["--", "--nocapture"]))
 }

@@ -69,23 +69,7 @@ pub fn run() -> Result<()> {
     build::release_ui()?;
 
     step("end-to-end tests (Chromium against a fresh demo cluster)");
-    totals.add(cmd::run_tests(
-        cmd::command("cargo")
-            .args([
-                "test",
-                "-p",
-                "kube-atlas",
-                "--features",
-                "e2e",
-                "--test",
-                "e2e",
-                "--test",
-                "e2e_browse",
-            ])
-            .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
-            .env("CHROMEDRIVER", setup::CHROMEDRIVER)
-            .env("CHROMIUM", setup::CHROMIUM),
-    )?);
+    totals.add(cmd::run_tests(&mut browser_tests(&["e2e", "e2e_browse"]))?);
 
     println!(
         "xtask: all checks passed in {:.0} s",
@@ -100,6 +84,20 @@ pub fn run() -> Result<()> {
         bail!("no test ran");
     }
     Ok(())
+}
+
+/// `cargo test` of the app's test targets that drive the release build (`dist/`) in Chromium.
+pub fn browser_tests(targets: &[&str]) -> std::process::Command {
+    let mut command = cmd::command("cargo");
+    command.args(["test", "-p", "kube-atlas", "--features", "e2e"]);
+    for target in targets {
+        command.args(["--test", target]);
+    }
+    command
+        .env("KUBE_ATLAS_DIST", cmd::workspace_root().join(build::DIST))
+        .env("CHROMEDRIVER", setup::CHROMEDRIVER)
+        .env("CHROMIUM", setup::CHROMIUM);
+    command
 }
 
 fn step(name: &str) {
