@@ -5,7 +5,9 @@
 
 use std::collections::HashSet;
 
-use kube_atlas::components::{ApiTreeView, ResourceExplorer};
+use kube_atlas::components::{
+    ApiTreeView, DisplayCell, DisplayRow, HeaderCell, ResourceExplorer, VirtualTable,
+};
 use kube_atlas::model::tree_nav::NodeKey;
 use kube_atlas::model::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};
 use leptos::prelude::*;
@@ -230,4 +232,113 @@ async fn explorer_shows_mapping_paths_and_commands() {
         "{text}"
     );
     assert!(texts(&host, ".method").iter().any(|m| m == "PATCH"));
+}
+
+fn numbered_row(index: usize) -> DisplayRow {
+    let name = format!("pod-{index:06}");
+    DisplayRow {
+        key: name.clone(),
+        href: format!("#/obj/core/v1/pods/default/{name}"),
+        cells: vec![
+            DisplayCell {
+                text: name,
+                numeric: false,
+                link: true,
+            },
+            DisplayCell {
+                text: index.to_string(),
+                numeric: true,
+                link: false,
+            },
+        ],
+        problem: None,
+    }
+}
+
+fn press(target: &web_sys::Element, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    let event =
+        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn virtual_table_keeps_only_the_visible_rows_of_100000() {
+    const ROWS: usize = 100_000;
+    let opened = RwSignal::new(None::<String>);
+    // The app's stylesheet is not loaded here: the two rules virtualization relies on.
+    let document = web_sys::window().unwrap().document().unwrap();
+    let style = document.create_element("style").unwrap();
+    style.set_text_content(Some(
+        ".vt-scroll { flex: 1; min-height: 0; overflow: auto; } .vt-row { height: 30px; }",
+    ));
+    document.head().unwrap().append_child(&style).unwrap();
+    let host = mount_fresh(move || {
+        view! {
+            <div style="height: 600px; display: flex; flex-direction: column;">
+                <VirtualTable
+                    label="Pods"
+                    headers=Signal::derive(|| vec![
+                        HeaderCell { id: "Name".into(), label: "NAME".into(), description: String::new(), numeric: false, sorted: None },
+                        HeaderCell { id: "Index".into(), label: "INDEX".into(), description: String::new(), numeric: true, sorted: None },
+                    ])
+                    row_count=Signal::derive(|| ROWS)
+                    row_at=Callback::new(|i: usize| (i < ROWS).then(|| numbered_row(i)))
+                    on_sort=Callback::new(|_: String| {})
+                    on_open=Callback::new(move |href: String| opened.set(Some(href)))
+                />
+            </div>
+        }
+    });
+    tick().await;
+    let grid = host.query_selector("table[role=grid]").unwrap().unwrap();
+    assert_eq!(
+        grid.get_attribute("aria-rowcount").as_deref(),
+        Some("100001")
+    );
+    let in_dom = host.query_selector_all("tbody tr.vt-row").unwrap().length();
+    assert!((10..80).contains(&in_dom), "{in_dom} rows in the DOM");
+    // Names are links, counts are right-aligned.
+    assert_eq!(
+        texts(&host, "tbody tr.vt-row td.name-cell a")[0],
+        "pod-000000"
+    );
+    assert_eq!(
+        host.query_selector_all("tbody td.numeric")
+            .unwrap()
+            .length(),
+        in_dom
+    );
+
+    // End goes to the last row (scrolled into view), Enter opens it.
+    let scroller = host.query_selector(".vt-scroll").unwrap().unwrap();
+    press(&scroller, "End");
+    tick().await;
+    let active = host
+        .query_selector("tr.vt-row.active")
+        .unwrap()
+        .expect("an active row");
+    assert_eq!(
+        active.get_attribute("aria-rowindex").as_deref(),
+        Some("100001")
+    );
+    assert!(active
+        .text_content()
+        .unwrap_or_default()
+        .contains("pod-099999"));
+    let in_dom = host.query_selector_all("tbody tr.vt-row").unwrap().length();
+    assert!(
+        (10..80).contains(&in_dom),
+        "{in_dom} rows in the DOM after scrolling"
+    );
+    press(&scroller, "ArrowUp");
+    tick().await;
+    press(&scroller, "Enter");
+    tick().await;
+    assert_eq!(
+        opened.get_untracked().as_deref(),
+        Some("#/obj/core/v1/pods/default/pod-099998")
+    );
 }

@@ -84,7 +84,13 @@ pub fn VirtualTable(
 
     let measure = move || {
         if let Some(el) = scroller.get_untracked() {
-            viewport.set(el.client_height() as f64);
+            // Never more than the window: a container left without a height (no stylesheet)
+            // must not turn 100,000 rows into 100,000 DOM rows.
+            let window_height = web_sys::window()
+                .and_then(|w| w.inner_height().ok())
+                .and_then(|h| h.as_f64())
+                .unwrap_or(f64::MAX);
+            viewport.set((el.client_height() as f64).min(window_height));
             scroll_top.set(el.scroll_top() as f64);
         }
     };
