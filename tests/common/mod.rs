@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,13 +30,6 @@ pub fn screenshot_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshots"))
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free local port")
-}
-
 fn wait_for_port(port: u16, within: Duration) {
     let deadline = Instant::now() + within;
     while Instant::now() < deadline {
@@ -48,18 +41,52 @@ fn wait_for_port(port: u16, within: Duration) {
     panic!("nothing listening on 127.0.0.1:{port} after {within:?}");
 }
 
+/// Reads the port a child announces on stdout in a line containing `marker` (chromedriver:
+/// "started successfully on port N."; kubectl proxy: "Starting to serve on 127.0.0.1:N").
+/// Later output is drained on a thread so the child never blocks on a full pipe.
+fn announced_port(child: &mut Child, marker: &'static str) -> u16 {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sender = Some(sender);
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if !line.contains(marker) {
+                continue;
+            }
+            let trimmed = line.trim_end_matches(|c: char| !c.is_ascii_digit());
+            let digits_from = trimmed
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |i| i + 1);
+            let port = trimmed[digits_from..]
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p != 0);
+            if let (Some(port), Some(sender)) = (port, sender.take()) {
+                sender.send(port).ok();
+            }
+        }
+    });
+    receiver
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("no \"{marker}\" line with a port"))
+}
+
 /// Starts chromedriver and a headless Chromium session (`dark`: the system prefers a dark
 /// color scheme).
 pub async fn start_browser(dark: bool) -> (WebDriver, Child, PathBuf) {
     let chromedriver_path =
         std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
-    let port = free_port();
-    let chromedriver = Command::new(&chromedriver_path)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
+    // Port 0: chromedriver binds a free port itself and says which. Picking one here and
+    // passing it on raced with the other tests starting browsers at the same moment.
+    let mut chromedriver = Command::new(&chromedriver_path)
+        .arg("--port=0")
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {chromedriver_path}: {e}"));
+    let port = announced_port(&mut chromedriver, "started successfully on port");
     wait_for_port(port, Duration::from_secs(20));
 
     let mut caps = DesiredCapabilities::chrome();
@@ -222,17 +249,21 @@ impl KubectlProxy {
             ),
         )
         .expect("kubeconfig");
-        let port = free_port();
-        let child = Command::new("kubectl")
+        let mut child = Command::new("kubectl")
             .arg(format!("--kubeconfig={}", kubeconfig.display()))
             .arg(format!("--cache-dir={}", scratch.join("cache").display()))
-            .args(["proxy", "--address=127.0.0.1", "--www-prefix=/ui/"])
-            .arg(format!("--port={port}"))
+            .args([
+                "proxy",
+                "--address=127.0.0.1",
+                "--www-prefix=/ui/",
+                "--port=0",
+            ])
             .arg(format!("--www={}", dist_dir().display()))
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("kubectl proxy starts");
+        let port = announced_port(&mut child, "Starting to serve on");
         wait_for_port(port, Duration::from_secs(20));
         KubectlProxy { child, port }
     }
