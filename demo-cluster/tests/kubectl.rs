@@ -1,60 +1,8 @@
 //! Drives the real `kubectl` against a served demo cluster (skipped when kubectl is absent).
 
-use std::path::Path;
-use std::process::Command;
-
 mod common;
 
-struct Kubectl {
-    server: String,
-    home: tempfile::TempDir,
-}
-
-impl Kubectl {
-    fn run(&self, args: &[&str], stdin_file: Option<&Path>) -> (bool, String, String) {
-        let mut cmd = Command::new("kubectl");
-        cmd.arg("--server")
-            .arg(&self.server)
-            .arg("--cache-dir")
-            .arg(self.home.path().join("cache"))
-            .args(args)
-            .env("KUBECONFIG", self.home.path().join("kubeconfig"))
-            .env("HOME", self.home.path());
-        if let Some(f) = stdin_file {
-            cmd.stdin(std::fs::File::open(f).unwrap());
-        }
-        let out = cmd.output().expect("kubectl runs");
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let (ok, out, err) = self.run(args, None);
-        assert!(ok, "kubectl {args:?} failed: {err}\n{out}");
-        out
-    }
-}
-
-const DEPLOYMENT: &str = r#"apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.25
-"#;
+use common::Kubectl;
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -78,13 +26,10 @@ spec:
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_end_to_end() {
     let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl {
-        server: cluster.url(),
-        home: tempfile::tempdir().unwrap(),
-    };
+    let k = Kubectl::new(&cluster);
     let dir = k.home.path().to_path_buf();
     let manifest = dir.join("web.yaml");
-    std::fs::write(&manifest, DEPLOYMENT).unwrap();
+    std::fs::write(&manifest, common::WEB_DEPLOYMENT).unwrap();
     let crd = dir.join("crd.yaml");
     std::fs::write(&crd, CRD).unwrap();
 
@@ -99,24 +44,24 @@ async fn kubectl_end_to_end() {
         assert_eq!(nodes.matches("Ready").count(), 3, "{nodes}");
 
         // Client-side apply on an object kubectl created, then server-side apply.
-        std::fs::write(&manifest, DEPLOYMENT.replace("replicas: 2", "replicas: 3")).unwrap();
+        std::fs::write(&manifest, common::WEB_DEPLOYMENT.replace("replicas: 2", "replicas: 3")).unwrap();
         let applied = k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
         assert!(applied.contains("configured"), "{applied}");
-        std::fs::write(&manifest, DEPLOYMENT.replace("replicas: 2", "replicas: 4")).unwrap();
+        std::fs::write(&manifest, common::WEB_DEPLOYMENT.replace("replicas: 2", "replicas: 4")).unwrap();
         let ssa = k.ok(&["apply", "--server-side", "--force-conflicts", "-f", manifest.to_str().unwrap()]);
         assert!(ssa.contains("serverside-applied"), "{ssa}");
         assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.replicas}"]), "4");
 
         // Client-side apply computes strategic patches from our OpenAPI patch metadata:
         // removing a container and an env var from the manifest removes them.
-        let two = DEPLOYMENT.replace(
+        let two = common::WEB_DEPLOYMENT.replace(
             "        image: nginx:1.25\n",
             "        image: nginx:1.25\n        env: [{name: X, value: \"1\"}, {name: Y, value: \"2\"}]\n      - name: side\n        image: busybox\n",
         );
         std::fs::write(&manifest, &two).unwrap();
         k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
         assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.template.spec.containers[*].name}"]), "nginx side");
-        let one = DEPLOYMENT.replace("        image: nginx:1.25\n", "        image: nginx:1.25\n        env: [{name: X, value: \"1\"}]\n");
+        let one = common::WEB_DEPLOYMENT.replace("        image: nginx:1.25\n", "        image: nginx:1.25\n        env: [{name: X, value: \"1\"}]\n");
         std::fs::write(&manifest, &one).unwrap();
         k.ok(&["apply", "-f", manifest.to_str().unwrap()]);
         assert_eq!(k.ok(&["get", "deploy", "web", "-n", "default", "-o", "jsonpath={.spec.template.spec.containers[*].name}/{.spec.template.spec.containers[0].env[*].name}"]), "nginx/X");

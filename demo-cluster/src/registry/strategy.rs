@@ -117,12 +117,79 @@ fn generate_job_selector(obj: &mut Value) {
     }
 }
 
+/// Defaults of the spec (and other non-status fields) of the kinds that have them, as the API
+/// server applies them to every write it decodes: create, update and patch alike, so writing
+/// an object back without its defaults (an apply of the same manifest) changes nothing.
+/// Returns whether `def` is one of these kinds.
+pub fn default_fields(def: &ResourceDef, obj: &mut Value) -> bool {
+    match (def.group.as_str(), def.resource.as_str()) {
+        ("", "secrets") => {
+            if let Some(m) = obj.as_object_mut() {
+                default_field(m, "type", json!("Opaque"));
+            }
+        }
+        ("apps", "deployments") => {
+            let spec = ensure_object(obj, "spec");
+            default_field(spec, "replicas", json!(1));
+            let strategy = ensure_object(&mut obj["spec"], "strategy");
+            default_field(strategy, "type", json!("RollingUpdate"));
+            if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate") {
+                let rolling = ensure_object(&mut obj["spec"]["strategy"], "rollingUpdate");
+                default_field(rolling, "maxSurge", json!("25%"));
+                default_field(rolling, "maxUnavailable", json!("25%"));
+            }
+            let spec = ensure_object(obj, "spec");
+            default_field(spec, "revisionHistoryLimit", json!(10));
+            default_field(spec, "progressDeadlineSeconds", json!(600));
+            default_template(obj);
+        }
+        ("apps", "replicasets") => {
+            default_field(ensure_object(obj, "spec"), "replicas", json!(1));
+            default_template(obj);
+        }
+        ("apps", "statefulsets") => {
+            let spec = ensure_object(obj, "spec");
+            default_field(spec, "replicas", json!(1));
+            default_field(spec, "podManagementPolicy", json!("OrderedReady"));
+            default_field(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+            );
+            default_field(spec, "revisionHistoryLimit", json!(10));
+            default_template(obj);
+        }
+        ("apps", "daemonsets") => {
+            let spec = ensure_object(obj, "spec");
+            default_field(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
+            );
+            default_field(spec, "revisionHistoryLimit", json!(10));
+            default_template(obj);
+        }
+        ("batch", "cronjobs") => {
+            let spec = ensure_object(obj, "spec");
+            default_field(spec, "concurrencyPolicy", json!("Allow"));
+            default_field(spec, "suspend", json!(false));
+            default_field(spec, "successfulJobsHistoryLimit", json!(3));
+            default_field(spec, "failedJobsHistoryLimit", json!(1));
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// Defaulting and status reset on create (the registry adds uid, timestamps and versions).
 pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl FnOnce() -> String) {
     if def.has_status() && def.resource != "nodes" && def.resource != "customresourcedefinitions" {
         if let Some(m) = obj.as_object_mut() {
             m.remove("status");
         }
+    }
+    if default_fields(def, obj) {
+        return;
     }
     match (def.group.as_str(), def.resource.as_str()) {
         ("", "namespaces") => {
@@ -172,49 +239,6 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
             }
             obj["status"] = json!({"loadBalancer": {}});
         }
-        ("", "secrets") => {
-            if let Some(m) = obj.as_object_mut() {
-                default_field(m, "type", json!("Opaque"));
-            }
-        }
-        ("apps", "deployments") => {
-            let spec = ensure_object(obj, "spec");
-            default_field(spec, "replicas", json!(1));
-            default_field(
-                spec,
-                "strategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}),
-            );
-            default_field(spec, "revisionHistoryLimit", json!(10));
-            default_field(spec, "progressDeadlineSeconds", json!(600));
-            default_template(obj);
-        }
-        ("apps", "replicasets") => {
-            default_field(ensure_object(obj, "spec"), "replicas", json!(1));
-            default_template(obj);
-        }
-        ("apps", "statefulsets") => {
-            let spec = ensure_object(obj, "spec");
-            default_field(spec, "replicas", json!(1));
-            default_field(spec, "podManagementPolicy", json!("OrderedReady"));
-            default_field(
-                spec,
-                "updateStrategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
-            );
-            default_field(spec, "revisionHistoryLimit", json!(10));
-            default_template(obj);
-        }
-        ("apps", "daemonsets") => {
-            let spec = ensure_object(obj, "spec");
-            default_field(
-                spec,
-                "updateStrategy",
-                json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
-            );
-            default_field(spec, "revisionHistoryLimit", json!(10));
-            default_template(obj);
-        }
         ("batch", "jobs") => {
             let spec = ensure_object(obj, "spec");
             default_field(spec, "parallelism", json!(1));
@@ -224,13 +248,6 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
             default_field(spec, "suspend", json!(false));
             default_template(obj);
             generate_job_selector(obj);
-        }
-        ("batch", "cronjobs") => {
-            let spec = ensure_object(obj, "spec");
-            default_field(spec, "concurrencyPolicy", json!("Allow"));
-            default_field(spec, "suspend", json!(false));
-            default_field(spec, "successfulJobsHistoryLimit", json!(3));
-            default_field(spec, "failedJobsHistoryLimit", json!(1));
         }
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             let names = obj["spec"]["names"].clone();
@@ -273,6 +290,9 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
 /// Applies the spec/status split: writes to the main resource keep the stored status, writes
 /// to `/status` keep everything but the status.
 pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subresource: &str) {
+    if subresource.is_empty() {
+        default_fields(def, new);
+    }
     if subresource == "status" {
         let status = new.get("status").cloned();
         let rv = new["metadata"]["resourceVersion"].clone();

@@ -37,3 +37,74 @@ pub fn configmap(name: &str) -> ConfigMap {
     serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}))
         .expect("valid ConfigMap")
 }
+
+/// The real `kubectl`, pointed at a cluster with its own home, kubeconfig and cache.
+pub struct Kubectl {
+    pub server: String,
+    pub home: tempfile::TempDir,
+}
+
+impl Kubectl {
+    pub fn new(cluster: &RunningCluster) -> Kubectl {
+        Kubectl {
+            server: cluster.url(),
+            home: tempfile::tempdir().expect("a temporary home"),
+        }
+    }
+
+    /// The command with the server and the isolated home set, not started.
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new("kubectl");
+        cmd.arg("--server")
+            .arg(&self.server)
+            .arg("--cache-dir")
+            .arg(self.home.path().join("cache"))
+            .args(args)
+            .env("KUBECONFIG", self.home.path().join("kubeconfig"))
+            .env("HOME", self.home.path());
+        cmd
+    }
+
+    /// Runs to the end: (success, stdout, stderr).
+    pub fn run(
+        &self,
+        args: &[&str],
+        stdin_file: Option<&std::path::Path>,
+    ) -> (bool, String, String) {
+        let mut cmd = self.command(args);
+        if let Some(f) = stdin_file {
+            cmd.stdin(std::fs::File::open(f).expect("stdin file"));
+        }
+        let out = cmd.output().expect("kubectl runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        let (ok, out, err) = self.run(args, None);
+        assert!(ok, "kubectl {args:?} failed: {err}\n{out}");
+        out
+    }
+}
+
+/// A two-replica nginx Deployment in `default`, as kubectl users write one.
+pub const WEB_DEPLOYMENT: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.25
+"#;
