@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::stream::BoxStream;
 use futures_util::{stream, StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams};
@@ -46,7 +47,9 @@ fn quiet_cluster() -> Config {
 }
 
 /// name → resourceVersion of what the objects' metadata says.
-fn versions<'a>(metas: impl IntoIterator<Item = &'a kube::api::ObjectMeta>) -> BTreeMap<String, String> {
+fn versions<'a>(
+    metas: impl IntoIterator<Item = &'a kube::api::ObjectMeta>,
+) -> BTreeMap<String, String> {
     metas
         .into_iter()
         .map(|m| {
@@ -89,7 +92,11 @@ fn recording_client(cluster: &RunningCluster) -> (Client, Arc<Mutex<Vec<String>>
 
 /// Pages through the whole collection by hand (limit + continue) with `write_between` run
 /// after the first page; returns the names seen and the number of pages.
-async fn page_by_hand<F, Fut>(api: &Api<ConfigMap>, limit: u32, write_between: F) -> (Vec<String>, usize)
+async fn page_by_hand<F, Fut>(
+    api: &Api<ConfigMap>,
+    limit: u32,
+    write_between: F,
+) -> (Vec<String>, usize)
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = ()>,
@@ -108,14 +115,26 @@ where
         pages += 1;
         assert!(page.items.len() <= limit as usize);
         // Every page of one list is read at the first page's resourceVersion.
-        let rv = page.metadata.resource_version.clone().expect("a resourceVersion");
+        let rv = page
+            .metadata
+            .resource_version
+            .clone()
+            .expect("a resourceVersion");
         assert_eq!(snapshot.get_or_insert(rv.clone()), &rv);
         token = page.metadata.continue_.filter(|t| !t.is_empty());
         let remaining = page.metadata.remaining_item_count;
-        assert_eq!(token.is_some(), remaining.is_some_and(|n| n > 0), "{remaining:?}");
+        assert_eq!(
+            token.is_some(),
+            remaining.is_some_and(|n| n > 0),
+            "{remaining:?}"
+        );
         names.extend(page.items.into_iter().filter_map(|c| c.metadata.name));
         if let Some(remaining) = remaining {
-            assert_eq!(names.len() + remaining as usize, COUNT, "remainingItemCount");
+            assert_eq!(
+                names.len() + remaining as usize,
+                COUNT,
+                "remainingItemCount"
+            );
         }
         if let Some(write) = write_between.take() {
             write().await;
@@ -125,6 +144,16 @@ where
         }
     }
     (names, pages)
+}
+
+async fn next_event(
+    events: &mut BoxStream<'_, Result<watcher::Event<ConfigMap>, watcher::Error>>,
+) -> watcher::Event<ConfigMap> {
+    tokio::time::timeout(PATIENCE, events.next())
+        .await
+        .expect("a watcher event in time")
+        .expect("the stream goes on")
+        .expect("no watcher error")
 }
 
 fn assert_each_once(names: &[String], count: usize) {
@@ -204,18 +233,11 @@ async fn streaming_list_watcher_sees_everything_then_changes() {
     let config = watcher::Config::default().streaming_lists();
     let (reader, writer) = reflector::store();
     let mut events = reflector(writer, watcher(watched, config)).boxed();
-    let mut next = || async {
-        tokio::time::timeout(PATIENCE, events.next())
-            .await
-            .expect("a watcher event in time")
-            .expect("the stream goes on")
-            .expect("no watcher error")
-    };
 
     // Init, one InitApply per object, InitDone (after the server's initial-events bookmark).
     let mut initial = 0;
     loop {
-        match next().await {
+        match next_event(&mut events).await {
             watcher::Event::Init => {}
             watcher::Event::InitApply(_) => initial += 1,
             watcher::Event::InitDone => break,
@@ -246,7 +268,7 @@ async fn streaming_list_watcher_sees_everything_then_changes() {
         .expect("delete");
     let (mut created, mut deleted) = (false, false);
     while !(created && deleted) {
-        match next().await {
+        match next_event(&mut events).await {
             watcher::Event::Apply(cm) => {
                 assert_eq!(cm.metadata.name.as_deref(), Some("after"));
                 created = true;
