@@ -70,13 +70,127 @@ pub fn post_node_status(ctx: &Context, node: &str) {
         .registry
         .update_with(&nodes, "", node, &writer(MANAGER, "status"), |current| {
             let time = now();
-            if let Some(conditions) = current["status"]["conditions"].as_array_mut() {
-                for c in conditions {
-                    c["lastHeartbeatTime"] = json!(time);
+            let conditions = current
+                .pointer_mut("/status/conditions")
+                .and_then(Value::as_array_mut);
+            for c in conditions.into_iter().flatten() {
+                c["lastHeartbeatTime"] = json!(time);
+            }
+            Ok(())
+        });
+}
+
+/// What a kubelet and the node IPAM controller add to a Node created with less (through the
+/// API, with only a name): a podCIDR (`kube-controller-manager`), then the kubelet's default
+/// labels and status — conditions, addresses, capacity, nodeInfo — where missing (`kubelet`).
+/// Fields already there are kept, so a Node written NotReady stays NotReady.
+pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
+    let nodes = ctx.def("", "nodes");
+    let name = name_of(node);
+    if node["spec"]["podCIDR"].as_str().is_none_or(str::is_empty) {
+        let used: HashSet<&str> = all
+            .iter()
+            .filter_map(|n| n["spec"]["podCIDR"].as_str())
+            .collect();
+        let free = (0..=255)
+            .map(|i| format!("10.244.{i}.0/24"))
+            .find(|cidr| !used.contains(cidr.as_str()));
+        if let Some(cidr) = free {
+            let _ = ctx.registry.update_with(
+                &nodes,
+                "",
+                name,
+                &writer("kube-controller-manager", ""),
+                |current| {
+                    if current["spec"]["podCIDR"]
+                        .as_str()
+                        .is_none_or(str::is_empty)
+                    {
+                        current["spec"]["podCIDR"] = json!(cidr);
+                        current["spec"]["podCIDRs"] = json!([cidr]);
+                    }
+                    Ok(())
+                },
+            );
+        }
+    }
+    let labels = crate::registry::kubelet_node_labels(name);
+    let labelled = labels
+        .as_object()
+        .into_iter()
+        .flatten()
+        .all(|(k, _)| node["metadata"]["labels"][k].is_string());
+    if !labelled {
+        let _ = ctx
+            .registry
+            .update_with(&nodes, "", name, &writer(MANAGER, ""), |current| {
+                if let Some(have) = current
+                    .get_mut("metadata")
+                    .and_then(|m| ensure_object(m, "labels"))
+                {
+                    for (k, v) in labels.as_object().into_iter().flatten() {
+                        have.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                Ok(())
+            });
+    }
+    let has_ready = node["status"]["conditions"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready"));
+    if has_ready && node["status"]["nodeInfo"].is_object() {
+        return;
+    }
+    let used: HashSet<&str> = all.iter().filter_map(internal_ip).collect();
+    let ip = (2..=254)
+        .map(|i| format!("172.18.0.{i}"))
+        .find(|ip| !used.contains(ip.as_str()))
+        .unwrap_or_else(|| "172.18.1.2".into());
+    let reported = crate::registry::kubelet_node_status(name, &ip);
+    let _ = ctx
+        .registry
+        .update_with(&nodes, "", name, &writer(MANAGER, "status"), |current| {
+            let Some(status) = ensure_object(current, "status") else {
+                return Ok(());
+            };
+            for (field, value) in reported.as_object().into_iter().flatten() {
+                let present = status.get(field).is_some_and(|v| !v.is_null());
+                if field == "conditions" && present {
+                    // Add the condition types the Node lacks, keep those it has.
+                    if let Some(conditions) = status[field].as_array_mut() {
+                        for c in value.as_array().into_iter().flatten() {
+                            if !conditions.iter().any(|have| have["type"] == c["type"]) {
+                                conditions.push(c.clone());
+                            }
+                        }
+                    }
+                } else if !present {
+                    status.insert(field.clone(), value.clone());
                 }
             }
             Ok(())
         });
+}
+
+fn internal_ip(node: &Value) -> Option<&str> {
+    node["status"]["addresses"]
+        .as_array()?
+        .iter()
+        .find(|a| a["type"] == "InternalIP")?["address"]
+        .as_str()
+}
+
+/// `obj[field]` as an object, made one if it is missing or null; None if it is something else.
+fn ensure_object<'a>(
+    obj: &'a mut Value,
+    field: &str,
+) -> Option<&'a mut serde_json::Map<String, Value>> {
+    let map = obj.as_object_mut()?;
+    let entry = map.entry(field).or_insert_with(|| json!({}));
+    if entry.is_null() {
+        *entry = json!({});
+    }
+    entry.as_object_mut()
 }
 
 /// Renews (or creates) the node's Lease in kube-node-lease, owned by the Node.
@@ -267,14 +381,7 @@ impl Kubelet {
             .registry
             .get(&ctx.def("", "nodes"), "", node)
             .unwrap_or(Value::Null);
-        let host_ip = node_obj["status"]["addresses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|a| a["type"] == "InternalIP")
-            .and_then(|a| a["address"].as_str())
-            .unwrap_or("172.18.0.2")
-            .to_string();
+        let host_ip = internal_ip(&node_obj).unwrap_or("172.18.0.2").to_string();
         // "10.244.1.0/24" → "10.244.1."
         let pod_ip_prefix = node_obj["spec"]["podCIDR"]
             .as_str()

@@ -361,7 +361,12 @@ fn spawn_kubelets(ctx: Arc<Context>) -> JoinHandle<()> {
             let (nodes, _) = ctx.registry.list(&ctx.def("", "nodes"), None);
             for node in &nodes {
                 let name = name_of(node);
-                if !name.is_empty() && started.insert(name.to_string()) {
+                if name.is_empty() || is_deleting(node) {
+                    continue;
+                }
+                // Registered first, so the kubelet starts with the node's addresses.
+                kubelet::register_node(&ctx, node, &nodes);
+                if started.insert(name.to_string()) {
                     kubelets.tasks.extend(kubelet::spawn(ctx.clone(), name));
                 }
             }

@@ -1049,28 +1049,42 @@ impl Registry {
 
 fn demo_node(i: u32) -> Value {
     let name = format!("demo-node-{i}");
-    let t = now();
-    let cond = |ty: &str, status: &str, reason: &str, message: &str| json!({"type": ty, "status": status, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": message});
     json!({
         "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {
-            "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-            "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}},
+        "metadata": {"name": name, "labels": kubelet_node_labels(&name)},
         "spec": {"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]},
-        "status": {
-            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
-            "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
-            "conditions": [
-                cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-                cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-                cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-                cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
-            "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 1)}, {"type": "Hostname", "address": name}],
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": {"machineID": format!("demo{i}"), "systemUUID": format!("demo-{i}"), "bootID": format!("boot-{i}"),
-                "kernelVersion": "6.1.0", "osImage": "Demo Linux", "containerRuntimeVersion": "containerd://1.7.0",
-                "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
-        }
+        "status": kubelet_node_status(&name, &format!("172.18.0.{}", i + 1)),
+    })
+}
+
+/// The labels a kubelet puts on the Node it registers.
+pub fn kubelet_node_labels(name: &str) -> Value {
+    json!({
+        "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
+    })
+}
+
+/// The status a kubelet reports for its node (capacity, Ready and pressure conditions,
+/// addresses, nodeInfo), at registration and then kept fresh by its heartbeats.
+pub fn kubelet_node_status(name: &str, internal_ip: &str) -> Value {
+    let t = now();
+    let cond = |ty: &str, status: &str, reason: &str, message: &str| json!({"type": ty, "status": status, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": message});
+    // Stable per-name identifiers, as a machine keeps its own.
+    let id: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
+    json!({
+        "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+        "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+        "conditions": [
+            cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
+        "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+        "nodeInfo": {"machineID": id, "systemUUID": name, "bootID": format!("boot-{name}"),
+            "kernelVersion": "6.1.0", "osImage": "Demo Linux", "containerRuntimeVersion": "containerd://1.7.0",
+            "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
     })
 }
 

@@ -108,3 +108,16 @@ spec:
       - name: nginx
         image: nginx:1.25
 "#;
+
+impl Kubectl {
+    /// `kubectl wait --for=<condition> <target>` within 60 s; fails unless it is met.
+    pub fn wait_for(&self, condition: &str, target: &str) {
+        let waited = self.ok(&[
+            "wait",
+            &format!("--for={condition}"),
+            target,
+            "--timeout=60s",
+        ]);
+        assert!(waited.contains("condition met"), "{waited}");
+    }
+}
