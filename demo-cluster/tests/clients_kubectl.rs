@@ -65,20 +65,20 @@ impl Streaming {
         }
     }
 
-    /// Waits for kubectl to exit by itself.
+    /// Waits for kubectl to close its output and exit by itself.
     fn wait_for_exit(&mut self) -> std::process::ExitStatus {
         let deadline = std::time::Instant::now() + PATIENCE;
         loop {
-            if let Some(status) = self.child.try_wait().expect("kubectl status") {
-                return status;
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("kubectl did not end; output: {:#?}", self.seen)
+                }
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "kubectl did not exit; output: {:#?}",
-                self.seen
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
+        self.child.wait().expect("kubectl status")
     }
 }
 
@@ -142,13 +142,23 @@ async fn logs_follow_streams_until_the_pod_goes() {
         .expect("create");
     let k = Kubectl::new(&cluster);
     // Wait (kubectl's own way) until it runs.
-    let waited = k.ok(&["wait", "--for=condition=Ready", "pod/web", "--timeout=60s"]);
-    assert!(waited.contains("condition met"), "{waited}");
-    let mut follow = Streaming::start(&k, &["logs", "-f", "web"]);
+    k.wait_for("condition=Ready", "pod/web");
+    // What it has printed so far; with timestamps every line is distinct.
+    let before = k.ok(&["logs", "--timestamps", "web"]);
+    assert!(
+        before.contains("Configuration complete; ready for start up"),
+        "{before}"
+    );
+    let mut follow = Streaming::start(&k, &["logs", "-f", "--timestamps", "web"]);
     let mut follow = blocking(move || {
         follow.wait_for_line("nginx's start-up line", |l| {
             l.contains("Configuration complete; ready for start up")
         });
+        // nginx's periodic access-log lines keep coming while kubectl follows.
+        let new = follow.wait_for_line("a line printed after the snapshot", |l| {
+            !before.lines().any(|old| old == l)
+        });
+        assert!(new.contains("\"GET / HTTP/1.1\" 200"), "{new}");
         follow
     })
     .await;
@@ -179,13 +189,7 @@ async fn describe_diff_wait_and_rollout_undo() {
     blocking(move || {
         let k = k2;
         k.ok(&["apply", "--server-side", "-f", &m2]);
-        let waited = k.ok(&[
-            "wait",
-            "--for=condition=Available",
-            "deployment/web",
-            "--timeout=60s",
-        ]);
-        assert!(waited.contains("condition met"), "{waited}");
+        k.wait_for("condition=Available", "deployment/web");
 
         // describe: the sections kubectl builds from the object and its Events.
         let described = k.ok(&["describe", "deployment", "web"]);
@@ -249,7 +253,25 @@ async fn describe_diff_wait_and_rollout_undo() {
         let status = k.ok(&["rollout", "status", "deployment/web", "--timeout=60s"]);
         assert!(status.contains("successfully rolled out"), "{status}");
         let history = k.ok(&["rollout", "history", "deployment/web"]);
-        assert!(history.contains('2') && history.contains('3'), "{history}");
+        let revisions: Vec<&str> = history
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|cell| cell.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(revisions, ["2", "3"], "revision 1 became 3:\n{history}");
+        // The undo re-used revision 1's ReplicaSet (now revision 3) instead of making one.
+        let sets = k.ok(&[
+            "get",
+            "replicasets",
+            "-l",
+            "app=web",
+            "-o",
+            "jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} \
+             {.metadata.annotations.deployment\\.kubernetes\\.io/revision} {.spec.replicas}{\"\\n\"}{end}",
+        ]);
+        let mut sets: Vec<&str> = sets.lines().collect();
+        sets.sort();
+        assert_eq!(sets, ["nginx:1.25 3 2", "nginx:1.26 2 0"], "{sets:?}");
     })
     .await;
     let web =
