@@ -3,7 +3,6 @@
 Each CHECK is one behaviour; the Rust test runs each as its own test. Exits non-zero with the
 failed assertion on a mismatch."""
 import sys
-import time
 
 from kubernetes import client, watch
 
@@ -23,23 +22,37 @@ def expired_watch_and_bookmarks():
     rv = core.list_namespaced_config_map("default").metadata.resource_version
     for i in range(150):
         core.create_namespaced_config_map("default", configmap(f"churn-{i}"))
+    # The server answers 200 and then an ERROR event (a 410 Expired Status), which the client
+    # turns into ApiException; with timeout_seconds it does not retry first.
     try:
         events = list(watch.Watch().stream(core.list_namespaced_config_map, "default",
                                            resource_version=rv, timeout_seconds=5))
         raise AssertionError(f"resuming from an evicted version must fail, got {len(events)} events")
     except client.ApiException as e:
         assert e.status == 410, e
+        assert e.reason.startswith(f"Expired: too old resource version: {rv} ("), e.reason
+    # Without a timeout it retries once from the same version, then gives up the same way.
+    try:
+        for event in watch.Watch().stream(core.list_namespaced_config_map, "default",
+                                          resource_version=rv):
+            raise AssertionError(f"no event can come from an evicted version: {event}")
+    except client.ApiException as e:
+        assert e.status == 410 and e.reason.startswith("Expired: "), e
     # Bookmarks: asked for, they arrive (the server sends them periodically and at the end
     # of a streaming list).
     rv = core.list_namespaced_config_map("default").metadata.resource_version
-    seen = []
+    seen, bookmark = [], None
     w = watch.Watch()
     for event in w.stream(core.list_namespaced_config_map, "default", resource_version=rv,
                           allow_watch_bookmarks=True, timeout_seconds=PATIENCE):
         seen.append(event["type"])
         if event["type"] == "BOOKMARK":
+            bookmark = event["raw_object"]
             w.stop()
-    assert "BOOKMARK" in seen, seen
+    assert seen == ["BOOKMARK"], seen  # nothing changed since the list
+    assert bookmark["kind"] == "ConfigMap", bookmark
+    assert int(bookmark["metadata"]["resourceVersion"]) >= int(rv), (bookmark, rv)
+    assert w.resource_version == bookmark["metadata"]["resourceVersion"]
 
 
 def paging_and_selectors():
@@ -101,15 +114,19 @@ def custom_resources():
                  "versions": [{"name": "v1", "served": True, "storage": True,
                                "schema": {"openAPIV3Schema": {"type": "object",
                                           "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    # Served once Established: wait for that condition on a watch of the CRD.
+    w, established = watch.Watch(), False
+    for event in w.stream(ext.list_custom_resource_definition,
+                          field_selector="metadata.name=gadgets.py.example.com",
+                          timeout_seconds=PATIENCE):
+        conditions = event["object"].status.conditions or []
+        established = any(c.type == "Established" and c.status == "True" for c in conditions)
+        if established:
+            w.stop()
+    assert established, "the CRD never became Established"
     objects = client.CustomObjectsApi(api)
-    deadline = time.time() + PATIENCE
-    while True:  # served once Established: poll that lasting state
-        try:
-            objects.list_namespaced_custom_object("py.example.com", "v1", "default", "gadgets")
-            break
-        except client.ApiException as e:
-            assert e.status == 404 and time.time() < deadline, e
-            time.sleep(0.05)
+    assert objects.list_namespaced_custom_object("py.example.com", "v1", "default",
+                                                 "gadgets")["items"] == []
     objects.create_namespaced_custom_object("py.example.com", "v1", "default", "gadgets", {
         "apiVersion": "py.example.com/v1", "kind": "Gadget",
         "metadata": {"name": "g1"}, "spec": {"size": 3}})
@@ -126,12 +143,14 @@ def custom_resources():
 def pod_logs():
     core.create_namespaced_pod("default", {"metadata": {"name": "logger"},
                                            "spec": {"containers": [{"name": "web", "image": "nginx"}]}})
-    w = watch.Watch()
+    w, running = watch.Watch(), False
     for event in w.stream(core.list_namespaced_pod, "default", field_selector="metadata.name=logger",
                           timeout_seconds=PATIENCE):
         statuses = event["object"].status.container_statuses or []
-        if statuses and statuses[0].state.running:
+        running = bool(statuses and statuses[0].state.running)
+        if running:
             w.stop()
+    assert running, "the pod never ran"
     log = core.read_namespaced_pod_log("logger", "default")
     assert "Configuration complete; ready for start up" in log, log
     stamped = core.read_namespaced_pod_log("logger", "default", timestamps=True, tail_lines=1)
