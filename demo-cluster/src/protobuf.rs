@@ -61,6 +61,15 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (2, "operator", Str, false),
             (3, "values", Str, true),
         ],
+        // What typed clients send with DELETE (`kubectl drain` falling back from eviction).
+        "DeleteOptions" => &[
+            (1, "gracePeriodSeconds", Int, false),
+            (2, "preconditions", Msg("Preconditions"), false),
+            (3, "orphanDependents", Bool, false),
+            (4, "propagationPolicy", Str, false),
+            (5, "dryRun", Str, true),
+        ],
+        "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
         "ConfigMap" => &[
             (1, "metadata", Msg("ObjectMeta"), false),
             (2, "data", MapStr, false),
@@ -249,7 +258,7 @@ fn fields(message: &str) -> Option<&'static [Field]> {
 fn keeps_zero(name: &str) -> bool {
     matches!(
         name,
-        "replicas" | "parallelism" | "completions" | "backoffLimit"
+        "replicas" | "parallelism" | "completions" | "backoffLimit" | "gracePeriodSeconds"
     )
 }
 
@@ -510,6 +519,34 @@ mod tests {
         varint(v, out);
     }
 
+    /// `k8s\0` + runtime.Unknown{typeMeta: {v1, kind}, raw, contentEncoding: ""}.
+    fn envelope(kind: &str, raw: &[u8]) -> Vec<u8> {
+        let mut tm = vec![];
+        field_bytes(1, b"v1", &mut tm);
+        field_bytes(2, kind.as_bytes(), &mut tm);
+        let mut unknown = b"k8s\x00".to_vec();
+        field_bytes(1, &tm, &mut unknown);
+        field_bytes(2, raw, &mut unknown);
+        field_bytes(3, b"", &mut unknown);
+        unknown
+    }
+
+    #[test]
+    fn decodes_delete_options_keeping_a_zero_grace_period() {
+        let mut pre = vec![];
+        field_bytes(1, b"uid-1", &mut pre);
+        let mut opts = vec![];
+        field_varint(1, 0, &mut opts);
+        field_bytes(2, &pre, &mut opts);
+        field_bytes(4, b"Foreground", &mut opts);
+        field_bytes(5, b"All", &mut opts);
+        assert_eq!(
+            decode(&envelope("DeleteOptions", &opts)).unwrap(),
+            json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0,
+                   "preconditions": {"uid": "uid-1"}, "propagationPolicy": "Foreground", "dryRun": ["All"]})
+        );
+    }
+
     #[test]
     fn decodes_a_configmap_envelope() {
         let mut meta = vec![];
@@ -523,14 +560,7 @@ mod tests {
         field_bytes(1, &meta, &mut cm);
         field_bytes(2, &entry, &mut cm);
         field_varint(4, 0, &mut cm);
-        let mut tm = vec![];
-        field_bytes(1, b"v1", &mut tm);
-        field_bytes(2, b"ConfigMap", &mut tm);
-        let mut unknown = b"k8s\x00".to_vec();
-        field_bytes(1, &tm, &mut unknown);
-        field_bytes(2, &cm, &mut unknown);
-        field_bytes(3, b"", &mut unknown);
-        let v = decode(&unknown).unwrap();
+        let v = decode(&envelope("ConfigMap", &cm)).unwrap();
         assert_eq!(
             v,
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"k": "v"}})

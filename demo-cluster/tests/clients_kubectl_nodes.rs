@@ -3,6 +3,13 @@
 //! addresses and nodeInfo) and renews its Lease, and pods scheduled to it run there. Ignored
 //! without kubectl, except under CI.
 
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
+use kube::runtime::{reflector, watcher};
+use kube::Api;
+
 mod common;
 
 use common::Kubectl;
@@ -38,12 +45,10 @@ fn jsonpath(k: &Kubectl, args: &[&str], path: &str) -> String {
 async fn a_node_created_later_gets_a_kubelet_and_runs_pods() {
     let cluster = common::start_for_cli_clients().await;
     let k = Kubectl::new(&cluster);
-    let node = k.home.path().join("node.yaml");
-    std::fs::write(&node, NODE).expect("manifest");
-    let pod = k.home.path().join("pod.yaml");
-    std::fs::write(&pod, POD).expect("manifest");
+    let node = k.manifest("node.yaml", NODE);
+    let pod = k.manifest("pod.yaml", POD);
     tokio::task::spawn_blocking(move || {
-        let created = k.ok(&["create", "-f", node.to_str().expect("utf-8 path")]);
+        let created = k.ok(&["create", "-f", &node]);
         assert!(created.contains("node/late-node created"), "{created}");
         k.wait_for("condition=Ready", "node/late-node");
 
@@ -91,7 +96,7 @@ async fn a_node_created_later_gets_a_kubelet_and_runs_pods() {
         assert_eq!(holder, "late-node");
 
         // A pod that only this node matches runs there.
-        k.ok(&["create", "-f", pod.to_str().expect("utf-8 path")]);
+        k.ok(&["create", "-f", &pod]);
         k.wait_for("condition=Ready", "pod/pinned");
         let placed = jsonpath(
             &k,
@@ -109,6 +114,76 @@ async fn a_node_created_later_gets_a_kubelet_and_runs_pods() {
         assert_eq!(placed[3], "Running");
         let logs = k.ok(&["logs", "pinned"]);
         assert!(logs.contains("Configuration complete"), "{logs}");
+    })
+    .await
+    .expect("kubectl steps");
+    cluster.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn drain_moves_pods_off_a_node() {
+    let cluster = common::start_for_cli_clients().await;
+    let pods: Api<Pod> = Api::namespaced(common::kube_client(&cluster), "default");
+    let k = Kubectl::new(&cluster);
+    let web = k.manifest("web.yaml", common::WEB_DEPLOYMENT);
+    let (k, node) = tokio::task::spawn_blocking(move || {
+        k.ok(&["apply", "-f", &web]);
+        k.wait_for("condition=Available", "deployment/web");
+        let node = jsonpath(
+            &k,
+            &["get", "pods", "-l", "app=web"],
+            "{.items[0].spec.nodeName}",
+        );
+        assert!(node.starts_with("demo-node-"), "{node:?}");
+        // No eviction subresource here: kubectl deletes the pods, with a protobuf body.
+        let drained = k.ok(&["drain", &node, "--timeout=60s"]);
+        assert!(
+            drained.contains(&format!("node/{node} drained")),
+            "{drained}"
+        );
+        let row = k.ok(&["get", "node", &node, "--no-headers"]);
+        assert!(row.contains("Ready,SchedulingDisabled"), "{row}");
+        (k, node)
+    })
+    .await
+    .expect("kubectl steps");
+    // The replacement runs elsewhere: two running pods, none on the drained node.
+    let (reader, writer) = reflector::store();
+    let mut events = reflector(
+        writer,
+        watcher(pods, watcher::Config::default().labels("app=web")),
+    )
+    .boxed();
+    let placed = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            events
+                .next()
+                .await
+                .expect("the watch goes on")
+                .expect("no watch error");
+            let placed: Vec<(String, String)> = reader
+                .state()
+                .iter()
+                .filter(|p| p.metadata.deletion_timestamp.is_none())
+                .map(|p| {
+                    let spec = p.spec.as_ref().and_then(|s| s.node_name.clone());
+                    let phase = p.status.as_ref().and_then(|s| s.phase.clone());
+                    (spec.unwrap_or_default(), phase.unwrap_or_default())
+                })
+                .collect();
+            if placed.len() == 2 && placed.iter().all(|(_, phase)| phase == "Running") {
+                break placed;
+            }
+        }
+    })
+    .await
+    .expect("two running pods in time");
+    assert!(placed.iter().all(|(on, _)| *on != node), "{placed:?}");
+    tokio::task::spawn_blocking(move || {
+        k.ok(&["uncordon", &node]);
+        let row = k.ok(&["get", "node", &node, "--no-headers"]);
+        assert!(!row.contains("SchedulingDisabled"), "{row}");
     })
     .await
     .expect("kubectl steps");

@@ -533,11 +533,19 @@ fn render_one(
     Ok(json_with(StatusCode::OK, &body, output.content_type()))
 }
 
-fn delete_options(body: &[u8], q: &HashMap<String, String>) -> ApiResult<DeleteOptions> {
+fn delete_options(
+    headers: &HeaderMap,
+    body: &[u8],
+    q: &HashMap<String, String>,
+) -> ApiResult<DeleteOptions> {
     let mut opts = DeleteOptions::default();
     if !body.iter().all(u8::is_ascii_whitespace) {
-        let v: Value = serde_json::from_slice(body)
-            .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+        // JSON, or protobuf from typed clients (kubectl drain deletes pods that way).
+        let v: Value = match content_type(headers).as_str() {
+            "application/vnd.kubernetes.protobuf" => crate::protobuf::decode(body),
+            _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
+        }
+        .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
         opts.grace_period_seconds = v["gracePeriodSeconds"].as_i64();
         opts.propagation_policy = v["propagationPolicy"].as_str().map(String::from);
         opts.orphan_dependents = v["orphanDependents"].as_bool();
@@ -665,7 +673,7 @@ async fn handle_inner(
                 Method::DELETE => {
                     require_verb(&def, "deletecollection")?;
                     let (labels, fields) = parse_selectors(&def, &q)?;
-                    let opts = delete_options(&body, &q)?;
+                    let opts = delete_options(&parts.headers, &body, &q)?;
                     let (items, _) = registry.list(&def, ns);
                     let mut deleted = vec![];
                     for o in items
@@ -723,7 +731,7 @@ async fn handle_inner(
                 }
                 Method::DELETE => {
                     require_verb(&def, "delete")?;
-                    let opts = delete_options(&body, &q)?;
+                    let opts = delete_options(&parts.headers, &body, &q)?;
                     match registry.delete(&def, &ns, &name, &opts)? {
                         DeleteOutcome::Object(obj, code) => Ok(json_response(
                             StatusCode::from_u16(code).unwrap_or(StatusCode::OK),

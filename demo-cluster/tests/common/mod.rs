@@ -121,3 +121,12 @@ impl Kubectl {
         assert!(waited.contains("condition met"), "{waited}");
     }
 }
+
+impl Kubectl {
+    /// Writes `text` to `name` in kubectl's home; returns the path for `-f`.
+    pub fn manifest(&self, name: &str, text: &str) -> String {
+        let path = self.home.path().join(name);
+        std::fs::write(&path, text).expect("manifest written");
+        path.to_str().expect("utf-8 path").to_string()
+    }
+}
