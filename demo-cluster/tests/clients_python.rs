@@ -5,8 +5,9 @@
 //! with a small watch cache (100 events) and bookmarks every 200 ms. Ignored when the
 //! interpreter (DEMO_CLUSTER_PYTHON, default python3) lacks the client, except under CI.
 
-use std::process::Command;
 use std::time::Duration;
+
+use tokio::process::Command;
 
 use demo_cluster::{start_with_tuning, Config, Tuning};
 
@@ -28,16 +29,17 @@ async fn run_check(check: &'static str) {
     let python = std::env::var("DEMO_CLUSTER_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/clients.py");
     let url = cluster.url();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(python)
-            .arg(script)
-            .arg(url)
-            .arg(check)
-            .output()
-    })
-    .await
-    .expect("join")
-    .expect("python runs");
+    // Each check bounds its own waits; this only keeps a hung interpreter from hanging the run.
+    let run = Command::new(python)
+        .arg(script)
+        .arg(url)
+        .arg(check)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(180), run)
+        .await
+        .unwrap_or_else(|_| panic!("{check} did not finish in 180 s"))
+        .expect("python runs");
     assert!(
         out.status.success(),
         "{check}:\n{}\n{}",

@@ -31,10 +31,11 @@ def expired_watch_and_bookmarks():
     except client.ApiException as e:
         assert e.status == 410, e
         assert e.reason.startswith(f"Expired: too old resource version: {rv} ("), e.reason
-    # Without a timeout it retries once from the same version, then gives up the same way.
+    # Without timeout_seconds it retries once from the same version, then gives up the same
+    # way (_request_timeout, a client-side socket timeout, only bounds a hang).
     try:
         for event in watch.Watch().stream(core.list_namespaced_config_map, "default",
-                                          resource_version=rv):
+                                          resource_version=rv, _request_timeout=PATIENCE):
             raise AssertionError(f"no event can come from an evicted version: {event}")
     except client.ApiException as e:
         assert e.status == 410 and e.reason.startswith("Expired: "), e
