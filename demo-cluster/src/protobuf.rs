@@ -61,13 +61,17 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (2, "operator", Str, false),
             (3, "values", Str, true),
         ],
-        // What typed clients send with DELETE (`kubectl drain` falling back from eviction).
+        // What typed clients send with DELETE and evictions (`kubectl drain`).
         "DeleteOptions" => &[
             (1, "gracePeriodSeconds", Int, false),
             (2, "preconditions", Msg("Preconditions"), false),
             (3, "orphanDependents", Bool, false),
             (4, "propagationPolicy", Str, false),
             (5, "dryRun", Str, true),
+        ],
+        "Eviction" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "deleteOptions", Msg("DeleteOptions"), false),
         ],
         "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
         "ConfigMap" => &[

@@ -1,6 +1,7 @@
 //! kube-rs where the other tests are thin: a list paged past 500 items (kube-rs's default
-//! page size) and the streaming-list watcher (`sendInitialEvents=true` with
-//! `resourceVersionMatch=NotOlderThan`), as controllers on kube-apiserver 1.32+ use it.
+//! page size), the streaming-list watcher (`sendInitialEvents=true` with
+//! `resourceVersionMatch=NotOlderThan`), as controllers on kube-apiserver 1.32+ use it, and
+//! pod evictions (`pods/eviction`, policy/v1).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -8,8 +9,8 @@ use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use futures_util::{stream, StreamExt, TryStreamExt};
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::api::{Api, EvictParams, ListParams, PostParams};
 use kube::client::{Body, ClientBuilder};
 use kube::runtime::reflector::Store;
 use kube::runtime::{reflector, watcher};
@@ -283,5 +284,64 @@ async fn streaming_list_watcher_sees_everything_then_changes() {
     let listed = fresh_list(&api).await;
     assert!(listed.contains_key("after") && !listed.contains_key("cm-0000"));
     assert_eq!(store_versions(&reader), listed);
+    cluster.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evictions_delete_pods() {
+    let cluster = start(quiet_cluster()).await.expect("cluster starts");
+    let client = kube_client(&cluster);
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    pods.create(&PostParams::default(), &common::nginx_pod("evicted"))
+        .await
+        .expect("create");
+
+    let dry = EvictParams {
+        post_options: PostParams {
+            dry_run: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let status = pods
+        .evict("evicted", &dry)
+        .await
+        .expect("a dry-run eviction");
+    assert_eq!(
+        (status.status, status.code),
+        (Some(kube::core::response::StatusSummary::Success), 201)
+    );
+    assert!(pods.get_opt("evicted").await.expect("get").is_some());
+
+    // An Eviction naming another pod than its URL is refused.
+    let body = serde_json::json!({"apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": "other", "namespace": "default"}});
+    let request = http::Request::post("/api/v1/namespaces/default/pods/evicted/eviction")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&body).expect("json"))
+        .expect("request");
+    let refused = client
+        .request::<kube::core::Status>(request)
+        .await
+        .expect_err("a mismatched name");
+    assert!(
+        matches!(&refused, kube::Error::Api(s) if s.code == 400),
+        "{refused:?}"
+    );
+
+    let status = pods
+        .evict("evicted", &EvictParams::default())
+        .await
+        .expect("an eviction");
+    assert_eq!(status.code, 201);
+    assert!(pods.get_opt("evicted").await.expect("get").is_none());
+    let gone = pods
+        .evict("evicted", &EvictParams::default())
+        .await
+        .expect_err("nothing left to evict");
+    assert!(
+        matches!(&gone, kube::Error::Api(s) if s.code == 404),
+        "{gone:?}"
+    );
     cluster.shutdown().await.expect("shutdown");
 }

@@ -132,12 +132,7 @@ async fn get_watch_prints_table_rows_as_changes_happen() {
 async fn logs_follow_streams_until_the_pod_goes() {
     let cluster = common::start_for_cli_clients().await;
     let pods: Api<Pod> = Api::namespaced(common::kube_client(&cluster), "default");
-    let pod: Pod = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "web"},
-        "spec": {"containers": [{"name": "web", "image": "nginx"}]}
-    }))
-    .expect("pod");
-    pods.create(&PostParams::default(), &pod)
+    pods.create(&PostParams::default(), &common::nginx_pod("web"))
         .await
         .expect("create");
     let k = Kubectl::new(&cluster);

@@ -122,70 +122,99 @@ async fn a_node_created_later_gets_a_kubelet_and_runs_pods() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
-async fn drain_moves_pods_off_a_node() {
+async fn drain_moves_pods_off_nodes_by_eviction_or_deletion() {
     let cluster = common::start_for_cli_clients().await;
     let pods: Api<Pod> = Api::namespaced(common::kube_client(&cluster), "default");
     let k = Kubectl::new(&cluster);
     let web = k.manifest("web.yaml", common::WEB_DEPLOYMENT);
-    let (k, node) = tokio::task::spawn_blocking(move || {
+    let (k, first) = tokio::task::spawn_blocking(move || {
         k.ok(&["apply", "-f", &web]);
         k.wait_for("condition=Available", "deployment/web");
-        let node = jsonpath(
-            &k,
-            &["get", "pods", "-l", "app=web"],
-            "{.items[0].spec.nodeName}",
-        );
-        assert!(node.starts_with("demo-node-"), "{node:?}");
-        // No eviction subresource here: kubectl deletes the pods, with a protobuf body.
-        let drained = k.ok(&["drain", &node, "--timeout=60s"]);
+        let first = node_of_a_web_pod(&k);
+        // kubectl finds pods/eviction (policy/v1) in discovery and evicts.
+        let drained = k.ok(&["drain", &first, "--timeout=60s"]);
+        assert!(drained.contains("evicting pod default/web-"), "{drained}");
         assert!(
-            drained.contains(&format!("node/{node} drained")),
+            drained.contains(&format!("node/{first} drained")),
             "{drained}"
         );
-        let row = k.ok(&["get", "node", &node, "--no-headers"]);
+        let row = k.ok(&["get", "node", &first, "--no-headers"]);
         assert!(row.contains("Ready,SchedulingDisabled"), "{row}");
-        (k, node)
+        (k, first)
     })
     .await
     .expect("kubectl steps");
-    // The replacement runs elsewhere: two running pods, none on the drained node.
+    let placed = two_running_web_pods(&pods).await;
+    assert!(placed.iter().all(|on| *on != first), "{placed:?}");
+
+    let (k, second) = tokio::task::spawn_blocking(move || {
+        let second = node_of_a_web_pod(&k);
+        assert_ne!(second, first);
+        // Without eviction kubectl deletes the pods itself (a protobuf DeleteOptions body).
+        let drained = k.ok(&["drain", &second, "--disable-eviction", "--timeout=60s"]);
+        assert!(!drained.contains("evicting"), "{drained}");
+        assert!(
+            drained.contains(&format!("node/{second} drained")),
+            "{drained}"
+        );
+        (k, [first, second])
+    })
+    .await
+    .expect("kubectl steps");
+    let placed = two_running_web_pods(&pods).await;
+    assert!(
+        placed.iter().all(|on| !second.contains(on)),
+        "{placed:?} on {second:?}"
+    );
+    tokio::task::spawn_blocking(move || {
+        for node in &second {
+            k.ok(&["uncordon", node]);
+            let row = k.ok(&["get", "node", node, "--no-headers"]);
+            assert!(!row.contains("SchedulingDisabled"), "{row}");
+        }
+    })
+    .await
+    .expect("kubectl steps");
+    cluster.shutdown().await.expect("shutdown");
+}
+
+fn node_of_a_web_pod(k: &Kubectl) -> String {
+    let node = jsonpath(
+        k,
+        &["get", "pods", "-l", "app=web"],
+        "{.items[0].spec.nodeName}",
+    );
+    assert!(node.starts_with("demo-node-"), "{node:?}");
+    node
+}
+
+/// Waits (on a watch) for the web Deployment's two pods to run; returns their nodes.
+async fn two_running_web_pods(pods: &Api<Pod>) -> Vec<String> {
     let (reader, writer) = reflector::store();
     let mut events = reflector(
         writer,
-        watcher(pods, watcher::Config::default().labels("app=web")),
+        watcher(pods.clone(), watcher::Config::default().labels("app=web")),
     )
     .boxed();
-    let placed = tokio::time::timeout(Duration::from_secs(60), async {
+    tokio::time::timeout(Duration::from_secs(60), async {
         loop {
             events
                 .next()
                 .await
                 .expect("the watch goes on")
                 .expect("no watch error");
-            let placed: Vec<(String, String)> = reader
+            let running: Vec<String> = reader
                 .state()
                 .iter()
                 .filter(|p| p.metadata.deletion_timestamp.is_none())
-                .map(|p| {
-                    let spec = p.spec.as_ref().and_then(|s| s.node_name.clone());
-                    let phase = p.status.as_ref().and_then(|s| s.phase.clone());
-                    (spec.unwrap_or_default(), phase.unwrap_or_default())
-                })
+                .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+                .filter_map(|p| p.spec.as_ref()?.node_name.clone())
                 .collect();
-            if placed.len() == 2 && placed.iter().all(|(_, phase)| phase == "Running") {
-                break placed;
+            if running.len() == 2 && reader.state().len() == 2 {
+                break running;
             }
         }
     })
     .await
-    .expect("two running pods in time");
-    assert!(placed.iter().all(|(on, _)| *on != node), "{placed:?}");
-    tokio::task::spawn_blocking(move || {
-        k.ok(&["uncordon", &node]);
-        let row = k.ok(&["get", "node", &node, "--no-headers"]);
-        assert!(!row.contains("SchedulingDisabled"), "{row}");
-    })
-    .await
-    .expect("kubectl steps");
-    cluster.shutdown().await.expect("shutdown");
+    .expect("two running pods in time")
 }

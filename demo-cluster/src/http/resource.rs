@@ -538,14 +538,26 @@ fn delete_options(
     body: &[u8],
     q: &HashMap<String, String>,
 ) -> ApiResult<DeleteOptions> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return delete_options_of(None, q);
+    }
+    // JSON, or protobuf from typed clients (`kubectl drain --disable-eviction` deletes so).
+    let v: Value = match content_type(headers).as_str() {
+        "application/vnd.kubernetes.protobuf" => crate::protobuf::decode(body),
+        _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
+    }
+    .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+    delete_options_of(Some(&v), q)
+}
+
+/// DeleteOptions from a decoded body (a DELETE's, or an Eviction's `deleteOptions`) and the
+/// query, which wins.
+fn delete_options_of(
+    body: Option<&Value>,
+    q: &HashMap<String, String>,
+) -> ApiResult<DeleteOptions> {
     let mut opts = DeleteOptions::default();
-    if !body.iter().all(u8::is_ascii_whitespace) {
-        // JSON, or protobuf from typed clients (kubectl drain deletes pods that way).
-        let v: Value = match content_type(headers).as_str() {
-            "application/vnd.kubernetes.protobuf" => crate::protobuf::decode(body),
-            _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
-        }
-        .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+    if let Some(v) = body {
         opts.grace_period_seconds = v["gracePeriodSeconds"].as_i64();
         opts.propagation_policy = v["propagationPolicy"].as_str().map(String::from);
         opts.orphan_dependents = v["orphanDependents"].as_bool();
@@ -814,6 +826,24 @@ async fn handle_inner(
                         Ok(current)
                     })?;
                     Ok(json_response(StatusCode::OK, &scale))
+                }
+                // policy/v1 Eviction: there are no PodDisruptionBudgets to consult, so it
+                // deletes the pod with the eviction's options (201 and a Status, as served).
+                ("eviction", Method::POST) => {
+                    let eviction = decode_body(&parts.headers, &body)?;
+                    let named = eviction["metadata"]["name"].as_str().unwrap_or_default();
+                    if !named.is_empty() && named != name {
+                        return Err(ApiError::bad_request(
+                            "name in URL does not match name in Eviction object",
+                        ));
+                    }
+                    let given = Some(&eviction["deleteOptions"]).filter(|v| v.is_object());
+                    let opts = delete_options_of(given, &q)?;
+                    registry.delete(&def, &ns, &name, &opts)?;
+                    Ok(json_response(
+                        StatusCode::CREATED,
+                        &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
+                    ))
                 }
                 ("binding", Method::POST) => {
                     let opts = write_options(&parts, &q, warnings)?;

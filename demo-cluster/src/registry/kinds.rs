@@ -147,11 +147,21 @@ impl B {
         self.0.returns_deleted_object = true;
         self
     }
-    fn sub(mut self, name: &str, kind: &str, verbs: &[&str]) -> B {
+    fn sub(self, name: &str, kind: &str, verbs: &[&str]) -> B {
+        self.sub_in(name, None, kind, verbs)
+    }
+    /// A subresource whose kind is in another group/version (`pods/eviction`: policy/v1).
+    fn sub_in(
+        mut self,
+        name: &str,
+        group_version: Option<(&str, &str)>,
+        kind: &str,
+        verbs: &[&str],
+    ) -> B {
         self.0.subresources.push(SubresourceDef {
             name: name.into(),
-            group: None,
-            version: None,
+            group: group_version.map(|(g, _)| g.into()),
+            version: group_version.map(|(_, v)| v.into()),
             kind: kind.into(),
             verbs: strings(verbs),
         });
@@ -161,20 +171,14 @@ impl B {
         let kind = self.0.kind.clone();
         self.sub("status", &kind, STATUS_VERBS)
     }
-    fn scale(mut self) -> B {
-        self.0.subresources.push(SubresourceDef {
-            name: "scale".into(),
-            group: Some("autoscaling".into()),
-            version: Some("v1".into()),
-            kind: "Scale".into(),
-            verbs: strings(STATUS_VERBS),
-        });
-        self.0.scale = Some(ScalePaths {
+    fn scale(self) -> B {
+        let mut b = self.sub_in("scale", Some(("autoscaling", "v1")), "Scale", STATUS_VERBS);
+        b.0.scale = Some(ScalePaths {
             spec_replicas: ".spec.replicas".into(),
             status_replicas: ".status.replicas".into(),
             label_selector: None,
         });
-        self
+        b
     }
 }
 
@@ -208,6 +212,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .returns_deleted()
             .generation()
             .sub("binding", "Binding", &["create"])
+            .sub_in("eviction", Some(("policy", "v1")), "Eviction", &["create"])
             .sub("log", "Pod", &["get"])
             .status()
             .0,

@@ -130,3 +130,12 @@ impl Kubectl {
         path.to_str().expect("utf-8 path").to_string()
     }
 }
+
+/// A one-container nginx Pod (the simulated kubelet runs it and logs nginx's lines).
+pub fn nginx_pod(name: &str) -> k8s_openapi::api::core::v1::Pod {
+    serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "web", "image": "nginx"}]}
+    }))
+    .expect("valid Pod")
+}
