@@ -146,8 +146,7 @@ fn kubectl_reference(server: &str, expected: usize) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn big_pod_lists() {
     let harness = Harness::start_quiet().await;
-    let config = kube::Config::new(harness.base_url().parse().expect("url"));
-    let client = kube::Client::try_from(config).expect("kube client");
+    let client = harness.kube_client();
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
         .create(

@@ -42,8 +42,7 @@ fn crd(i: usize) -> CustomResourceDefinition {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tree_ready_time_with_300_crd_groups() {
     let harness = Harness::start().await;
-    let config = kube::Config::new(harness.base_url().parse().expect("url"));
-    let client = kube::Client::try_from(config).expect("kube client");
+    let client = harness.kube_client();
     let crds: Api<CustomResourceDefinition> = Api::all(client);
     for i in 0..CRD_GROUPS {
         crds.create(&PostParams::default(), &crd(i))

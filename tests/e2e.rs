@@ -8,20 +8,11 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::Harness;
+use common::{wait_for, Harness};
 use thirtyfour::prelude::*;
 
 const PAGE_TIMEOUT: Duration = Duration::from_secs(20);
 const POLL: Duration = Duration::from_millis(100);
-
-async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    driver
-        .query(By::Css(css))
-        .wait(PAGE_TIMEOUT, POLL)
-        .first()
-        .await
-        .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
-}
 
 /// Group names shown as top-level tree rows.
 async fn shown_groups(driver: &WebDriver) -> BTreeSet<String> {
@@ -247,8 +238,7 @@ async fn a_crd_created_while_the_page_is_open_appears_without_reload() {
         .await
         .expect("scroll");
 
-    let config = kube::Config::new(harness.base_url().parse().expect("url"));
-    let client = kube::Client::try_from(config).expect("kube client");
+    let client = harness.kube_client();
     let crds: Api<CustomResourceDefinition> = Api::all(client);
     let crd: CustomResourceDefinition = serde_json::from_value(widget_crd()).expect("CRD");
     crds.create(&PostParams::default(), &crd)
@@ -335,10 +325,9 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
     assert!(shown_groups(driver).await.contains("apps"));
     // The CRD watch runs over a WebSocket through the proxy: a new CRD shows up well before
     // the 15 s discovery poll would notice it.
-    let config = kube::Config::new(harness.base_url().parse().expect("url"));
     let crds: kube::Api<
         k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-    > = kube::Api::all(kube::Client::try_from(config).expect("kube client"));
+    > = kube::Api::all(harness.kube_client());
     let crd = serde_json::from_value(widget_crd()).expect("CRD");
     crds.create(&Default::default(), &crd)
         .await

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::Harness;
+use common::{wait_for, Harness};
 use futures::{stream, StreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, PostParams};
@@ -16,20 +16,6 @@ use thirtyfour::prelude::*;
 
 const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_millis(100);
-
-fn kube_client(harness: &Harness) -> kube::Client {
-    let config = kube::Config::new(harness.base_url().parse().expect("cluster URL"));
-    kube::Client::try_from(config).expect("kube client")
-}
-
-async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
-    driver
-        .query(By::Css(css))
-        .wait(PAGE_TIMEOUT, POLL)
-        .first()
-        .await
-        .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
-}
 
 /// Waits until the element at `css` has text satisfying `check`; returns the text.
 async fn wait_for_text(driver: &WebDriver, css: &str, check: impl Fn(&str) -> bool) -> String {
@@ -95,7 +81,7 @@ async fn wait_loaded(driver: &WebDriver, count: usize) -> String {
 async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
     let harness = Harness::start().await;
     let driver = &harness.driver;
-    let configmaps: Api<ConfigMap> = Api::namespaced(kube_client(&harness), "default");
+    let configmaps: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "default");
     let settings: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "settings"}, "data": {"a": "1", "b": "2"}
     }))
@@ -245,7 +231,7 @@ async fn selectors_narrow_the_list_and_bad_ones_are_caught_before_sending() {
 async fn five_thousand_pods_page_in_and_stay_virtualized() {
     const PODS: usize = 5_000;
     let harness = Harness::start().await;
-    let client = kube_client(&harness);
+    let client = harness.kube_client();
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
         .create(
@@ -394,7 +380,7 @@ async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
 async fn html_from_the_server_is_shown_as_text_and_never_run() {
     const HOSTILE: &str = "<img src=x onerror=alert(1)>";
     let harness = Harness::start().await;
-    let configmaps: Api<ConfigMap> = Api::namespaced(kube_client(&harness), "default");
+    let configmaps: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "default");
     let cm: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "hostile", "annotations": {"note": HOSTILE},
                      "labels": {"kind": "x"}},

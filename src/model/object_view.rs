@@ -181,17 +181,24 @@ pub struct PrettyJson {
     pub managed_fields_folded: usize,
 }
 
-/// The object as pretty JSON; `metadata.managedFields` is removed unless `show_managed_fields`.
-pub fn pretty_json(object: &Value, show_managed_fields: bool) -> PrettyJson {
-    let mut managed_fields_folded = 0;
+/// The object as shown: without `metadata.managedFields` unless `show_managed_fields`, with
+/// how many entries were left out (for the YAML and JSON views alike).
+pub fn shown_object(object: &Value, show_managed_fields: bool) -> (Value, usize) {
     let mut shown = object.clone();
+    let mut folded = 0;
     if !show_managed_fields {
         if let Some(metadata) = shown.get_mut("metadata").and_then(Value::as_object_mut) {
             if let Some(removed) = metadata.remove("managedFields") {
-                managed_fields_folded = removed.as_array().map_or(1, Vec::len);
+                folded = removed.as_array().map_or(1, Vec::len);
             }
         }
     }
+    (shown, folded)
+}
+
+/// The object as pretty JSON; `metadata.managedFields` is removed unless `show_managed_fields`.
+pub fn pretty_json(object: &Value, show_managed_fields: bool) -> PrettyJson {
+    let (shown, managed_fields_folded) = shown_object(object, show_managed_fields);
     // Serializing a Value cannot fail (its keys are strings); the fallback is never used.
     let text = serde_json::to_string_pretty(&shown).unwrap_or_else(|_| shown.to_string());
     PrettyJson {

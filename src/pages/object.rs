@@ -7,7 +7,9 @@ use serde_json::Value;
 
 use crate::components::Copyable;
 use crate::model::mapping::split_api_version;
-use crate::model::object_view::{object_overview, pretty_json, ConditionRow, MetadataEntry};
+use crate::model::object_view::{
+    object_overview, pretty_json, shown_object, ConditionRow, MetadataEntry,
+};
 use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::yaml::to_yaml;
@@ -328,14 +330,13 @@ fn text_view(object: &Value, yaml: bool) -> impl IntoView {
     let show_managed = RwSignal::new(false);
     let object = object.clone();
     move || {
-        let pretty = pretty_json(&object, show_managed.get());
-        let text = if yaml {
-            let shown: Value = serde_json::from_str(&pretty.text).unwrap_or(Value::Null);
-            to_yaml(&shown).unwrap_or_else(|e| e)
+        let (text, folded) = if yaml {
+            let (shown, folded) = shown_object(&object, show_managed.get());
+            (to_yaml(&shown).unwrap_or_else(|e| e), folded)
         } else {
-            pretty.text.clone()
+            let pretty = pretty_json(&object, show_managed.get());
+            (pretty.text, pretty.managed_fields_folded)
         };
-        let folded = pretty.managed_fields_folded;
         view! {
             <div class="text-tools">
                 <Copyable text=text.clone()/>
@@ -378,9 +379,8 @@ fn VersionsView(tree: ApiTree, identity: ObjectIdentity) -> impl IntoView {
                     );
                     let body = match &read.result {
                         Ok(object) => {
-                            let shown = pretty_json(object, false);
-                            let value: Value = serde_json::from_str(&shown.text).unwrap_or(Value::Null);
-                            let text = to_yaml(&value).unwrap_or_else(|e| e);
+                            let (shown, _) = shown_object(object, false);
+                            let text = to_yaml(&shown).unwrap_or_else(|e| e);
                             view! { <pre class="object-text">{text}</pre> }.into_any()
                         }
                         Err(error) => view! { <p class="error">{error.to_string()}</p> }.into_any(),

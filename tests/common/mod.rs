@@ -366,3 +366,22 @@ impl Harness {
             .expect("cluster address")
     }
 }
+
+/// Waits (30 s at most: a generous bound on a busy 2-core machine) for an element matching
+/// `css`.
+pub async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
+    driver
+        .query(By::Css(css))
+        .wait(Duration::from_secs(30), Duration::from_millis(100))
+        .first()
+        .await
+        .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
+}
+
+impl Harness {
+    /// A kube-rs client for the harness's cluster.
+    pub fn kube_client(&self) -> kube::Client {
+        let config = kube::Config::new(self.base_url().parse().expect("cluster URL"));
+        kube::Client::try_from(config).expect("kube client")
+    }
+}
