@@ -17,6 +17,7 @@ use crate::pages::{HomePage, ListIdentity, ObjectIdentity, ObjectPage, ResourceL
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
 use crate::state::request_log;
+use crate::state::watch::WatchHub;
 
 /// Which page to build: a new list or object is a new page; sort, filter, wide and tab are
 /// read by the page itself, so changing them does not reload anything.
@@ -70,6 +71,7 @@ async fn load_namespaces() -> Option<Vec<String>> {
 pub fn App() -> impl IntoView {
     let app_started_ms = api::now_ms();
     let log = request_log::install();
+    WatchHub::install();
     let discovery = DiscoveryState::new();
     provide_context(discovery);
     discovery.start();

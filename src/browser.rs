@@ -1,4 +1,5 @@
-//! Small browser helpers the views share: timing marks taken after the frame is painted.
+//! Small browser helpers the views share: timing marks taken after the frame is painted, and
+//! downloads of text made in the page.
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -54,4 +55,27 @@ pub fn expose_wasm_memory() {
         )
         .ok();
     }
+}
+
+/// Offers `text` as a download named `file_name` (a Blob behind a temporary object URL, so
+/// nothing goes back to the server).
+pub fn download_text(text: &str, file_name: &str) -> Result<(), wasm_bindgen::JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/plain;charset=utf-8");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let link: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
+    link.set_href(&url);
+    link.set_download(file_name);
+    link.click();
+    // The download has taken the Blob by the time a timeout runs; revoking frees its memory.
+    let revoke = Closure::once_into_js(move || {
+        // Failing leaves the Blob until the page closes: nothing to recover.
+        web_sys::Url::revoke_object_url(&url).ok();
+    });
+    window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 1000)?;
+    Ok(())
 }

@@ -237,6 +237,7 @@ async fn explorer_shows_mapping_paths_and_commands() {
 fn numbered_row(index: usize) -> DisplayRow {
     let name = format!("pod-{index:06}");
     DisplayRow {
+        id: name.clone(),
         key: name.clone(),
         href: format!("#/obj/core/v1/pods/default/{name}"),
         cells: vec![
@@ -244,11 +245,13 @@ fn numbered_row(index: usize) -> DisplayRow {
                 text: name,
                 numeric: false,
                 link: true,
+                changed: false,
             },
             DisplayCell {
                 text: index.to_string(),
                 numeric: true,
                 link: false,
+                changed: index == 1,
             },
         ],
         problem: None,

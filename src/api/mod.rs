@@ -1,11 +1,13 @@
 //! All browser transport: same-origin requests to the Kubernetes API (through `kubectl proxy`
 //! or the demo cluster). One client for every verb ([`send`] of a [`ApiRequest`]), cancellable
-//! through an [`Abort`] handle; watch streams in [`watch`].
+//! through an [`Abort`] handle; streamed responses (pod logs, chunked watches) in [`stream`];
+//! watch streams in [`watch`].
 //!
 //! Requests are reported to a [`RequestObserver`] that the app installs (the request log), so
 //! this module knows nothing of signals or views.
 
 pub mod discovery;
+pub mod stream;
 pub mod watch;
 
 use std::cell::RefCell;
@@ -54,6 +56,8 @@ pub trait RequestObserver {
 pub enum Transport {
     Fetch,
     WebSocket,
+    /// A response read as it arrives (pod logs with `follow=true`, chunked watches).
+    Stream,
 }
 
 thread_local! {
@@ -122,6 +126,61 @@ fn method_of(verb: Verb) -> Method {
     }
 }
 
+/// A request that got no HTTP answer: cancelled through its signal, or the network failed.
+pub(crate) enum NoAnswer {
+    Cancelled,
+    Failed(String),
+}
+
+impl NoAnswer {
+    /// What the request log shows.
+    pub(crate) fn log_text(&self) -> String {
+        match self {
+            NoAnswer::Cancelled => "cancelled".to_string(),
+            NoAnswer::Failed(error) => error.clone(),
+        }
+    }
+
+    pub(crate) fn into_api_error(self) -> ApiError {
+        match self {
+            NoAnswer::Cancelled => ApiError::Aborted,
+            NoAnswer::Failed(error) => ApiError::Unreachable(error),
+        }
+    }
+}
+
+/// Sends `request` and waits for the answer's status and headers (not its body).
+pub(crate) async fn open(
+    request: &ApiRequest,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<gloo_net::http::Response, NoAnswer> {
+    let url = request.url();
+    let mut builder = RequestBuilder::new(&url)
+        .method(method_of(request.verb))
+        .header("Accept", &request.accept);
+    for (name, value) in &request.headers {
+        builder = builder.header(name, value);
+    }
+    builder = builder.abort_signal(signal);
+    let prepared = match (&request.body, request.content_type()) {
+        (Some(body), Some(content_type)) => builder
+            .header("Content-Type", content_type)
+            .body(body.as_str()),
+        _ => builder.build(),
+    };
+    let sent = match prepared {
+        Ok(prepared) => prepared.send().await,
+        Err(error) => Err(error),
+    };
+    sent.map_err(|error| {
+        if signal.is_some_and(web_sys::AbortSignal::aborted) {
+            NoAnswer::Cancelled
+        } else {
+            NoAnswer::Failed(error.to_string())
+        }
+    })
+}
+
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
 /// [`ApiError::Aborted`]. Non-2xx answers other than 304 become [`ApiError::Status`] with the
 /// server's full Status.
@@ -136,43 +195,16 @@ pub async fn send(
             observe(|o| o.finished(id, outcome));
         }
     };
-    let url = request.url();
-    let mut builder = RequestBuilder::new(&url)
-        .method(method_of(request.verb))
-        .header("Accept", &request.accept);
-    for (name, value) in &request.headers {
-        builder = builder.header(name, value);
-    }
-    builder = builder.abort_signal(signal);
-    let sent = match (&request.body, request.content_type()) {
-        (Some(body), Some(content_type)) => builder
-            .header("Content-Type", content_type)
-            .body(body.as_str())
-            .map_err(|e| e.to_string()),
-        _ => builder.build().map_err(|e| e.to_string()),
-    };
-    let response = match sent {
-        Ok(prepared) => prepared.send().await.map_err(|e| e.to_string()),
-        Err(error) => Err(error),
-    };
     let aborted = || signal.is_some_and(web_sys::AbortSignal::aborted);
-    let response = match response {
+    let response = match open(request, signal).await {
         Ok(response) => response,
         Err(error) => {
             finish(RequestOutcome {
                 duration_ms: now_ms() - started,
-                error: Some(if aborted() {
-                    "cancelled".to_string()
-                } else {
-                    error.clone()
-                }),
+                error: Some(error.log_text()),
                 ..Default::default()
             });
-            return Err(if aborted() {
-                ApiError::Aborted
-            } else {
-                ApiError::Unreachable(error)
-            });
+            return Err(error.into_api_error());
         }
     };
     let status = response.status();

@@ -2,14 +2,18 @@
 
 pub mod explorer;
 pub mod palette;
+pub mod pod_logs;
 pub mod quick_access;
 pub mod request_log;
+pub mod stream_status;
 pub mod tree;
 pub mod virtual_table;
 
 pub use explorer::{Copyable, ResourceExplorer};
 pub use palette::Palette;
+pub use pod_logs::PodLogs;
 pub use quick_access::QuickAccess;
 pub use request_log::RequestLogPanel;
+pub use stream_status::StreamStatusLine;
 pub use tree::ApiTreeView;
 pub use virtual_table::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};

@@ -2,9 +2,10 @@
 
 use leptos::prelude::*;
 
+use crate::api::Transport;
 use crate::components::explorer::{page_origin, Copyable};
 use crate::model::shell_quote;
-use crate::state::request_log::RequestRecord;
+use crate::state::request_log::{RequestLogView, RequestRecord};
 
 fn curl_for(record: &RequestRecord, origin: &str) -> String {
     let url = format!("{origin}{}", record.path);
@@ -35,6 +36,7 @@ fn curl_for(record: &RequestRecord, origin: &str) -> String {
 #[component]
 pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
     let origin = page_origin();
+    let panel = expect_context::<RequestLogView>();
     let summary = move || {
         log.with(|entries| {
             let open = entries
@@ -48,17 +50,47 @@ pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
             )
         })
     };
+    let filter_line = move || {
+        panel.path_filter.get().map(|path| {
+            view! {
+                <p class="log-filter">
+                    "Requests for " <code>{path}</code> " · "
+                    <button type="button" class="link-button" on:click=move |_| panel.path_filter.set(None)>
+                        "Show all"
+                    </button>
+                </p>
+            }
+        })
+    };
     view! {
-        <details class="request-log">
+        <details
+            class="request-log"
+            prop:open=move || panel.open.get()
+            on:toggle=move |event| {
+                let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
+                if open != panel.open.get_untracked() {
+                    panel.open.set(open);
+                }
+            }
+        >
             <summary>{summary}</summary>
+            {filter_line}
             <div class="rows">
                 <table aria-label="API requests">
                     <tbody>
                         {move || {
+                            // A closed log costs nothing: its rows are not drawn.
+                            if !panel.open.get() {
+                                return Vec::new();
+                            }
                             let origin = origin.clone();
+                            let filter = panel.path_filter.get();
                             log.get()
                                 .into_iter()
                                 .rev()
+                                .filter(|record| {
+                                    filter.as_ref().is_none_or(|path| record.path.starts_with(path.as_str()))
+                                })
                                 .map(|record| {
                                     let status = match (record.status, &record.error) {
                                         (Some(code), _) => code.to_string(),
@@ -71,8 +103,10 @@ pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
                                         || (record.watch.is_some() && record.error.is_none());
                                     let timing = match record.watch {
                                         Some(w) => format!(
-                                            "watch · {} events{}",
+                                            "{} · {} {}{}",
+                                            if record.transport == Transport::Stream { "stream" } else { "watch" },
                                             w.events,
+                                            if record.transport == Transport::Stream { "chunks" } else { "events" },
                                             if w.open { " · open" } else { "" }
                                         ),
                                         None => format!("{:.0} ms", record.duration_ms),
@@ -89,7 +123,7 @@ pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
                                         </tr>
                                     }
                                 })
-                                .collect_view()
+                                .collect::<Vec<_>>()
                         }}
                     </tbody>
                 </table>

@@ -35,6 +35,8 @@ pub struct HeaderCell {
 /// One row ready to draw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DisplayRow {
+    /// The object's identity (its uid): the selection follows it when rows move.
+    pub id: String,
     /// Unique and stable for the object (its uid) plus what changes when it must be redrawn.
     pub key: String,
     /// Where Enter goes (a `#/...` route); the cell with `link` set draws it as a link.
@@ -51,15 +53,37 @@ pub struct DisplayCell {
     pub numeric: bool,
     /// Drawn as a link to the row's object (the name cell).
     pub link: bool,
+    /// Changed a moment ago (or the row is new): briefly marked.
+    pub changed: bool,
 }
 
 /// The visible index range for a scroll position: `[start, end)` clamped to `count`.
 pub fn visible_range(scroll_top: f64, viewport: f64, count: usize) -> (usize, usize) {
-    let first = (scroll_top.max(0.0) / ROW_HEIGHT).floor() as usize;
-    let shown = (viewport.max(0.0) / ROW_HEIGHT).ceil() as usize + 1;
+    visible_range_of_rows(scroll_top, viewport, count, ROW_HEIGHT)
+}
+
+/// [`visible_range`] for rows of another fixed height (e.g. log lines).
+pub fn visible_range_of_rows(
+    scroll_top: f64,
+    viewport: f64,
+    count: usize,
+    row_height: f64,
+) -> (usize, usize) {
+    let first = (scroll_top.max(0.0) / row_height).floor() as usize;
+    let shown = (viewport.max(0.0) / row_height).ceil() as usize + 1;
     let start = first.saturating_sub(OVERSCAN).min(count);
     let end = (first + shown + OVERSCAN).min(count);
     (start, end)
+}
+
+/// The height of a scrolling container, never more than the window's: a container left
+/// without a height (no stylesheet) must not turn 100,000 rows into 100,000 DOM rows.
+pub fn viewport_height(scroller: &web_sys::Element) -> f64 {
+    let window_height = web_sys::window()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|h| h.as_f64())
+        .unwrap_or(f64::MAX);
+    f64::from(scroller.client_height()).min(window_height)
 }
 
 #[component]
@@ -81,16 +105,12 @@ pub fn VirtualTable(
     let scroll_top = RwSignal::new(0.0_f64);
     let viewport = RwSignal::new(600.0_f64);
     let active = RwSignal::new(None::<usize>);
+    // The selected object, so the selection stays on it when rows above come or go.
+    let active_id = RwSignal::new(None::<String>);
 
     let measure = move || {
         if let Some(el) = scroller.get_untracked() {
-            // Never more than the window: a container left without a height (no stylesheet)
-            // must not turn 100,000 rows into 100,000 DOM rows.
-            let window_height = web_sys::window()
-                .and_then(|w| w.inner_height().ok())
-                .and_then(|h| h.as_f64())
-                .unwrap_or(f64::MAX);
-            viewport.set((el.client_height() as f64).min(window_height));
+            viewport.set(viewport_height(&el));
             scroll_top.set(el.scroll_top() as f64);
         }
     };
@@ -131,6 +151,17 @@ pub fn VirtualTable(
         scroll_top.set(el.scroll_top() as f64);
     };
 
+    // Where the selected object is now (rows may have moved since it was selected).
+    let relocated_active = move |index: Option<usize>, id: Option<String>| -> Option<usize> {
+        let Some(id) = id else {
+            return index;
+        };
+        let (start, end) = range.get_untracked();
+        (start..end)
+            .find(|&i| row_at.run(i).is_some_and(|row| row.id == id))
+            .or(index)
+    };
+
     let on_keydown = move |event: ev::KeyboardEvent| {
         let count = row_count.get_untracked();
         if count == 0 {
@@ -139,7 +170,7 @@ pub fn VirtualTable(
         let page = ((viewport.get_untracked() / ROW_HEIGHT) as usize)
             .saturating_sub(2)
             .max(1);
-        let current = active.get_untracked();
+        let current = relocated_active(active.get_untracked(), active_id.get_untracked());
         let next = match event.key().as_str() {
             "ArrowDown" => current.map_or(0, |i| (i + 1).min(count - 1)),
             "ArrowUp" => current.map_or(0, |i| i.saturating_sub(1)),
@@ -158,6 +189,7 @@ pub fn VirtualTable(
         };
         event.prevent_default();
         active.set(Some(next));
+        active_id.set(row_at.run(next).map(|row| row.id));
         scroll_into_view(next);
     };
 
@@ -238,7 +270,11 @@ pub fn VirtualTable(
                         each=visible_rows
                         key=|(index, row)| format!("{index}:{}", row.key)
                         children=move |(index, row)| {
-                            let is_active = move || active.get() == Some(index);
+                            let id = row.id.clone();
+                            let is_active = Memo::new(move |_| {
+                                active_id.with(|a| a.as_deref() == Some(id.as_str()))
+                            });
+                            let row_id = row.id.clone();
                             let href = row.href.clone();
                             let problem = row.problem.clone();
                             view! {
@@ -247,7 +283,7 @@ pub fn VirtualTable(
                                     class:active=is_active
                                     class:problem=problem.is_some()
                                     aria-rowindex=index + 2
-                                    aria-selected=move || is_active().to_string()
+                                    aria-selected=move || is_active.get().to_string()
                                     title=problem.clone()
                                     on:click=move |event: ev::MouseEvent| {
                                         // A click on the link navigates by itself.
@@ -256,6 +292,7 @@ pub fn VirtualTable(
                                             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
                                             .is_some_and(|el| el.tag_name() == "A");
                                         active.set(Some(index));
+                                        active_id.set(Some(row_id.clone()));
                                         if !on_link {
                                             if let Some(el) = scroller.get_untracked() {
                                                 el.focus().ok();
@@ -270,14 +307,14 @@ pub fn VirtualTable(
                                             let title = cell.text.clone();
                                             if cell.link {
                                                 view! {
-                                                    <td class="name-cell">
+                                                    <td class="name-cell" class:changed=cell.changed>
                                                         <a href=href.clone() title=title>{cell.text}</a>
                                                     </td>
                                                 }
                                                 .into_any()
                                             } else {
                                                 view! {
-                                                    <td class:numeric=cell.numeric title=title>
+                                                    <td class:numeric=cell.numeric class:changed=cell.changed title=title>
                                                         {cell.text}
                                                     </td>
                                                 }

@@ -1,12 +1,12 @@
 //! Pure model of the dashboard: discovery parsing, the unified API tree, REST mapping,
-//! filtering, and Browse (tables, selectors, routes, owners, object pages, paging). No IO, no
+//! filtering, Browse (tables, selectors, routes, owners, object pages) and the watch layer. No IO, no
 //! browser APIs, so it is tested natively with `cargo test`.
 
 pub mod age;
 pub mod discovery;
 pub mod errors;
 pub mod filter;
-pub mod list_paging;
+pub mod logs;
 pub mod mapping;
 pub mod meta;
 pub mod object_view;
@@ -34,7 +34,6 @@ pub use discovery::{
     GvRequest, LegacyTreeBuilder, LegacyWalkPlan, DISCOVERY_ACCEPT,
 };
 pub use filter::{filter_tree, palette_matches, MatchRank, PaletteCandidate, TreeFilter};
-pub use list_paging::{ListPager, PageRequest, PagerStep, Progress, MAX_RESTARTS, PAGE_SIZE};
 pub use mapping::{
     allowed_operations, kind_to_resource, resolve_category, resolve_user_input, shell_quote,
     split_api_version, ApiPath, Endpoint, HttpMethod, MappingError, NameArg, NamespaceArg,

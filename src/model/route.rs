@@ -77,15 +77,18 @@ pub enum ObjectTab {
     Yaml,
     Json,
     Versions,
+    /// Pods only: the containers' logs (`pods/{name}/log`).
+    Logs,
 }
 
 impl ObjectTab {
     /// In display order.
-    pub const ALL: [ObjectTab; 4] = [
+    pub const ALL: [ObjectTab; 5] = [
         ObjectTab::Overview,
         ObjectTab::Yaml,
         ObjectTab::Json,
         ObjectTab::Versions,
+        ObjectTab::Logs,
     ];
 
     /// The `tab=` value.
@@ -95,6 +98,15 @@ impl ObjectTab {
             ObjectTab::Yaml => "yaml",
             ObjectTab::Json => "json",
             ObjectTab::Versions => "versions",
+            ObjectTab::Logs => "logs",
+        }
+    }
+
+    /// Whether objects of `resource` have this tab (logs are served for core/v1 pods only).
+    pub fn applies_to(self, resource: &ResourceId) -> bool {
+        match self {
+            ObjectTab::Logs => resource.group.is_empty() && resource.plural == "pods",
+            _ => true,
         }
     }
 
@@ -242,7 +254,9 @@ fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
     let mut route = ObjectRoute::new(resource, namespace, name);
     for (key, value) in query_pairs(query) {
         if key == "tab" {
-            route.tab = ObjectTab::from_name(&value).unwrap_or_default();
+            route.tab = ObjectTab::from_name(&value)
+                .filter(|tab| tab.applies_to(&route.resource))
+                .unwrap_or_default();
         }
     }
     Some(route)
@@ -446,7 +460,12 @@ mod tests {
             round_trip(&page);
         }
         for tab in ObjectTab::ALL {
-            let mut object = ObjectRoute::new(deployments(), None, "x");
+            let resource = if tab.applies_to(&deployments()) {
+                deployments()
+            } else {
+                ResourceId::new("", "v1", "pods")
+            };
+            let mut object = ObjectRoute::new(resource, Some("default".into()), "x");
             object.tab = tab;
             round_trip(&Page::Object(object));
         }
@@ -457,6 +476,28 @@ mod tests {
             panic!("an object");
         };
         assert_eq!(object.tab, ObjectTab::Overview);
+    }
+
+    #[test]
+    fn only_pods_have_a_logs_tab() {
+        let Page::Object(pod) = Page::parse("#/obj/core/v1/pods/default/web-1?tab=logs") else {
+            panic!("an object");
+        };
+        assert_eq!(pod.tab, ObjectTab::Logs);
+        assert_eq!(
+            Page::Object(pod).to_hash(),
+            "#/obj/core/v1/pods/default/web-1?tab=logs"
+        );
+        // Elsewhere the link opens the overview.
+        for hash in [
+            "#/obj/apps/v1/deployments/default/web?tab=logs",
+            "#/obj/example.com/v1/pods/default/web?tab=logs",
+        ] {
+            let Page::Object(other) = Page::parse(hash) else {
+                panic!("an object: {hash}");
+            };
+            assert_eq!(other.tab, ObjectTab::Overview, "{hash}");
+        }
     }
 
     #[test]

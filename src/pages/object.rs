@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::Copyable;
+use crate::components::{Copyable, PodLogs, StreamStatusLine};
 use crate::model::mapping::split_api_version;
 use crate::model::object_view::{
     object_overview, pretty_json, shown_object, ConditionRow, MetadataEntry,
@@ -14,10 +14,12 @@ use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::yaml::to_yaml;
 use crate::model::{kind_to_resource, ApiTree, ResourceId};
-use crate::pages::resource_list::epoch_now;
+use crate::pages::resource_list::{epoch_now, use_clock};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
-use crate::state::object::{load_object, load_versions, object_path, ObjectState, VersionRead};
+use crate::state::object::{
+    load_object, load_versions, object_path, Gone, ObjectState, VersionRead,
+};
 
 /// What makes it another object (the tab is how it is shown).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +71,16 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         }
         .into_any();
     };
-    let state = load_object(tree.clone(), path.clone(), identity.namespace.clone());
+    // `object_path` found the resource, so `load_object` does too.
+    let Some(state) = load_object(
+        tree.clone(),
+        &identity.resource,
+        identity.namespace.clone(),
+        identity.name.clone(),
+    ) else {
+        return ().into_any();
+    };
+    let clock = use_clock();
     let tab = Memo::new(move |_| match navigation.page.get() {
         Page::Object(route) => route.tab,
         _ => ObjectTab::Overview,
@@ -84,6 +95,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         move || {
             ObjectTab::ALL
                 .into_iter()
+                .filter(|t| t.applies_to(&identity.resource))
                 .map(|t| {
                     let href = Page::Object(identity.route(t)).to_hash();
                     let label = match t {
@@ -91,6 +103,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                         ObjectTab::Yaml => "YAML",
                         ObjectTab::Json => "JSON",
                         ObjectTab::Versions => "Versions",
+                        ObjectTab::Logs => "Logs",
                     };
                     view! {
                         <a role="tab" href=href aria-selected=move || (tab.get() == t).to_string()>{label}</a>
@@ -99,30 +112,62 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 .collect_view()
         }
     };
+    let has_object = Memo::new({
+        let object = state.object;
+        move |_| object.with(Option::is_some)
+    });
     let body = {
         let identity = identity.clone();
         let tree = tree.clone();
+        let path = path.clone();
+        let state = state.clone();
         move || {
             if let Some(error) = state.error.get() {
                 return view! {
                     <div class="error" role="alert">
-                        <strong>"The object could not be read. "</strong>{error.to_string()}
+                        <strong>"The object could not be read. "</strong>{error}" Retrying…"
                     </div>
                 }
                 .into_any();
             }
-            let Some(object) = state.object.get() else {
-                return view! { <p class="loading">"Loading…"</p> }.into_any();
-            };
+            if !has_object.get() {
+                return match state.gone.get() {
+                    Some(_) => view! {
+                        <div class="error" role="alert">
+                            {format!("There is no {} named {} here.", identity.resource.plural, identity.name)}
+                        </div>
+                    }
+                    .into_any(),
+                    None => view! { <p class="loading">"Loading…"</p> }.into_any(),
+                };
+            }
+            let object = state.object;
+            // Each tab redraws with the object as it changes; the logs keep their stream.
             match tab.get() {
-                ObjectTab::Overview => overview(&object, &tree, state).into_any(),
-                ObjectTab::Yaml => text_view(&object, true).into_any(),
-                ObjectTab::Json => text_view(&object, false).into_any(),
+                ObjectTab::Overview => {
+                    let tree = tree.clone();
+                    let state = state.clone();
+                    (move || object.get().map(|o| overview(&o, &tree, state.clone()))).into_any()
+                }
+                ObjectTab::Yaml => (move || object.get().map(|o| text_view(&o, true))).into_any(),
+                ObjectTab::Json => (move || object.get().map(|o| text_view(&o, false))).into_any(),
                 ObjectTab::Versions => view! {
                     <VersionsView tree=tree.clone() identity=identity.clone()/>
                 }
                 .into_any(),
+                ObjectTab::Logs => match object.get_untracked() {
+                    Some(pod) => view! { <PodLogs pod_path=path.clone() pod=pod/> }.into_any(),
+                    None => ().into_any(),
+                },
             }
+        }
+    };
+    let deleted_note = {
+        let gone = state.gone;
+        move || {
+            (gone.get() == Some(Gone::Deleted) && has_object.get()).then(|| view! {
+                <p class="warning" role="alert">"This object was deleted; what is shown is its last version."</p>
+            })
         }
     };
     view! {
@@ -133,6 +178,8 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             </p>
             <h1>{identity.name.clone()}</h1>
             <p class="mono">{path}</p>
+            <StreamStatusLine live=state.live.clone() clock=clock/>
+            {deleted_note}
             <nav class="tabs" role="tablist" aria-label="Object views">{tabs}</nav>
             {body}
         </section>

@@ -1,20 +1,24 @@
-//! A list of any listable resource, with the server's Table columns (kubectl's for built-in
-//! kinds, additionalPrinterColumns for custom resources), namespace scope, label and field
-//! selectors checked before sending, a quick filter, type-aware sorting, the wide view, and
-//! a virtualized table for lists of 100,000 rows.
+//! A live list of any listable resource, with the server's Table columns (kubectl's for
+//! built-in kinds, additionalPrinterColumns for custom resources) kept exact by a Table watch
+//! (as `kubectl get -w`), namespace scope, label and field selectors checked before sending,
+//! a quick filter, type-aware sorting, the wide view, changed cells marked, and a virtualized
+//! table for lists of 100,000 rows.
 
 use leptos::prelude::*;
 
-use crate::browser::after_next_paint;
-use crate::components::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};
+use crate::browser::{after_next_paint, now_ms};
+use crate::components::{DisplayCell, DisplayRow, HeaderCell, StreamStatusLine, VirtualTable};
 use crate::model::age::EpochMillis;
 use crate::model::route::{ListRoute, ObjectRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
-use crate::model::table::{Align, ColumnKind, RowKey, SortDirection, SortSpec, Table, TableSource};
+use crate::model::table::{
+    Align, ColumnKind, DecodeOptions, RowKey, SortDirection, SortSpec, Table, TableSource,
+};
+use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
 use crate::model::{NamespaceArg, ResourceId};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
-use crate::state::resource_list::{load_list, ListQuery, ListState};
+use crate::state::watch::{use_watch_table, LiveWatch};
 
 /// What makes a list a different list (anything else is how it is shown).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,9 +45,14 @@ pub fn epoch_now() -> EpochMillis {
     js_sys::Date::now() as EpochMillis
 }
 
-/// Ages shown in lists are refreshed this often (kubectl's ages have second resolution only
-/// under two minutes; a coarse tick keeps an idle page idle).
-const AGE_TICK_MS: u64 = 10_000;
+/// Ages are refreshed this often (kubectl's have second resolution under two minutes). Only
+/// rows whose text changed are redrawn, and a hidden tab does not tick.
+const AGE_TICK_MS: u64 = 1_000;
+
+/// The sorted, filtered order is recomputed at most this often relative to its own cost
+/// (4: at most a fifth of the time), so a burst of events into a big sorted list never
+/// takes every frame.
+const ORDER_COST_FACTOR: f64 = 4.0;
 
 #[component]
 pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
@@ -87,12 +96,15 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
     let label_error = parse_label_selector(&identity.label_selector).err();
     let field_error = parse_field_selector(&identity.field_selector).err();
     let state = (label_error.is_none() && field_error.is_none()).then(|| {
-        load_list(ListQuery {
-            collection_path: path.clone(),
-            label_selector: identity.label_selector.clone(),
-            field_selector: identity.field_selector.clone(),
-            show_namespace: namespaced && identity.namespace.is_none(),
-        })
+        let key = WatchKey::new(path.clone(), Output::Table)
+            .with_labels(identity.label_selector.clone())
+            .with_fields(identity.field_selector.clone());
+        use_watch_table(
+            key,
+            DecodeOptions {
+                show_namespace: namespaced && identity.namespace.is_none(),
+            },
+        )
     });
     let scope = match (&identity.namespace, namespaced) {
         (_, false) => "cluster-scoped".to_string(),
@@ -111,7 +123,7 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
             </h1>
             <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
             {match state {
-                Some(state) => view! { <ListBody identity=identity state=state title=title/> }.into_any(),
+                Some(live) => view! { <ListBody identity=identity live=live title=title/> }.into_any(),
                 None => view! {
                     <p class="list-status">"Nothing was requested: fix the selector above."</p>
                 }
@@ -256,12 +268,18 @@ fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
     shown
 }
 
-#[component]
-fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl IntoView {
-    let navigation = use_navigation();
+/// Ticks once a second while the tab is visible: ages and "last change" texts.
+pub fn use_clock() -> RwSignal<EpochMillis> {
     let now = RwSignal::new(epoch_now());
     let tick = set_interval_with_handle(
-        move || now.set(epoch_now()),
+        move || {
+            let hidden = web_sys::window()
+                .and_then(|w| w.document())
+                .is_some_and(|d| d.hidden());
+            if !hidden {
+                now.set(epoch_now());
+            }
+        },
         std::time::Duration::from_millis(AGE_TICK_MS),
     )
     .ok();
@@ -270,6 +288,15 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
             handle.clear();
         }
     });
+    now
+}
+
+#[component]
+fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -> impl IntoView {
+    let navigation = use_navigation();
+    let now = use_clock();
+    let store: RwSignal<LiveTable> = live.store.clone().into();
+    let status: RwSignal<WatchStatus> = live.status.clone().into();
 
     let view_options = Memo::new(move |_| match navigation.page.get() {
         Page::ResourceList(route) => (route.sort, route.filter, route.wide),
@@ -278,25 +305,52 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
     // The rows in display order, as keys: recomputed when rows, sort or filter change (not on
     // scroll, not on the age tick), so a frame only formats the visible rows.
     let order = RwSignal::new(Vec::<RowKey>::new());
-    Effect::new(move |_| {
-        state.revision.track();
-        let (sort, filter, _) = view_options.get();
-        let keys = state.table.with(|table| {
-            table
+    let last_cost_ms = StoredValue::new(0.0_f64);
+    let last_run_ms = StoredValue::new(f64::NEG_INFINITY);
+    let scheduled = StoredValue::new(false);
+    let compute_order = move || {
+        scheduled.set_value(false);
+        let started = now_ms();
+        let (sort, filter, _) = view_options.get_untracked();
+        let keys = store.try_with_untracked(|live| {
+            live.table()
                 .view(sort.as_ref(), &filter, epoch_now())
                 .into_iter()
                 .map(|row| row.key.clone())
                 .collect::<Vec<_>>()
         });
-        order.set(keys);
+        if let Some(keys) = keys {
+            order.try_set(keys);
+        }
+        last_run_ms.set_value(now_ms());
+        last_cost_ms.set_value(now_ms() - started);
+    };
+    Effect::new(move |previous: Option<(Option<SortSpec>, String, bool)>| {
+        store.track();
+        let options = view_options.get();
+        if previous.as_ref() != Some(&options) {
+            // The user changed the view: at once.
+            compute_order();
+        } else if !scheduled.get_value() {
+            let wait =
+                last_cost_ms.get_value() * ORDER_COST_FACTOR - (now_ms() - last_run_ms.get_value());
+            if wait <= 0.0 {
+                compute_order();
+            } else {
+                scheduled.set_value(true);
+                set_timeout(compute_order, std::time::Duration::from_millis(wait as u64));
+            }
+        }
+        options
     });
     let columns = Memo::new(move |_| {
         let wide = view_options.with(|(_, _, wide)| *wide);
-        state.table.with(|table| shown_columns(table, wide))
+        store.with(|live| shown_columns(live.table(), wide))
     });
     let headers = Signal::derive(move || {
         let sort = view_options.with(|(sort, _, _)| sort.clone());
-        state.table.with(|table| {
+        store.with(|live| {
+            let table = live.table();
             columns
                 .get()
                 .into_iter()
@@ -334,8 +388,10 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
         let key = order.with(|keys| keys.get(index).cloned())?;
         let now = now.get();
         let shown = columns.get();
-        state.table.with(|table| {
+        store.with(|live| {
+            let table = live.table();
             let row = table.row(&key)?;
+            let mark = live.mark(&key, now_ms());
             let name = row.name(table.columns()).to_string();
             let href = Page::Object(ObjectRoute::new(
                 resource.clone(),
@@ -343,13 +399,14 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
                 name.clone(),
             ))
             .to_hash();
-            let cells = shown
+            let cells: Vec<DisplayCell> = shown
                 .iter()
                 .map(|column| match *column {
                     ShownColumn::Name => DisplayCell {
                         text: name.clone(),
                         numeric: false,
                         link: true,
+                        changed: mark.is_some_and(|m| m.added),
                     },
                     ShownColumn::Server(i) => {
                         let cell = table.format_cell(row, i, now);
@@ -357,6 +414,7 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
                             text: cell.text,
                             numeric: cell.align == Align::Right,
                             link: table.columns()[i].kind() == ColumnKind::Name,
+                            changed: mark.is_some_and(|m| m.cells.contains(&i)),
                         }
                     }
                 })
@@ -368,9 +426,16 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
                     .collect::<Vec<_>>()
                     .join("; ")
             });
+            // Redrawn when the object or the text of a cell (an age) changed, not every tick.
+            let texts: String = cells
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\u{1f}");
             Some(DisplayRow {
+                id: format!("{key:?}"),
                 key: format!(
-                    "{key:?}|{}|{now}",
+                    "{key:?}|{}|{texts}",
                     row.meta.resource_version.as_deref().unwrap_or_default()
                 ),
                 href,
@@ -393,6 +458,7 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
     });
     let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
     let row_count = Signal::derive(move || order.with(Vec::len));
+    let loading = Memo::new(move |_| status.with(|s| s.phase == StreamPhase::Listing));
 
     // When the first rows and the whole list were painted (performance.now() ms), for the
     // benchmarks and DevTools traces.
@@ -401,7 +467,7 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
     let marks_pending = StoredValue::new((false, false));
     Effect::new(move |_| {
         let has_rows = row_count.get() > 0;
-        let done = !state.loading.get();
+        let done = !loading.get() && status.with(|s| s.resource_version.is_some());
         let (first_pending, loaded_pending) = marks_pending.get_value();
         if has_rows && !first_pending {
             marks_pending.update_value(|m| m.0 = true);
@@ -424,7 +490,8 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
             data-first-rows-ms=move || first_rows_ms.get().map(|ms| format!("{ms:.1}"))
             data-loaded-ms=move || loaded_ms.get().map(|ms| format!("{ms:.1}"))
         ></span>
-        <ListStatus state=state shown=row_count/>
+        <ListStatus store=store status=status shown=row_count/>
+        <StreamStatusLine live=live.clone() clock=now/>
         <VirtualTable
             label=title
             headers=headers
@@ -438,14 +505,21 @@ fn ListBody(identity: ListIdentity, state: ListState, title: String) -> impl Int
 
 /// Progress, the count, what went wrong and what the user should know.
 #[component]
-fn ListStatus(state: ListState, #[prop(into)] shown: Signal<usize>) -> impl IntoView {
+fn ListStatus(
+    store: RwSignal<LiveTable>,
+    status: RwSignal<WatchStatus>,
+    #[prop(into)] shown: Signal<usize>,
+) -> impl IntoView {
+    let loading = move || status.with(|s| s.phase == StreamPhase::Listing);
     let counts = move || {
-        let progress = state.progress.get();
-        let loaded = state.table.with(Table::len);
+        let loaded = store.with(LiveTable::len);
+        let remaining = status.with(|s| s.remaining_items);
         let shown = shown.get();
-        let mut text = if state.loading.get() {
-            match progress.estimated_total {
-                Some(total) => format!("Loading… {loaded} of about {total}"),
+        let mut text = if loading() {
+            match remaining {
+                Some(remaining) => {
+                    format!("Loading… {loaded} of about {}", loaded as u64 + remaining)
+                }
                 None => format!("Loading… {loaded} so far"),
             }
         } else {
@@ -457,30 +531,44 @@ fn ListStatus(state: ListState, #[prop(into)] shown: Signal<usize>) -> impl Into
         text
     };
     let fraction = move || {
-        let progress = state.progress.get();
-        (state.loading.get()).then(|| progress.fraction().unwrap_or(0.0))
+        loading().then(|| {
+            let loaded = store.with(LiveTable::len) as f64;
+            match status.with(|s| s.remaining_items) {
+                Some(remaining) if loaded + remaining as f64 > 0.0 => {
+                    loaded / (loaded + remaining as f64)
+                }
+                _ => 0.0,
+            }
+        })
     };
+    let table_source = move || store.with(|live| live.table().source().cloned());
     view! {
         <div class="list-status" role="status">
             <span class="list-count">{counts}</span>
             {move || fraction().map(|f| view! {
                 <progress max="1" value=f aria-label="Loading progress"></progress>
             })}
-            {move || state.table.with(|t| matches!(t.source(), Some(TableSource::ClientFallback { .. })))
+            {move || matches!(table_source(), Some(TableSource::ClientFallback { .. }))
                 .then(|| view! {
                     <span>"The server does not print Tables for this resource: showing name and age."</span>
                 })}
-            {move || state.notice.get().map(|notice| view! { <span class="notice">{notice}</span> })}
+            {move || status.with(|s| s.notice.clone()).map(|notice| view! { <span class="notice">{notice}</span> })}
         </div>
-        {move || state.error.get().map(|error| view! {
-            <div class="error" role="alert">
-                <strong>"The list could not be loaded completely. "</strong>
-                {error.to_string()}
-            </div>
-        })}
         {move || {
-            let empty = !state.loading.get() && state.error.with(Option::is_none)
-                && state.table.with(Table::is_empty);
+            let (error, filled) = status.with(|s| (s.last_error.clone(), s.resource_version.is_some()));
+            // Before anything was listed an error is the whole story; afterwards the stream
+            // status line says it.
+            error.filter(|_| !filled).map(|error| view! {
+                <div class="error" role="alert">
+                    <strong>"The list could not be loaded. "</strong>
+                    {error}
+                    " Retrying…"
+                </div>
+            })
+        }}
+        {move || {
+            let empty = !loading() && status.with(|s| s.resource_version.is_some())
+                && store.with(WatchStore::is_empty);
             empty.then(|| view! { <p class="empty">"No objects match."</p> })
         }}
     }

@@ -1,15 +1,14 @@
 //! Discovery state: the current tree, the connection, and live refresh (a watch on
-//! CustomResourceDefinitions plus cheap ETag polling of aggregated discovery).
+//! CustomResourceDefinitions through the shared watch layer, plus cheap ETag polling of
+//! aggregated discovery).
 
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::discovery::{self, DiscoveryLoadError, LoadedDiscovery};
-use std::ops::ControlFlow;
-
-use crate::api::{self, watch};
-use crate::model::watch::{self as watcher, decode_event, WatcherCommand, WatcherInput};
+use crate::model::watch::{Output, WatchKey, WatchStore};
+use crate::state::watch::use_watch_objects;
 
 /// Connection to the API server as the header shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,9 +53,16 @@ impl DiscoveryState {
                 self.server_version.set(Some(version));
             }
         });
+        // The CRD watch belongs to the app, not to whichever view is current.
+        let owner = Owner::current();
         spawn_local(async move {
             self.reload().await;
-            spawn_local(self.watch_crds());
+            if self.serves_crds() {
+                match &owner {
+                    Some(owner) => owner.with(|| self.watch_crds()),
+                    None => self.watch_crds(),
+                }
+            }
             self.poll_etag().await;
         });
     }
@@ -96,74 +102,19 @@ impl DiscoveryState {
         })
     }
 
-    /// Watches CRDs with the watcher state machine (list, watch from the list's version,
-    /// re-watch on a clean end, relist on 410); every CRD change refreshes discovery.
-    async fn watch_crds(self) {
-        let (mut state, mut command) = watcher::start();
-        let mut backoff_ms = 0u32;
-        while self.serves_crds() {
-            let wait = matches!(
-                command,
-                WatcherCommand::List {
-                    after_backoff: true
-                } | WatcherCommand::Watch {
-                    after_backoff: true,
-                    ..
-                }
-            );
-            backoff_ms = if wait {
-                (backoff_ms * 2).clamp(1_000, 30_000)
-            } else {
-                0
-            };
-            if backoff_ms > 0 {
-                TimeoutFuture::new(backoff_ms).await;
+    /// Watches CRDs through the shared watch layer (metadata only: the resources themselves
+    /// come from discovery); every change after the first list refreshes discovery.
+    fn watch_crds(self) {
+        let live = use_watch_objects(WatchKey::new(CRD_COLLECTION, Output::Metadata));
+        let store = live.store;
+        Effect::new(move |previous: Option<u64>| {
+            let revision = store.with(|crds| crds.revision());
+            // Revision 1 is the first list: discovery was just loaded.
+            if previous.is_some_and(|p| p != revision) && revision > 1 {
+                self.refresh_soon();
             }
-            let input = match command.clone() {
-                WatcherCommand::Continue | WatcherCommand::List { .. } => list_crds().await,
-                WatcherCommand::Watch {
-                    resource_version, ..
-                } => {
-                    let path = format!(
-                        "{CRD_COLLECTION}?watch=true&allowWatchBookmarks=true&resourceVersion={resource_version}"
-                    );
-                    let mut current = state.clone();
-                    let mut next_command = None;
-                    let end = watch::run(&path, |text| {
-                        let input = match decode_event(text) {
-                            Ok(event) => WatcherInput::Event(event),
-                            Err(error) => WatcherInput::Garbage(error.to_string()),
-                        };
-                        let stepped = watcher::step(&current, input);
-                        current = stepped.state;
-                        if stepped.change.is_some() {
-                            self.refresh_soon();
-                        }
-                        if stepped.command == WatcherCommand::Continue {
-                            ControlFlow::Continue(())
-                        } else {
-                            next_command = Some(stepped.command);
-                            ControlFlow::Break(())
-                        }
-                    })
-                    .await;
-                    state = current;
-                    if let Some(next) = next_command {
-                        command = next;
-                        continue;
-                    }
-                    match end {
-                        watch::WatchEnd::Failed(error) => WatcherInput::StreamFailed(error),
-                        watch::WatchEnd::Closed | watch::WatchEnd::Stopped => {
-                            WatcherInput::StreamEnded
-                        }
-                    }
-                }
-            };
-            let stepped = watcher::step(&state, input);
-            state = stepped.state;
-            command = stepped.command;
-        }
+            revision
+        });
     }
 
     /// One refresh for a burst of CRD events (ADDED, then MODIFIED once Established).
@@ -209,29 +160,5 @@ impl DiscoveryState {
 impl Default for DiscoveryState {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// Lists CRDs for the version to watch from (the items themselves come from discovery).
-async fn list_crds() -> WatcherInput {
-    match api::get(CRD_COLLECTION, "application/json").await {
-        Ok(fetched) => {
-            let value: serde_json::Value = serde_json::from_str(&fetched.body).unwrap_or_default();
-            let resource_version = value
-                .pointer("/metadata/resourceVersion")
-                .and_then(|r| r.as_str())
-                .unwrap_or_default()
-                .to_string();
-            let items = value
-                .get("items")
-                .and_then(|i| i.as_array())
-                .cloned()
-                .unwrap_or_default();
-            WatcherInput::Listed {
-                items,
-                resource_version,
-            }
-        }
-        Err(error) => WatcherInput::ListFailed(error.to_string()),
     }
 }

@@ -5,4 +5,4 @@ pub mod discovery;
 pub mod navigation;
 pub mod object;
 pub mod request_log;
-pub mod resource_list;
+pub mod watch;

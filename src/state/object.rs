@@ -1,6 +1,6 @@
-//! Loading one object for its page: the object itself, its owners upward and the objects it
-//! owns downward (from the metadata of the namespace's `kubectl get all` kinds), and the
-//! same object read through every served version of its group.
+//! One object for its page, live: the object itself (watched), the objects it owns (the
+//! namespace's `kubectl get all` kinds, watched as metadata), its owners upward (read once),
+//! and the same object read through every served version of its group.
 
 use std::collections::BTreeSet;
 
@@ -12,13 +12,14 @@ use crate::api::{self, Abort, ApiError, ApiRequest};
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
+use crate::model::selector::escape_field_value;
+use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
 use crate::model::{
     kind_to_resource, resolve_category, ApiTree, NameArg, NamespaceArg, ResourceId,
 };
+use crate::state::watch::{use_watch_objects, LiveWatch};
 
 /// Metadata only: what the owner graph needs, at a fraction of the bytes.
-const METADATA_LIST_ACCEPT: &str =
-    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json";
 const METADATA_ACCEPT: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json";
 /// Owners are followed this many levels up (CronJob -> Job -> Pod is two).
@@ -45,124 +46,205 @@ fn json_of(fetched: &api::Fetched) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::bad_response(fetched.status, format!("the answer is not JSON: {e}")))
 }
 
-#[derive(Clone, Copy)]
-pub struct ObjectState {
-    pub object: RwSignal<Option<Value>>,
-    pub error: RwSignal<Option<ApiError>>,
-    /// Owners and owned objects found so far.
-    pub owners: RwSignal<OwnerIndex>,
-    pub owners_loading: RwSignal<bool>,
-    /// Lists that could not be read for the graph (e.g. forbidden), as `resource: error`.
-    pub owner_gaps: RwSignal<Vec<String>>,
+/// Why the object is not (or no longer) there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    /// The first list did not have it.
+    NotFound,
+    /// It was deleted while the page was open; the last version seen is still shown.
+    Deleted,
 }
 
-/// Loads the object at `path`, then its owner graph. Cancelled with the view.
-pub fn load_object(tree: ApiTree, path: String, namespace: Option<String>) -> ObjectState {
-    let state = ObjectState {
-        object: RwSignal::new(None),
-        error: RwSignal::new(None),
-        owners: RwSignal::new(OwnerIndex::default()),
-        owners_loading: RwSignal::new(true),
-        owner_gaps: RwSignal::new(Vec::new()),
+#[derive(Clone)]
+pub struct ObjectState {
+    /// The object as last seen (kept after a deletion).
+    pub object: Signal<Option<Value>>,
+    pub gone: Signal<Option<Gone>>,
+    /// Why the object could not be read at all (before anything was shown).
+    pub error: Signal<Option<String>>,
+    /// Owners and owned objects, live.
+    pub owners: Signal<OwnerIndex>,
+    pub owners_loading: Signal<bool>,
+    /// Lists that could not be read for the graph (e.g. forbidden), as `kind: error`.
+    pub owner_gaps: Signal<Vec<String>>,
+    /// The object's stream, for its status line.
+    pub live: LiveWatch<ObjectCache>,
+}
+
+/// Watches the object (its collection with `fieldSelector=metadata.name=…`, as kubectl and
+/// kube-rs watch one object), the namespace's everyday kinds for what it owns (metadata
+/// only), and reads its owners once. Everything stops with the view.
+pub fn load_object(
+    tree: ApiTree,
+    resource: &ResourceId,
+    namespace: Option<String>,
+    name: String,
+) -> Option<ObjectState> {
+    let found = tree.find(resource)?;
+    let scope = match &namespace {
+        Some(ns) if found.resource.namespaced => NamespaceArg::Named(ns),
+        _ => NamespaceArg::All,
     };
+    let collection = found.collection_path(scope).template();
+    let live = use_watch_objects(
+        WatchKey::new(collection, Output::Objects)
+            .with_fields(format!("metadata.name={}", escape_field_value(&name))),
+    );
+    let store: RwSignal<ObjectCache> = live.store.clone().into();
+    let status: RwSignal<WatchStatus> = live.status.clone().into();
+    let object_namespace = namespace.clone().filter(|_| found.resource.namespaced);
+    let current = Memo::new(move |_| {
+        let ns = object_namespace.as_deref().unwrap_or_default();
+        store.with(|cache| {
+            cache
+                .iter()
+                .find(|o| {
+                    o.pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        == ns
+                })
+                .cloned()
+        })
+    });
+    let last_seen = RwSignal::new(None::<Value>);
+    Effect::new(move |_| {
+        if let Some(object) = current.get() {
+            last_seen.set(Some(object));
+        }
+    });
+    let filled = Memo::new(move |_| status.with(|s| s.resource_version.is_some()));
+    let gone = Signal::derive(move || {
+        if !filled.get() || current.with(Option::is_some) {
+            return None;
+        }
+        Some(if last_seen.with(Option::is_some) {
+            Gone::Deleted
+        } else {
+            Gone::NotFound
+        })
+    });
+    let error = Signal::derive(move || {
+        if filled.get() {
+            return None;
+        }
+        status.with(|s| s.last_error.clone())
+    });
+
+    // Downward: the namespace's everyday kinds (`kubectl get all`), metadata only, live.
+    let downward: Vec<(String, String, RwSignal<ObjectCache>, RwSignal<WatchStatus>)> =
+        match &namespace {
+            Some(ns) if found.resource.namespaced => resolve_category(&tree, "all")
+                .into_iter()
+                .filter(|r| {
+                    r.resource.namespaced
+                        && r.resource.supports("list")
+                        && r.resource.supports("watch")
+                })
+                .map(|r| {
+                    let path = r.collection_path(NamespaceArg::Named(ns)).template();
+                    let watch = use_watch_objects(WatchKey::new(path, Output::Metadata));
+                    (
+                        r.api_version(),
+                        r.resource.kind.clone(),
+                        watch.store.into(),
+                        watch.status.into(),
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+    let downward = StoredValue::new(downward);
+
+    // Upward: each owner by its reference, read once when the object is first seen.
+    let upward = RwSignal::new(Vec::<OwnedObject>::new());
     let abort = StoredValue::new_local(Abort::new());
     on_cleanup(move || {
         abort.try_with_value(Abort::abort);
     });
-    spawn_local(async move {
-        let Some(signal) = abort.try_with_value(Abort::signal) else {
+    let started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let Some(object) = current.get() else {
             return;
         };
-        let request = ApiRequest::get(&path);
-        let object = match api::send(&request, signal.as_ref())
-            .await
-            .and_then(|f| json_of(&f))
-        {
-            Ok(object) => object,
-            Err(ApiError::Aborted) => return,
-            Err(error) => {
-                state.error.try_set(Some(error));
-                state.owners_loading.try_set(false);
+        if started.get_value() {
+            return;
+        }
+        started.set_value(true);
+        let tree = tree.clone();
+        spawn_local(async move {
+            let Some(signal) = abort.try_with_value(Abort::signal) else {
                 return;
-            }
-        };
-        state.object.try_set(Some(object.clone()));
-        load_owner_graph(state, &tree, &object, namespace, signal).await;
-        state.owners_loading.try_set(false);
+            };
+            load_owners(upward, &tree, &object, signal).await;
+        });
     });
-    state
+
+    let owners = Signal::derive(move || {
+        let mut index = OwnerIndex::default();
+        if let Some(this) = current.get().as_ref().and_then(OwnedObject::from_object) {
+            index.insert(this);
+        }
+        downward.with_value(|lists| {
+            for (api_version, kind, store, _) in lists {
+                store.with(|cache| {
+                    for item in cache.iter() {
+                        let meta = ObjectMeta::of_object(item);
+                        if let Some(owned) =
+                            OwnedObject::from_meta(api_version.clone(), kind.clone(), meta)
+                        {
+                            index.insert(owned);
+                        }
+                    }
+                });
+            }
+        });
+        upward.with(|owners| owners.iter().cloned().for_each(|o| index.insert(o)));
+        index
+    });
+    let owners_loading = Signal::derive(move || {
+        downward.with_value(|lists| {
+            lists.iter().any(|(_, _, _, status)| {
+                status.with(|s| s.resource_version.is_none() && s.last_error.is_none())
+            })
+        })
+    });
+    let owner_gaps = Signal::derive(move || {
+        downward.with_value(|lists| {
+            lists
+                .iter()
+                .filter_map(|(_, kind, _, status)| {
+                    status.with(|s| {
+                        s.last_error
+                            .as_ref()
+                            .filter(|_| s.resource_version.is_none())
+                            .map(|e| format!("{kind}: {e}"))
+                    })
+                })
+                .collect()
+        })
+    });
+    Some(ObjectState {
+        object: Signal::derive(move || current.get().or_else(|| last_seen.get())),
+        gone,
+        error,
+        owners,
+        owners_loading,
+        owner_gaps,
+        live,
+    })
 }
 
-async fn load_owner_graph(
-    state: ObjectState,
+/// Reads the owners of `object` upward, level by level, into `owners`.
+async fn load_owners(
+    owners: RwSignal<Vec<OwnedObject>>,
     tree: &ApiTree,
     object: &Value,
-    namespace: Option<String>,
     signal: Option<web_sys::AbortSignal>,
 ) {
-    let send = |request: ApiRequest| {
-        let signal = signal.clone();
-        async move {
-            let fetched = api::send(&request, signal.as_ref()).await?;
-            json_of(&fetched)
-        }
-    };
     let Some(this) = OwnedObject::from_object(object) else {
         return;
     };
-    state.owners.try_update(|index| index.insert(this.clone()));
-
-    // Downward: the namespace's everyday kinds (`kubectl get all`), metadata only.
-    if let Some(ns) = &namespace {
-        let lists: Vec<(String, String, String)> = resolve_category(tree, "all")
-            .into_iter()
-            .filter(|r| r.resource.namespaced && r.resource.supports("list"))
-            .map(|r| {
-                (
-                    r.api_version(),
-                    r.resource.kind.clone(),
-                    r.collection_path(NamespaceArg::Named(ns)).template(),
-                )
-            })
-            .collect();
-        for (api_version, kind, path) in lists {
-            let request = ApiRequest::get(&path).accept(METADATA_LIST_ACCEPT);
-            match send(request).await {
-                Ok(list) => {
-                    let items = list
-                        .get("items")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
-                    let found: Vec<OwnedObject> = items
-                        .iter()
-                        .filter_map(|item| {
-                            OwnedObject::from_meta(
-                                api_version.clone(),
-                                kind.clone(),
-                                ObjectMeta::of_object(item),
-                            )
-                        })
-                        .collect();
-                    if state
-                        .owners
-                        .try_update(|index| found.into_iter().for_each(|o| index.insert(o)))
-                        .is_none()
-                    {
-                        return;
-                    }
-                }
-                Err(ApiError::Aborted) => return,
-                Err(error) => {
-                    state
-                        .owner_gaps
-                        .try_update(|gaps| gaps.push(format!("{kind}: {error}")));
-                }
-            }
-        }
-    }
-
-    // Upward: each owner by its reference, level by level.
     let mut level = vec![this];
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for _ in 0..OWNER_LEVELS {
@@ -170,14 +252,6 @@ async fn load_owner_graph(
         for child in &level {
             for reference in &child.owner_references {
                 if !seen.insert(reference.uid.clone()) {
-                    continue;
-                }
-                if let Some(known) = state
-                    .owners
-                    .try_with(|index| index.get(&reference.uid).cloned())
-                    .flatten()
-                {
-                    next.push(known);
                     continue;
                 }
                 let (group, version) = split_api_version(&reference.api_version);
@@ -191,7 +265,11 @@ async fn load_owner_graph(
                 let path = r
                     .object_path(ns, NameArg::Named(&reference.name))
                     .template();
-                match send(ApiRequest::get(&path).accept(METADATA_ACCEPT)).await {
+                let request = ApiRequest::get(&path).accept(METADATA_ACCEPT);
+                match api::send(&request, signal.as_ref())
+                    .await
+                    .and_then(|f| json_of(&f))
+                {
                     Ok(owner) => {
                         let owner = OwnedObject::from_meta(
                             reference.api_version.clone(),
@@ -199,7 +277,9 @@ async fn load_owner_graph(
                             ObjectMeta::of_object(&owner),
                         );
                         if let Some(owner) = owner {
-                            state.owners.try_update(|index| index.insert(owner.clone()));
+                            if owners.try_update(|o| o.push(owner.clone())).is_none() {
+                                return;
+                            }
                             next.push(owner);
                         }
                     }

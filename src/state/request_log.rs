@@ -1,8 +1,10 @@
 //! The request log: every API call the dashboard makes, newest last. Fed by `api` through
 //! the [`RequestObserver`] that [`install`] sets.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::Duration;
 
 use leptos::prelude::*;
 
@@ -24,6 +26,7 @@ pub struct RequestRecord {
     pub content_type: Option<String>,
     /// For watch streams: events received so far, and whether the stream is still open.
     pub watch: Option<WatchProgress>,
+    pub transport: Transport,
     pub error: Option<String>,
 }
 
@@ -36,12 +39,37 @@ pub struct WatchProgress {
 /// Keeps the log bounded: a long session with live watches must not grow without limit.
 const MAX_RECORDS: usize = 500;
 
+/// Stream messages are counted into the log at most this often: a watch with thousands of
+/// events a second must not redraw the log thousands of times.
+const STREAM_COUNT_INTERVAL_MS: u64 = 500;
+
+/// Whether the log panel is open, and which requests it shows (in context).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLogView {
+    pub open: RwSignal<bool>,
+    /// Only requests whose path starts with this.
+    pub path_filter: RwSignal<Option<String>>,
+}
+
+impl RequestLogView {
+    /// Opens the log on the requests of one collection (a live view's "Requests").
+    pub fn show_only(&self, path: String) {
+        self.path_filter.set(Some(path));
+        self.open.set(true);
+    }
+}
+
 /// Creates the log signal and makes the API transport report to it.
 pub fn install() -> RwSignal<Vec<RequestRecord>> {
     let signal = RwSignal::new(Vec::new());
+    provide_context(RequestLogView {
+        open: RwSignal::new(false),
+        path_filter: RwSignal::new(None),
+    });
     api::set_observer(Rc::new(RequestLog {
         entries: signal,
         next_id: Cell::new(1),
+        stream_counts: Rc::new(RefCell::new(BTreeMap::new())),
     }));
     signal
 }
@@ -49,6 +77,37 @@ pub fn install() -> RwSignal<Vec<RequestRecord>> {
 struct RequestLog {
     entries: RwSignal<Vec<RequestRecord>>,
     next_id: Cell<u64>,
+    /// Messages and bytes per stream not yet counted into `entries`.
+    stream_counts: Rc<RefCell<BTreeMap<u64, (u64, usize)>>>,
+}
+
+impl RequestLog {
+    /// Adds the pending stream counts to the log in one update.
+    fn flush_counts(
+        entries: RwSignal<Vec<RequestRecord>>,
+        counts: &RefCell<BTreeMap<u64, (u64, usize)>>,
+    ) {
+        let counts = std::mem::take(&mut *counts.borrow_mut());
+        if counts.is_empty() {
+            return;
+        }
+        entries.try_update(|entries| {
+            for entry in entries.iter_mut() {
+                if let Some((messages, bytes)) = counts.get(&entry.id) {
+                    // A WebSocket's messages come after its 101; an HTTP stream's chunks
+                    // come after a 2xx, which `finished` reports exactly.
+                    let websocket = entry.transport == Transport::WebSocket;
+                    entry
+                        .status
+                        .get_or_insert(if websocket { 101 } else { 200 });
+                    entry.bytes += bytes;
+                    if let Some(w) = entry.watch.as_mut() {
+                        w.events += messages;
+                    }
+                }
+            }
+        });
+    }
 }
 
 impl RequestLog {
@@ -66,7 +125,7 @@ impl RequestObserver for RequestLog {
     fn started(&self, request: &ApiRequest, transport: Transport) -> u64 {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
-        let stream = transport == Transport::WebSocket;
+        let stream = transport != Transport::Fetch;
         let record = RequestRecord {
             id,
             method: request.method().to_string(),
@@ -74,16 +133,16 @@ impl RequestObserver for RequestLog {
             status: None,
             duration_ms: 0.0,
             bytes: 0,
-            accept: if stream {
-                format!("{} (WebSocket)", request.accept)
-            } else {
-                request.accept.clone()
+            accept: match transport {
+                Transport::WebSocket => format!("{} (WebSocket)", request.accept),
+                Transport::Fetch | Transport::Stream => request.accept.clone(),
             },
             content_type: request.content_type().map(str::to_string),
             watch: stream.then_some(WatchProgress {
                 events: 0,
                 open: true,
             }),
+            transport,
             error: None,
         };
         self.entries.try_update(|entries| {
@@ -97,21 +156,35 @@ impl RequestObserver for RequestLog {
     }
 
     fn stream_message(&self, id: u64, bytes: usize) {
-        self.update(id, |r| {
-            r.status = Some(101);
-            r.bytes += bytes;
-            if let Some(w) = r.watch.as_mut() {
-                w.events += 1;
-            }
-        });
+        let first = {
+            let mut counts = self.stream_counts.borrow_mut();
+            let first = counts.is_empty();
+            let count = counts.entry(id).or_default();
+            count.0 += 1;
+            count.1 += bytes;
+            first
+        };
+        if first {
+            let entries = self.entries;
+            let counts = Rc::clone(&self.stream_counts);
+            set_timeout(
+                move || RequestLog::flush_counts(entries, &counts),
+                Duration::from_millis(STREAM_COUNT_INTERVAL_MS),
+            );
+        }
     }
 
     fn finished(&self, id: u64, outcome: RequestOutcome) {
+        RequestLog::flush_counts(self.entries, &self.stream_counts);
         self.update(id, |r| {
             r.duration_ms = outcome.duration_ms;
             if r.watch.is_none() {
                 r.status = outcome.status;
                 r.bytes = outcome.bytes;
+            } else if outcome.status.is_some() {
+                // A stream refused before any chunk (a 400 or 404 Status) shows its answer.
+                r.status = outcome.status;
+                r.bytes = r.bytes.max(outcome.bytes);
             }
             if let Some(w) = r.watch.as_mut() {
                 w.open = false;

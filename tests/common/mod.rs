@@ -290,6 +290,39 @@ pub enum ProxyMode {
     /// Answer aggregated `GET /apis` with this document (e.g. the real kube-apiserver fixture
     /// plus synthetic CRD groups) and pass everything else through.
     AggregatedApis(std::sync::Arc<String>),
+    /// Pass everything through, but while the flag is set forward nothing in either direction
+    /// and hold new connections: to the browser the server looks stopped (SIGSTOP).
+    Freezable(std::sync::Arc<std::sync::atomic::AtomicBool>),
+    /// Accept WebSocket upgrades and then say nothing, as Trunk's dev proxy does; everything
+    /// else passes through.
+    SilentWebSockets,
+}
+
+async fn wait_while_frozen(frozen: Option<&std::sync::atomic::AtomicBool>) {
+    while frozen.is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst)) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// Copies `from` to `to` until either ends, holding the bytes while `frozen` is set.
+async fn pump(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+    frozen: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let read = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        wait_while_frozen(frozen.as_deref()).await;
+        if to.write_all(&buffer[..read]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }
 
 /// A loopback HTTP proxy in front of `upstream`. One request per connection.
@@ -313,6 +346,19 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                 }
                 let text = String::from_utf8_lossy(&head).into_owned();
                 let lower_text = text.to_ascii_lowercase();
+                let frozen = match &mode {
+                    ProxyMode::Freezable(flag) => Some(flag.clone()),
+                    _ => None,
+                };
+                wait_while_frozen(frozen.as_deref()).await;
+                if matches!(mode, ProxyMode::SilentWebSockets)
+                    && lower_text.contains("upgrade: websocket")
+                {
+                    // Keep the connection, answer nothing, ever.
+                    let mut sink = [0u8; 1024];
+                    while matches!(client.read(&mut sink).await, Ok(n) if n > 0) {}
+                    return;
+                }
                 let request_line = text.lines().next().unwrap_or_default().to_string();
                 if let ProxyMode::AggregatedApis(body) = &mode {
                     let path = request_line.split_whitespace().nth(1).unwrap_or_default();
@@ -351,7 +397,16 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                 if server.write_all(rewritten.as_bytes()).await.is_err() {
                     return;
                 }
-                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                if frozen.is_some() {
+                    let (client_read, client_write) = client.into_split();
+                    let (server_read, server_write) = server.into_split();
+                    tokio::join!(
+                        pump(client_read, server_write, frozen.clone()),
+                        pump(server_read, client_write, frozen)
+                    );
+                } else {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                }
             });
         }
     });

@@ -69,7 +69,12 @@ pub fn run() -> Result<()> {
     build::release_ui()?;
 
     step("end-to-end tests (Chromium against a fresh demo cluster)");
-    totals.add(cmd::run_tests(&mut browser_tests(&["e2e", "e2e_browse"]))?);
+    totals.add(cmd::run_tests(&mut browser_tests(&[
+        "e2e",
+        "e2e_browse",
+        "e2e_logs",
+        "e2e_live",
+    ]))?);
 
     println!(
         "xtask: all checks passed in {:.0} s",

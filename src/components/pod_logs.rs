@@ -1,0 +1,616 @@
+//! The Logs tab of a pod: one container's log, streamed while it is printed (`follow`), with
+//! the options of `kubectl logs` (container, timestamps, previous, tail), search and download.
+//!
+//! Cheap with 50,000 lines: chunks go into a bounded [`LogBuffer`] as they arrive, but the view
+//! catches up once per animation frame, and only the lines in view (plus a margin) exist in the
+//! DOM, as in the virtual table. Lines are text nodes, never parsed as HTML: logs carry markup.
+//!
+//! The view sticks to the newest line until the user scrolls up; scrolling back to the bottom
+//! or "Follow" sticks again. Every option change starts a new stream and aborts the old one;
+//! leaving the tab aborts it too.
+
+use std::cell::Cell;
+use std::ops::ControlFlow;
+
+use leptos::ev;
+use leptos::html;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+use crate::api::stream::stream_text;
+use crate::api::{Abort, ApiError};
+use crate::browser::download_text;
+use crate::components::virtual_table::{viewport_height, visible_range_of_rows};
+use crate::model::logs::{
+    default_container, download_file_name, dropped_note, log_containers, log_request, segments,
+    with_thousands, LogBuffer, LogOptions, LogSearch, TailLines, MAX_LINES,
+};
+
+/// Height of one log line in pixels; the stylesheet sets the same (`.pod-log-line`).
+pub const LINE_HEIGHT: f64 = 18.0;
+
+/// Where the current stream is.
+#[derive(Debug, Clone, PartialEq)]
+enum StreamStatus {
+    Connecting,
+    Streaming,
+    Ended,
+    /// The lines already shown stay; the error is said above them.
+    Failed(ApiError),
+}
+
+/// The buffer as the view last drew it (updated once per frame).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Drawn {
+    lines: usize,
+    dropped: u64,
+    epoch: u64,
+}
+
+/// The lines of the current stream and the search over them, in one stored value: the
+/// reactive arena has one lock, so a view must never reach one stored value from inside
+/// another's closure (nor a signal from inside an update).
+#[derive(Default)]
+struct Held {
+    buffer: LogBuffer,
+    search: LogSearch,
+}
+
+/// A ResizeObserver and the callback it calls (kept alive as long as it observes).
+struct ResizeWatch {
+    observer: web_sys::ResizeObserver,
+    _on_resize: Closure<dyn FnMut()>,
+}
+
+/// One line in view, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+struct VisibleLine {
+    /// Stream-wide line number (0-based), epoch and search state: what makes it another row.
+    key: (u64, u64, u64, bool),
+    number: u64,
+    current: bool,
+    /// Plain and matching pieces.
+    pieces: Vec<(String, bool)>,
+}
+
+#[component]
+pub fn PodLogs(
+    /// The pod's API path (`/api/v1/namespaces/default/pods/web-1`); its log is `{path}/log`.
+    #[prop(into)]
+    pod_path: String,
+    /// The pod as the page loaded it: its name and containers.
+    pod: Value,
+) -> impl IntoView {
+    let pod_name = pod["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let containers = log_containers(&pod);
+    let options = RwSignal::new(LogOptions {
+        container: default_container(&pod, &containers),
+        ..LogOptions::default()
+    });
+    // Bumped by "Reconnect": the same options again.
+    let reconnects = RwSignal::new(0_u64);
+
+    let held = StoredValue::new_local(Held::default());
+    let drawn = RwSignal::new(Drawn::default());
+    // Changes when highlights change (a new query, another current match).
+    let search_version = RwSignal::new(0_u64);
+    let search_summary = RwSignal::new(String::new());
+    let status = RwSignal::new(StreamStatus::Connecting);
+    let following = RwSignal::new(true);
+    let download_error = RwSignal::new(None::<String>);
+
+    let scroller = NodeRef::<html::Div>::new();
+    let sizer = NodeRef::<html::Div>::new();
+    let scroll_top = RwSignal::new(0.0_f64);
+    let viewport = RwSignal::new(400.0_f64);
+
+    let refresh_search = move || {
+        if let Some(summary) = held.try_with_value(|h| h.search.summary()) {
+            search_summary.set(summary);
+        }
+        search_version.update(|v| *v += 1);
+    };
+
+    // Once per frame: size the scroll area for the lines held, keep the view at the bottom
+    // (following) or on the same lines (older ones dropped above), then redraw what is in view.
+    let frame_requested = StoredValue::new_local(false);
+    let draw_frame = move || {
+        frame_requested.try_set_value(false);
+        let Some((now, summary)) = held.try_update_value(|h| {
+            h.search.sync(&h.buffer);
+            let b = &h.buffer;
+            let now = Drawn {
+                lines: b.len(),
+                dropped: b.dropped(),
+                epoch: b.epoch(),
+            };
+            (now, h.search.summary())
+        }) else {
+            // The tab went away before this frame.
+            return;
+        };
+        let before = drawn.get_untracked();
+        let dropped_since = if before.epoch == now.epoch {
+            now.dropped.saturating_sub(before.dropped)
+        } else {
+            0
+        };
+        if let (Some(el), Some(sizer)) = (scroller.get_untracked(), sizer.get_untracked()) {
+            // Set here, not through a reactive style, so the scroll below sees the new height.
+            web_sys::HtmlElement::style(&sizer)
+                .set_property("height", &format!("{}px", now.lines as f64 * LINE_HEIGHT))
+                .ok();
+            if following.get_untracked() {
+                el.set_scroll_top(el.scroll_height());
+            } else if dropped_since > 0 {
+                let shift = (dropped_since as f64 * LINE_HEIGHT) as i32;
+                el.set_scroll_top((el.scroll_top() - shift).max(0));
+            }
+            scroll_top.set(f64::from(el.scroll_top()));
+            viewport.set(viewport_height(&el));
+        }
+        drawn.set(now);
+        if search_summary.get_untracked() != summary {
+            search_summary.set(summary);
+        }
+    };
+    let request_frame = move || {
+        if frame_requested.try_with_value(|requested| !*requested) == Some(true) {
+            frame_requested.set_value(true);
+            request_animation_frame(draw_frame);
+        }
+    };
+
+    // One stream at a time: a new one aborts the old, and callbacks of an old one that were
+    // already under way see that they are stale (generation) and do nothing.
+    let generation = StoredValue::new_local(0_u64);
+    let abort = StoredValue::new_local(None::<Abort>);
+    on_cleanup(move || {
+        if let Some(Some(running)) = abort.try_update_value(Option::take) {
+            running.abort();
+        }
+    });
+    let start = move |opts: LogOptions, keep_lines: bool| {
+        let Some(this) = generation.try_update_value(|g| {
+            *g += 1;
+            *g
+        }) else {
+            return;
+        };
+        let controller = Abort::new();
+        let signal = controller.signal();
+        if let Some(Some(old)) = abort.try_update_value(|slot| slot.replace(controller)) {
+            old.abort();
+        }
+        if !keep_lines {
+            // Other options: the old lines belong to something else.
+            held.update_value(|h| h.buffer.clear());
+            request_frame();
+        }
+        status.set(StreamStatus::Connecting);
+        let request = log_request(&pod_path, &opts);
+        spawn_local(async move {
+            let current = move || generation.try_with_value(|g| *g == this) == Some(true);
+            // On reconnect the old lines stay until the new stream answers: if it fails
+            // (the pod is gone), they are still there to read.
+            let stale = Cell::new(keep_lines);
+            let replace_stale = || {
+                if stale.replace(false) {
+                    held.try_update_value(|h| h.buffer.clear());
+                }
+            };
+            let result = stream_text(&request, signal.as_ref(), |chunk| {
+                if !current() {
+                    return ControlFlow::Break(());
+                }
+                replace_stale();
+                if status.get_untracked() != StreamStatus::Streaming {
+                    status.set(StreamStatus::Streaming);
+                }
+                held.try_update_value(|h| h.buffer.push_chunk(chunk));
+                request_frame();
+                ControlFlow::Continue(())
+            })
+            .await;
+            if !current() {
+                return;
+            }
+            match result {
+                Ok(_) => {
+                    replace_stale();
+                    status.try_set(StreamStatus::Ended);
+                }
+                Err(ApiError::Aborted) => return,
+                Err(error) => {
+                    status.try_set(StreamStatus::Failed(error));
+                }
+            }
+            held.try_update_value(|h| h.buffer.finish());
+            request_frame();
+        });
+    };
+    Effect::new(move |previous: Option<LogOptions>| {
+        let opts = options.get();
+        reconnects.track();
+        let same_options = previous.as_ref() == Some(&opts);
+        start(opts.clone(), same_options);
+        opts
+    });
+
+    // Following: on while the view is at the bottom (also when every line fits).
+    let note_scroll_position = move || {
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
+        let top = f64::from(el.scroll_top());
+        scroll_top.set(top);
+        let bottom_gap = f64::from(el.scroll_height()) - top - f64::from(el.client_height());
+        let at_bottom = bottom_gap <= LINE_HEIGHT / 2.0;
+        if following.get_untracked() != at_bottom {
+            following.set(at_bottom);
+        }
+    };
+    let on_scroll = move |_| note_scroll_position();
+    let follow_again = move |_| {
+        following.set(true);
+        if let Some(el) = scroller.get_untracked() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    };
+    // The viewport changes with the window and with what is above it (an error, the request
+    // log opening): a ResizeObserver sees both, so the lines drawn always fill the view.
+    let resize_observer = StoredValue::new_local(None::<ResizeWatch>);
+    Effect::new(move |_| {
+        let Some(el) = scroller.get() else {
+            return;
+        };
+        viewport.set(viewport_height(&el));
+        let on_resize = Closure::<dyn FnMut()>::new(move || {
+            if let Some(el) = scroller.get_untracked() {
+                viewport.set(viewport_height(&el));
+            }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+            observer.observe(&el);
+            let previous = resize_observer.try_update_value(|slot| {
+                slot.replace(ResizeWatch {
+                    observer,
+                    _on_resize: on_resize,
+                })
+            });
+            if let Some(Some(previous)) = previous {
+                previous.observer.disconnect();
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some(Some(watch)) = resize_observer.try_update_value(Option::take) {
+            watch.observer.disconnect();
+        }
+    });
+
+    // Search: highlight, count, and step through matches (which stops following there).
+    let reveal = move |number: Option<u64>| {
+        refresh_search();
+        let Some(index) = number.and_then(|n| held.with_value(|h| h.buffer.index_of(n))) else {
+            return;
+        };
+        if let Some(el) = scroller.get_untracked() {
+            let top = index as f64 * LINE_HEIGHT;
+            let centred = top - (f64::from(el.client_height()) - LINE_HEIGHT) / 2.0;
+            el.set_scroll_top(centred.max(0.0) as i32);
+        }
+        // Away from the bottom, following stops here (the next frame would scroll away from
+        // the match); a match near the end keeps it.
+        note_scroll_position();
+    };
+    let next_match = move || reveal(held.try_update_value(|h| h.search.next_match()).flatten());
+    let previous_match = move || {
+        reveal(
+            held.try_update_value(|h| h.search.previous_match())
+                .flatten(),
+        )
+    };
+    let on_search_input = move |event: ev::Event| {
+        let query = event_target_value(&event);
+        held.update_value(|h| h.search.set_query(&query, &h.buffer));
+        refresh_search();
+    };
+    let on_search_key = move |event: ev::KeyboardEvent| {
+        if event.key() == "Enter" {
+            event.prevent_default();
+            if event.shift_key() {
+                previous_match();
+            } else {
+                next_match();
+            }
+        }
+    };
+
+    let download = {
+        let pod_name = pod_name.clone();
+        move |_| {
+            let text = held.with_value(|h| h.buffer.text());
+            let container = options.with_untracked(|o| o.container.clone());
+            let name = download_file_name(&pod_name, container.as_deref());
+            let failed = download_text(&text, &name)
+                .err()
+                .map(|e| format!("The download failed: {e:?}"));
+            download_error.set(failed);
+        }
+    };
+
+    let range = Memo::new(move |_| {
+        visible_range_of_rows(
+            scroll_top.get(),
+            viewport.get(),
+            drawn.get().lines,
+            LINE_HEIGHT,
+        )
+    });
+    let visible_lines = move || {
+        let (start, end) = range.get();
+        let version = search_version.get();
+        drawn.track();
+        held.try_with_value(|Held { buffer, search }| {
+            (start..end)
+                .filter_map(|index| {
+                    let text = buffer.line(index)?;
+                    let number = buffer.number_of(index);
+                    let current = search.current() == Some(number);
+                    Some(VisibleLine {
+                        key: (buffer.epoch(), number, version, current),
+                        number,
+                        current,
+                        pieces: segments(text, search.query())
+                            .into_iter()
+                            .map(|piece| (piece.text.to_string(), piece.is_match))
+                            .collect(),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+    };
+
+    // A `<select>` over one option; `set` gets the chosen `<option>` value.
+    let choice = move |label: &'static str,
+                       aria_label: &'static str,
+                       choices: Vec<(String, String)>,
+                       get: fn(&LogOptions) -> String,
+                       set: fn(&mut LogOptions, String)| {
+        let choices = choices
+            .into_iter()
+            .map(|(value, text)| view! { <option value=value>{text}</option> })
+            .collect_view();
+        view! {
+            <label>
+                {label}
+                <select
+                    aria-label=aria_label
+                    prop:value=move || options.with(get)
+                    on:change=move |event| {
+                        let value = event_target_value(&event);
+                        options.update(|o| set(o, value));
+                    }
+                >
+                    {choices}
+                </select>
+            </label>
+        }
+    };
+    let container_choice = (!containers.is_empty()).then(|| {
+        choice(
+            "Container",
+            "Container",
+            containers
+                .iter()
+                .map(|c| (c.name.clone(), c.label()))
+                .collect(),
+            |o| o.container.clone().unwrap_or_default(),
+            |o, name| o.container = Some(name),
+        )
+    });
+    let tail_choice = choice(
+        "Tail",
+        "Tail lines",
+        TailLines::CHOICES
+            .into_iter()
+            .map(|tail| (tail.param().unwrap_or_default(), tail.label()))
+            .collect(),
+        |o| o.tail.param().unwrap_or_default(),
+        |o, value| {
+            if let Some(tail) = TailLines::from_param(&value) {
+                o.tail = tail;
+            }
+        },
+    );
+    let checkbox = move |label: &'static str,
+                         title: &'static str,
+                         get: fn(&LogOptions) -> bool,
+                         set: fn(&mut LogOptions, bool)| {
+        view! {
+            <label class="check" title=title>
+                <input
+                    type="checkbox"
+                    aria-label=label
+                    prop:checked=move || options.with(get)
+                    on:change=move |event| {
+                        let on = event_target_checked(&event);
+                        options.update(|o| set(o, on));
+                    }
+                />
+                {label}
+            </label>
+        }
+    };
+
+    let status_line = move || {
+        let lines = drawn.get().lines;
+        let count = format!("{} lines", with_thousands(lines as u64));
+        match status.get() {
+            StreamStatus::Connecting => view! {
+                <span class="pod-logs-state">"Connecting…"</span>
+            }
+            .into_any(),
+            StreamStatus::Streaming => view! {
+                <span class="pod-logs-state live">
+                    {if options.with(|o| o.follow) { "Streaming" } else { "Loading" }}
+                </span>
+                <span>{count}</span>
+            }
+            .into_any(),
+            ended => {
+                // The error itself is said above the lines (`error_message`).
+                let (class, text) = match ended {
+                    StreamStatus::Failed(_) => ("pod-logs-state failed", "Failed."),
+                    _ => ("pod-logs-state ended", "Stream ended."),
+                };
+                view! {
+                    <span class=class>{text}</span>
+                    <span>{count}</span>
+                    <button type="button" on:click=move |_| reconnects.update(|n| *n += 1)>
+                        "Reconnect"
+                    </button>
+                }
+                .into_any()
+            }
+        }
+    };
+    let error_message = move || match status.get() {
+        StreamStatus::Failed(error) => Some(view! {
+            <div class="error" role="alert">
+                <strong>"The log could not be read. "</strong>
+                {error.to_string()}
+            </div>
+        }),
+        _ => None,
+    };
+    let empty_note = move || {
+        let done = matches!(status.get(), StreamStatus::Ended);
+        (done && drawn.get().lines == 0).then(|| view! { <p class="muted">"The log is empty."</p> })
+    };
+
+    view! {
+        <section class="pod-logs" aria-label="Pod logs">
+            <div class="pod-logs-toolbar">
+                {container_choice}
+                {checkbox(
+                    "Stream (-f)",
+                    "follow=true: keep the response open and show lines as they are printed",
+                    |o| o.follow,
+                    |o, on| o.follow = on,
+                )}
+                {checkbox(
+                    "Timestamps",
+                    "timestamps=true: the time the runtime received each line",
+                    |o| o.timestamps,
+                    |o, on| o.timestamps = on,
+                )}
+                {checkbox(
+                    "Previous",
+                    "previous=true: the log of the container's last terminated instance",
+                    |o| o.previous,
+                    |o, on| o.previous = on,
+                )}
+                {tail_choice}
+            </div>
+            <div class="pod-logs-toolbar">
+                <input
+                    type="search"
+                    placeholder="Search the log"
+                    aria-label="Search the log"
+                    on:input=on_search_input
+                    on:keydown=on_search_key
+                />
+                <button type="button" aria-label="Previous match" on:click=move |_| previous_match()>
+                    "↑"
+                </button>
+                <button type="button" aria-label="Next match" on:click=move |_| next_match()>
+                    "↓"
+                </button>
+                <span class="pod-logs-matches" aria-live="polite">{move || search_summary.get()}</span>
+                <span class="pod-logs-spacer"></span>
+                <span class="pod-logs-status">{status_line}</span>
+                <button type="button" class="pod-logs-download" on:click=download>"Download"</button>
+            </div>
+            {error_message}
+            {move || download_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || dropped_note(drawn.get().dropped).map(|note| view! {
+                <p class="pod-logs-dropped">
+                    {format!(
+                        "{note}: the view keeps the newest {} lines.",
+                        with_thousands(MAX_LINES as u64)
+                    )}
+                </p>
+            })}
+            {empty_note}
+            <div class="pod-logs-frame">
+                <div
+                    class="pod-logs-scroll"
+                    node_ref=scroller
+                    tabindex="0"
+                    role="log"
+                    aria-live="off"
+                    aria-label="Log lines"
+                    on:scroll=on_scroll
+                >
+                    <div class="pod-logs-sizer" node_ref=sizer>
+                        <div
+                            class="pod-logs-window"
+                            style:transform=move || {
+                                format!("translateY({}px)", range.get().0 as f64 * LINE_HEIGHT)
+                            }
+                        >
+                            <For
+                                each=visible_lines
+                                key=|line| line.key
+                                children=|line| {
+                                    let pieces = line
+                                        .pieces
+                                        .into_iter()
+                                        .map(|(text, is_match)| {
+                                            if is_match {
+                                                view! { <mark>{text}</mark> }.into_any()
+                                            } else {
+                                                text.into_any()
+                                            }
+                                        })
+                                        .collect_view();
+                                    view! {
+                                        <div
+                                            class="pod-log-line"
+                                            class:current=line.current
+                                            data-line=line.number + 1
+                                        >
+                                            <span class="pod-log-number" aria-hidden="true">
+                                                {line.number + 1}
+                                            </span>
+                                            <span class="pod-log-text">{pieces}</span>
+                                        </div>
+                                    }
+                                }
+                            />
+                        </div>
+                    </div>
+                </div>
+                {move || (!following.get()).then(|| view! {
+                    <button
+                        type="button"
+                        class="pod-logs-follow"
+                        title="Scroll to the newest line and stay there"
+                        on:click=follow_again
+                    >
+                        "Follow"
+                    </button>
+                })}
+            </div>
+        </section>
+    }
+}

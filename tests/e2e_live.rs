@@ -1,0 +1,437 @@
+//! End-to-end tests of live views: lists and object pages that follow the server through the
+//! shared watch layer, with kubectl and kube-rs writing, a server that stops answering for
+//! 8 s, a proxy whose WebSockets stay silent, and many live tabs at once. The release build
+//! in headless Chromium against the demo cluster (`cargo xtask test`, feature `e2e`).
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{start_test_proxy, wait_for, Harness, ProxyMode};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use thirtyfour::prelude::*;
+
+const POLL: Duration = Duration::from_millis(50);
+
+/// The names in the list grid's name column, as shown.
+async fn shown_names(driver: &WebDriver) -> Vec<String> {
+    let Ok(cells) = driver
+        .find_all(By::Css("table[role=grid] tbody tr.vt-row td.name-cell"))
+        .await
+    else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for cell in cells {
+        names.push(cell.text().await.unwrap_or_default());
+    }
+    names
+}
+
+/// Polls until `check` holds for the shown names, at most `limit`; returns them and the time.
+async fn wait_names(
+    driver: &WebDriver,
+    limit: Duration,
+    what: &str,
+    check: impl Fn(&[String]) -> bool,
+) -> (Vec<String>, Duration) {
+    let started = Instant::now();
+    let mut last = Vec::new();
+    while started.elapsed() < limit {
+        last = shown_names(driver).await;
+        if check(&last) {
+            return (last, started.elapsed());
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    panic!("{what}: not within {limit:?}; shown: {last:?}");
+}
+
+async fn create_namespace(client: &kube::Client, name: &str) {
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let namespace: Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).expect("ns");
+    namespaces
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("namespace created");
+}
+
+fn config_map(name: &str) -> ConfigMap {
+    serde_json::from_value(serde_json::json!({"metadata": {"name": name}, "data": {"k": "v"}}))
+        .expect("config map")
+}
+
+/// Marks the page, so a later check can tell it was never reloaded.
+async fn mark_page(driver: &WebDriver) {
+    driver
+        .execute("window.__kubeAtlasNotReloaded = true;", vec![])
+        .await
+        .expect("script runs");
+}
+
+async fn assert_not_reloaded(driver: &WebDriver) {
+    let marked = driver
+        .execute("return window.__kubeAtlasNotReloaded === true;", vec![])
+        .await
+        .expect("script runs");
+    assert_eq!(
+        marked.json(),
+        &serde_json::json!(true),
+        "the page was reloaded"
+    );
+}
+
+async fn wait_live(driver: &WebDriver) {
+    wait_for(driver, ".stream-status[data-phase=live]").await;
+}
+
+#[cfg_attr(
+    not(have_kubectl),
+    ignore = "kubectl not installed (cargo xtask setup)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_appear_and_go_as_kubectl_creates_and_deletes_config_maps() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    create_namespace(&client, "live-kubectl").await;
+    harness
+        .driver
+        .goto(harness.url("/#/list/core/v1/configmaps?ns=live-kubectl"))
+        .await
+        .expect("page loads");
+    wait_live(&harness.driver).await;
+    mark_page(&harness.driver).await;
+    let kubectl = |args: &[&str]| {
+        let output = std::process::Command::new("kubectl")
+            .arg("--server")
+            .arg(harness.base_url())
+            .args(args)
+            .output()
+            .expect("kubectl runs");
+        assert!(
+            output.status.success(),
+            "kubectl {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    for name in ["alpha", "beta"] {
+        kubectl(&[
+            "-n",
+            "live-kubectl",
+            "create",
+            "configmap",
+            name,
+            "--from-literal=k=v",
+        ]);
+    }
+    let (names, took) = wait_names(
+        &harness.driver,
+        Duration::from_secs(10),
+        "created config maps shown",
+        |names| names.iter().any(|n| n == "alpha") && names.iter().any(|n| n == "beta"),
+    )
+    .await;
+    println!("created rows shown after {took:?}: {names:?}");
+    harness.screenshot("live-list").await;
+    kubectl(&["-n", "live-kubectl", "delete", "configmap", "alpha"]);
+    wait_names(
+        &harness.driver,
+        Duration::from_secs(10),
+        "deleted config map gone",
+        |names| !names.iter().any(|n| n == "alpha") && names.iter().any(|n| n == "beta"),
+    )
+    .await;
+    assert_not_reloaded(&harness.driver).await;
+    let status = harness
+        .driver
+        .find(By::Css(".stream-status"))
+        .await
+        .expect("status line")
+        .text()
+        .await
+        .expect("text");
+    assert!(status.contains("Live"), "{status}");
+    assert!(status.contains("resourceVersion"), "{status}");
+    // A Table watch needs its Accept header, which browser WebSockets cannot send.
+    assert!(status.contains("HTTP stream"), "{status}");
+    harness.stop().await;
+}
+
+/// The READY cell of `name` in the deployments grid.
+async fn ready_cell(driver: &WebDriver, name: &str) -> Option<String> {
+    let rows = driver
+        .find_all(By::Css("table[role=grid] tbody tr.vt-row"))
+        .await
+        .ok()?;
+    for row in rows {
+        let cells = row.find_all(By::Css("td")).await.ok()?;
+        let mut texts = Vec::new();
+        for cell in cells {
+            texts.push(cell.text().await.unwrap_or_default());
+        }
+        if texts.first().map(String::as_str) == Some(name) {
+            return texts.get(1).cloned();
+        }
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness
+        .driver
+        .goto(harness.url("/#/list/apps/v1/deployments?ns=default"))
+        .await
+        .expect("page loads");
+    wait_live(&harness.driver).await;
+    let deployments: Api<Deployment> = Api::namespaced(client, "default");
+    let started = Instant::now();
+    let mut before = None;
+    while started.elapsed() < Duration::from_secs(30) {
+        before = ready_cell(&harness.driver, "nginx").await;
+        if before.as_deref() == Some("3/3") {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    assert_eq!(before.as_deref(), Some("3/3"), "nginx ready before scaling");
+    deployments
+        .patch(
+            "nginx",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"spec": {"replicas": 5}})),
+        )
+        .await
+        .expect("scaled");
+    let scaled = Instant::now();
+    let mut shown = None;
+    while scaled.elapsed() < Duration::from_secs(2) {
+        shown = ready_cell(&harness.driver, "nginx").await;
+        if shown.as_deref().is_some_and(|t| t.ends_with("/5")) {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    let took = scaled.elapsed();
+    assert!(
+        shown.as_deref().is_some_and(|t| t.ends_with("/5")),
+        "READY after 2 s: {shown:?}"
+    );
+    println!("READY cell showed {shown:?} {took:?} after the scale");
+    // The controllers then make all five ready, and the cell follows.
+    let mut last = None;
+    while scaled.elapsed() < Duration::from_secs(30) {
+        last = ready_cell(&harness.driver, "nginx").await;
+        if last.as_deref() == Some("5/5") {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    assert_eq!(last.as_deref(), Some("5/5"));
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_recover_after_the_server_stops_answering_for_eight_seconds() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    create_namespace(&client, "live-frozen").await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-frozen");
+    for name in ["keep", "drop"] {
+        config_maps
+            .create(&PostParams::default(), &config_map(name))
+            .await
+            .expect("created");
+    }
+    let frozen = Arc::new(AtomicBool::new(false));
+    let port = start_test_proxy(harness.cluster_addr(), ProxyMode::Freezable(frozen.clone())).await;
+    harness
+        .driver
+        .goto(format!(
+            "http://127.0.0.1:{port}/#/list/core/v1/configmaps?ns=live-frozen"
+        ))
+        .await
+        .expect("page loads");
+    wait_live(&harness.driver).await;
+    wait_names(&harness.driver, Duration::from_secs(10), "listed", |n| {
+        n.len() == 2
+    })
+    .await;
+    mark_page(&harness.driver).await;
+
+    frozen.store(true, Ordering::SeqCst);
+    // While the server is stopped, the cluster changes (written directly, not through it).
+    config_maps
+        .delete("drop", &DeleteParams::default())
+        .await
+        .expect("deleted");
+    for name in ["new-1", "new-2"] {
+        config_maps
+            .create(&PostParams::default(), &config_map(name))
+            .await
+            .expect("created");
+    }
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    frozen.store(false, Ordering::SeqCst);
+
+    let expected: BTreeSet<String> = ["keep", "new-1", "new-2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (names, took) = wait_names(
+        &harness.driver,
+        Duration::from_secs(30),
+        "the list equals the cluster after the stop",
+        |names| names.iter().cloned().collect::<BTreeSet<_>>() == expected && names.len() == 3,
+    )
+    .await;
+    println!("recovered {took:?} after the server answered again: {names:?}");
+    assert_not_reloaded(&harness.driver).await;
+    wait_live(&harness.driver).await;
+    // And it is still live.
+    config_maps
+        .create(&PostParams::default(), &config_map("after"))
+        .await
+        .expect("created");
+    wait_names(
+        &harness.driver,
+        Duration::from_secs(10),
+        "live again",
+        |n| n.iter().any(|n| n == "after") && n.len() == 4,
+    )
+    .await;
+    harness.stop().await;
+}
+
+/// Behind a proxy whose WebSockets open and then say nothing, object watches move to
+/// chunked HTTP and the object page stays live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_websockets_fall_back_to_chunked_http_watches() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    create_namespace(&client, "live-silent").await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-silent");
+    config_maps
+        .create(&PostParams::default(), &config_map("watched"))
+        .await
+        .expect("created");
+    let port = start_test_proxy(harness.cluster_addr(), ProxyMode::SilentWebSockets).await;
+    harness
+        .driver
+        .goto(format!(
+            "http://127.0.0.1:{port}/#/obj/core/v1/configmaps/live-silent/watched"
+        ))
+        .await
+        .expect("page loads");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut transport = String::new();
+    while Instant::now() < deadline {
+        if let Ok(element) = harness.driver.find(By::Css(".stream-transport")).await {
+            transport = element.text().await.unwrap_or_default();
+            if transport == "HTTP stream" {
+                break;
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    assert_eq!(transport, "HTTP stream");
+    wait_live(&harness.driver).await;
+    // Only an HTTP watch can bring this change through the silent proxy.
+    config_maps
+        .patch(
+            "watched",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"color": "blue"}}})),
+        )
+        .await
+        .expect("labelled");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut labels = String::new();
+    while Instant::now() < deadline {
+        if let Ok(element) = harness.driver.find(By::Css("[aria-label=Labels]")).await {
+            labels = element.text().await.unwrap_or_default();
+            if labels.contains("color=blue") {
+                break;
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    assert!(labels.contains("color=blue"), "labels shown: {labels:?}");
+    harness.stop().await;
+}
+
+/// Twelve tabs each with a live object page (about ten watches each: the object and the
+/// kinds it may own) take none of the browser's six HTTP/1.1 connections to the server, so
+/// a thirteenth tab's list still loads at once and stays live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twelve_live_tabs_leave_room_for_a_new_list() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    create_namespace(&client, "live-many").await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-many");
+    for index in 0..12 {
+        config_maps
+            .create(
+                &PostParams::default(),
+                &config_map(&format!("view-{index}")),
+            )
+            .await
+            .expect("created");
+    }
+    for index in 0..12 {
+        if index > 0 {
+            let tab = harness.driver.new_tab().await.expect("new tab");
+            harness.driver.switch_to_window(tab).await.expect("switch");
+        }
+        harness
+            .driver
+            .goto(harness.url(&format!("/#/obj/core/v1/configmaps/live-many/view-{index}")))
+            .await
+            .expect("page loads");
+        wait_live(&harness.driver).await;
+        let transport = harness
+            .driver
+            .find(By::Css(".stream-transport"))
+            .await
+            .expect("transport")
+            .text()
+            .await
+            .unwrap_or_default();
+        assert_eq!(transport, "WebSocket");
+    }
+    let tab = harness.driver.new_tab().await.expect("new tab");
+    harness.driver.switch_to_window(tab).await.expect("switch");
+    let started = Instant::now();
+    harness
+        .driver
+        .goto(harness.url("/#/list/core/v1/configmaps?ns=live-many"))
+        .await
+        .expect("page loads");
+    wait_live(&harness.driver).await;
+    println!(
+        "a list in a 13th tab was live after {:?}",
+        started.elapsed()
+    );
+    config_maps
+        .create(&PostParams::default(), &config_map("thirteenth"))
+        .await
+        .expect("created");
+    wait_names(
+        &harness.driver,
+        Duration::from_secs(10),
+        "the new list is live",
+        |n| n.iter().any(|n| n == "thirteenth") && n.len() == 13,
+    )
+    .await;
+    harness.stop().await;
+}
