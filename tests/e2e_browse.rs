@@ -46,21 +46,18 @@ async fn headers(driver: &WebDriver) -> Vec<String> {
     out
 }
 
-/// The rows in the DOM: each row's cell texts.
+/// The rows in the DOM: each row's cell texts, read in one script so a live row redrawn
+/// meanwhile (an age ticking) cannot go stale between reads.
 async fn rows(driver: &WebDriver) -> Vec<Vec<String>> {
-    let rows = driver
-        .find_all(By::Css("table[role=grid] tbody tr.vt-row"))
+    let snapshot = driver
+        .execute(
+            "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row'))\
+             .map(r => Array.from(r.querySelectorAll('td')).map(td => td.innerText));",
+            vec![],
+        )
         .await
         .expect("rows");
-    let mut out = Vec::new();
-    for row in rows {
-        let mut cells = Vec::new();
-        for cell in row.find_all(By::Css("td")).await.expect("cells") {
-            cells.push(cell.text().await.unwrap_or_default());
-        }
-        out.push(cells);
-    }
-    out
+    serde_json::from_value(snapshot.json().clone()).expect("rows of texts")
 }
 
 async fn open(harness: &Harness, fragment: &str) {
