@@ -60,14 +60,6 @@ async fn rows(driver: &WebDriver) -> Vec<Vec<String>> {
     serde_json::from_value(snapshot.json().clone()).expect("rows of texts")
 }
 
-async fn open(harness: &Harness, fragment: &str) {
-    harness
-        .driver
-        .goto(harness.url(&format!("/{fragment}")))
-        .await
-        .expect("page loads");
-}
-
 /// Waits until loading finished with `count` rows loaded.
 async fn wait_loaded(driver: &WebDriver, count: usize) -> String {
     let expected = format!("{count} loaded");
@@ -89,7 +81,7 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
         .expect("created");
 
     // ConfigMaps: DATA and AGE, as `kubectl get configmaps`.
-    open(&harness, "#/list/core/v1/configmaps?ns=default").await;
+    harness.open("#/list/core/v1/configmaps?ns=default").await;
     wait_loaded(driver, 1).await;
     assert_eq!(headers(driver).await, ["NAME", "DATA", "AGE"]);
     let settings_row = &rows(driver).await[0];
@@ -112,7 +104,7 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
     );
 
     // Deployments across all namespaces: a NAMESPACE column, then kubectl's columns.
-    open(&harness, "#/list/apps/v1/deployments").await;
+    harness.open("#/list/apps/v1/deployments").await;
     wait_loaded(driver, 4).await;
     assert_eq!(
         headers(driver).await,
@@ -155,11 +147,9 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
     harness.screenshot("list-deployments").await;
 
     // A custom resource: the CRD's additionalPrinterColumns (Command is priority 1).
-    open(
-        &harness,
-        "#/list/cnat.programming-kubernetes.info/v1alpha1/ats?ns=demo",
-    )
-    .await;
+    harness
+        .open("#/list/cnat.programming-kubernetes.info/v1alpha1/ats?ns=demo")
+        .await;
     wait_loaded(driver, 1).await;
     assert_eq!(headers(driver).await, ["NAME", "SCHEDULE", "PHASE", "AGE"]);
     let at = rows(driver).await;
@@ -175,7 +165,7 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
 async fn selectors_narrow_the_list_and_bad_ones_are_caught_before_sending() {
     let harness = Harness::start().await;
     let driver = &harness.driver;
-    open(&harness, "#/list/core/v1/pods").await;
+    harness.open("#/list/core/v1/pods").await;
     wait_for(driver, "table[role=grid] tbody tr.vt-row").await;
     let everything = wait_for_text(driver, ".list-count", |t| t.ends_with(" loaded")).await;
     let all: usize = everything
@@ -202,19 +192,23 @@ async fn selectors_narrow_the_list_and_bad_ones_are_caught_before_sending() {
     assert!(url.contains("l=app%3Dnginx"), "{url}");
 
     // Field selectors go to the server too.
-    open(&harness, "#/list/core/v1/pods?f=status.phase%3DSucceeded").await;
+    harness
+        .open("#/list/core/v1/pods?f=status.phase%3DSucceeded")
+        .await;
     let done = wait_for_text(driver, ".list-count", |t| t.ends_with(" loaded")).await;
     assert!(done.starts_with('1') || done.starts_with('0'), "{done}");
 
     // A malformed selector is reported where it is wrong, and nothing is sent.
-    open(&harness, "#/list/core/v1/pods?l=app%20in%20nginx").await;
+    harness.open("#/list/core/v1/pods?l=app%20in%20nginx").await;
     let error = wait_for(driver, "#label-selector-error").await;
     let text = error.text().await.expect("error text");
     assert!(text.contains("column"), "{text}");
     assert!(text.contains('('), "{text}");
     assert!(driver.find(By::Css("table[role=grid]")).await.is_err());
     // The server's own rejection (an unknown field) is shown with its message.
-    open(&harness, "#/list/core/v1/pods?f=spec.color%3Dblue").await;
+    harness
+        .open("#/list/core/v1/pods?f=spec.color%3Dblue")
+        .await;
     let rejected = wait_for(driver, ".list-page .error[role=alert]").await;
     let text = rejected.text().await.expect("error text");
     assert!(
@@ -259,7 +253,7 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
     assert_eq!(created, PODS);
 
     let driver = &harness.driver;
-    open(&harness, "#/list/core/v1/pods?ns=bulk").await;
+    harness.open("#/list/core/v1/pods?ns=bulk").await;
     wait_loaded(driver, PODS).await;
     // Pages of 500 with continue tokens: 10 requests for the list, as the browser saw them.
     let requests = driver
@@ -308,7 +302,9 @@ async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
     let harness = Harness::start().await;
     let driver = &harness.driver;
     // The seeded nginx Deployment runs 3 pods through a ReplicaSet.
-    open(&harness, "#/list/core/v1/pods?ns=default&l=app%3Dnginx").await;
+    harness
+        .open("#/list/core/v1/pods?ns=default&l=app%3Dnginx")
+        .await;
     wait_loaded(driver, 3).await;
     let pod_link = wait_for(driver, "tr.vt-row td.name-cell a").await;
     let pod_name = pod_link.text().await.expect("pod name");
@@ -365,7 +361,9 @@ async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
     harness.screenshot("object-deployment").await;
 
     // The YAML tab shows the object without managedFields until asked.
-    open(&harness, "#/obj/apps/v1/deployments/default/nginx?tab=yaml").await;
+    harness
+        .open("#/obj/apps/v1/deployments/default/nginx?tab=yaml")
+        .await;
     let yaml = wait_for(driver, "pre.object-text").await;
     let text = yaml.text().await.expect("yaml");
     assert!(text.contains("kind: Deployment"), "{text}");
@@ -389,7 +387,9 @@ async fn html_from_the_server_is_shown_as_text_and_never_run() {
         .await
         .expect("created");
     let driver = &harness.driver;
-    open(&harness, "#/obj/core/v1/configmaps/default/hostile").await;
+    harness
+        .open("#/obj/core/v1/configmaps/default/hostile")
+        .await;
     let annotations = wait_for(driver, "[aria-label='Annotations']").await;
     let text = annotations.text().await.expect("text");
     assert!(text.contains(HOSTILE), "shown literally: {text}");
@@ -399,11 +399,9 @@ async fn html_from_the_server_is_shown_as_text_and_never_run() {
         driver.get_alert_text().await.is_err(),
         "an alert opened: the text was run"
     );
-    open(
-        &harness,
-        "#/obj/core/v1/configmaps/default/hostile?tab=json",
-    )
-    .await;
+    harness
+        .open("#/obj/core/v1/configmaps/default/hostile?tab=json")
+        .await;
     let json = wait_for(driver, "pre.object-text").await;
     assert!(json
         .text()

@@ -12,13 +12,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{start_test_proxy, wait_for, Harness, ProxyMode};
+use common::{start_test_proxy, wait_for, wait_until, wait_until_within, Harness, ProxyMode};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use thirtyfour::prelude::*;
-
-const POLL: Duration = Duration::from_millis(50);
 
 /// The names in the list grid's name column, as shown.
 async fn shown_names(driver: &WebDriver) -> Vec<String> {
@@ -43,15 +41,22 @@ async fn wait_names(
     check: impl Fn(&[String]) -> bool,
 ) -> (Vec<String>, Duration) {
     let started = Instant::now();
-    let mut last = Vec::new();
-    while started.elapsed() < limit {
-        last = shown_names(driver).await;
-        if check(&last) {
-            return (last, started.elapsed());
-        }
-        tokio::time::sleep(POLL).await;
+    let names = wait_until_within(
+        what,
+        limit,
+        async || shown_names(driver).await,
+        |n| check(n),
+    )
+    .await;
+    (names, started.elapsed())
+}
+
+/// The text of the first element at `css`, empty when there is none.
+async fn text_at(driver: &WebDriver, css: &str) -> String {
+    match driver.find(By::Css(css)).await {
+        Ok(element) => element.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
     }
-    panic!("{what}: not within {limit:?}; shown: {last:?}");
 }
 
 async fn create_namespace(client: &kube::Client, name: &str) {
@@ -103,10 +108,8 @@ async fn rows_appear_and_go_as_kubectl_creates_and_deletes_config_maps() {
     let client = harness.kube_client();
     create_namespace(&client, "live-kubectl").await;
     harness
-        .driver
-        .goto(harness.url("/#/list/core/v1/configmaps?ns=live-kubectl"))
-        .await
-        .expect("page loads");
+        .open("#/list/core/v1/configmaps?ns=live-kubectl")
+        .await;
     wait_live(&harness.driver).await;
     mark_page(&harness.driver).await;
     let kubectl = |args: &[&str]| {
@@ -188,23 +191,14 @@ async fn ready_cell(driver: &WebDriver, name: &str) -> Option<String> {
 async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
     let harness = Harness::start().await;
     let client = harness.kube_client();
-    harness
-        .driver
-        .goto(harness.url("/#/list/apps/v1/deployments?ns=default"))
-        .await
-        .expect("page loads");
+    harness.open("#/list/apps/v1/deployments?ns=default").await;
     wait_live(&harness.driver).await;
     let deployments: Api<Deployment> = Api::namespaced(client, "default");
-    let started = Instant::now();
-    let mut before = None;
-    while started.elapsed() < Duration::from_secs(30) {
-        before = ready_cell(&harness.driver, "nginx").await;
-        if before.as_deref() == Some("3/3") {
-            break;
-        }
-        tokio::time::sleep(POLL).await;
-    }
-    assert_eq!(before.as_deref(), Some("3/3"), "nginx ready before scaling");
+    let ready = async || ready_cell(&harness.driver, "nginx").await;
+    wait_until("nginx ready before scaling", ready, |cell| {
+        cell.as_deref() == Some("3/3")
+    })
+    .await;
     deployments
         .patch(
             "nginx",
@@ -214,30 +208,22 @@ async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
         .await
         .expect("scaled");
     let scaled = Instant::now();
-    let mut shown = None;
-    while scaled.elapsed() < Duration::from_secs(2) {
-        shown = ready_cell(&harness.driver, "nginx").await;
-        if shown.as_deref().is_some_and(|t| t.ends_with("/5")) {
-            break;
-        }
-        tokio::time::sleep(POLL).await;
-    }
-    let took = scaled.elapsed();
-    assert!(
-        shown.as_deref().is_some_and(|t| t.ends_with("/5")),
-        "READY after 2 s: {shown:?}"
+    let shown = wait_until_within(
+        "READY shows 5 wanted",
+        Duration::from_secs(2),
+        ready,
+        |cell| cell.as_deref().is_some_and(|t| t.ends_with("/5")),
+    )
+    .await;
+    println!(
+        "READY cell showed {shown:?} {:?} after the scale",
+        scaled.elapsed()
     );
-    println!("READY cell showed {shown:?} {took:?} after the scale");
     // The controllers then make all five ready, and the cell follows.
-    let mut last = None;
-    while scaled.elapsed() < Duration::from_secs(30) {
-        last = ready_cell(&harness.driver, "nginx").await;
-        if last.as_deref() == Some("5/5") {
-            break;
-        }
-        tokio::time::sleep(POLL).await;
-    }
-    assert_eq!(last.as_deref(), Some("5/5"));
+    wait_until("all five ready", ready, |cell| {
+        cell.as_deref() == Some("5/5")
+    })
+    .await;
     harness.stop().await;
 }
 
@@ -333,18 +319,13 @@ async fn silent_websockets_fall_back_to_chunked_http_watches() {
         ))
         .await
         .expect("page loads");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut transport = String::new();
-    while Instant::now() < deadline {
-        if let Ok(element) = harness.driver.find(By::Css(".stream-transport")).await {
-            transport = element.text().await.unwrap_or_default();
-            if transport == "HTTP stream" {
-                break;
-            }
-        }
-        tokio::time::sleep(POLL).await;
-    }
-    assert_eq!(transport, "HTTP stream");
+    wait_until_within(
+        "the watch moves to HTTP",
+        Duration::from_secs(20),
+        async || text_at(&harness.driver, ".stream-transport").await,
+        |transport| transport == "HTTP stream",
+    )
+    .await;
     wait_live(&harness.driver).await;
     // Only an HTTP watch can bring this change through the silent proxy.
     config_maps
@@ -355,18 +336,13 @@ async fn silent_websockets_fall_back_to_chunked_http_watches() {
         )
         .await
         .expect("labelled");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut labels = String::new();
-    while Instant::now() < deadline {
-        if let Ok(element) = harness.driver.find(By::Css("[aria-label=Labels]")).await {
-            labels = element.text().await.unwrap_or_default();
-            if labels.contains("color=blue") {
-                break;
-            }
-        }
-        tokio::time::sleep(POLL).await;
-    }
-    assert!(labels.contains("color=blue"), "labels shown: {labels:?}");
+    wait_until_within(
+        "the new label shown",
+        Duration::from_secs(10),
+        async || text_at(&harness.driver, "[aria-label=Labels]").await,
+        |labels| labels.contains("color=blue"),
+    )
+    .await;
     harness.stop().await;
 }
 
@@ -394,29 +370,18 @@ async fn twelve_live_tabs_leave_room_for_a_new_list() {
             harness.driver.switch_to_window(tab).await.expect("switch");
         }
         harness
-            .driver
-            .goto(harness.url(&format!("/#/obj/core/v1/configmaps/live-many/view-{index}")))
-            .await
-            .expect("page loads");
+            .open(&format!("#/obj/core/v1/configmaps/live-many/view-{index}"))
+            .await;
         wait_live(&harness.driver).await;
-        let transport = harness
-            .driver
-            .find(By::Css(".stream-transport"))
-            .await
-            .expect("transport")
-            .text()
-            .await
-            .unwrap_or_default();
-        assert_eq!(transport, "WebSocket");
+        assert_eq!(
+            text_at(&harness.driver, ".stream-transport").await,
+            "WebSocket"
+        );
     }
     let tab = harness.driver.new_tab().await.expect("new tab");
     harness.driver.switch_to_window(tab).await.expect("switch");
     let started = Instant::now();
-    harness
-        .driver
-        .goto(harness.url("/#/list/core/v1/configmaps?ns=live-many"))
-        .await
-        .expect("page loads");
+    harness.open("#/list/core/v1/configmaps?ns=live-many").await;
     wait_live(&harness.driver).await;
     println!(
         "a list in a 13th tab was live after {:?}",

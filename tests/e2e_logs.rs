@@ -8,40 +8,18 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use common::{wait_for, Harness};
+use common::{wait_for, wait_until, Harness};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::Value;
 use thirtyfour::components::SelectElement;
 use thirtyfour::prelude::*;
 
-const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
-const POLL: Duration = Duration::from_millis(100);
-
 /// A line of the `markup` container: markup a careless view would run.
 const MARKUP_LINE: &str =
     "<b>bold</b> <script>window.injected = 1</script> <img src=x onerror=window.injected=2>";
-
-/// Polls `check` on the page state `read` gives until it holds (30 s at most); returns it.
-async fn wait_until<T: std::fmt::Debug>(
-    what: &str,
-    mut read: impl AsyncFnMut() -> T,
-    check: impl Fn(&T) -> bool,
-) -> T {
-    let deadline = Instant::now() + PAGE_TIMEOUT;
-    loop {
-        let value = read().await;
-        if check(&value) {
-            return value;
-        }
-        if Instant::now() > deadline {
-            panic!("{what}: never happened; last seen {value:?}");
-        }
-        tokio::time::sleep(POLL).await;
-    }
-}
 
 async fn script(driver: &WebDriver, js: &str) -> Value {
     driver
@@ -173,20 +151,10 @@ async fn running_pod(harness: &Harness, name: &str, spec: Value) -> Api<Pod> {
     pods
 }
 
-async fn open(harness: &Harness, fragment: &str) {
-    harness
-        .driver
-        .goto(harness.url(&format!("/{fragment}")))
-        .await
-        .expect("page loads");
-}
-
 async fn open_logs(harness: &Harness, pod: &str) {
-    open(
-        harness,
-        &format!("#/obj/core/v1/pods/default/{pod}?tab=logs"),
-    )
-    .await;
+    harness
+        .open(&format!("#/obj/core/v1/pods/default/{pod}?tab=logs"))
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -423,7 +391,9 @@ async fn a_running_pods_log_follows_and_every_option_restarts_the_stream() {
     .await;
 
     // Other kinds have no Logs tab.
-    open(&harness, "#/obj/apps/v1/deployments/default/nginx?tab=logs").await;
+    harness
+        .open("#/obj/apps/v1/deployments/default/nginx?tab=logs")
+        .await;
     wait_for(driver, ".tabs a[aria-selected='true']").await;
     let tabs = script(
         driver,
@@ -569,7 +539,7 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
         serde_json::json!({"containers": [{"name": "app", "image": "ghcr.io/kube-atlas/web-frontend:1.4.2"}]}),
     )
     .await;
-    open(&harness, "#/obj/core/v1/pods/default/chatty").await;
+    harness.open("#/obj/core/v1/pods/default/chatty").await;
     wait_for(driver, ".tabs a[href$='tab=logs']").await;
     driver
         .execute(SYNTHETIC_LOG, vec![serde_json::json!(60_000)])

@@ -173,6 +173,14 @@ impl ApiRequest {
         self
     }
 
+    /// The value of query parameter `name` (the first, if repeated), as given.
+    pub fn query_value(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
     pub fn with_options(mut self, options: &WriteOptions) -> ApiRequest {
         if options.dry_run {
             self = self.query("dryRun", "All");
@@ -324,6 +332,8 @@ mod tests {
         );
         let parsed = ApiRequest::get(&url);
         assert_eq!(parsed.path, "/api/v1/pods");
+        assert_eq!(parsed.query_value("limit"), Some("500"));
+        assert_eq!(parsed.query_value("watch"), None);
         assert_eq!(parsed.query, request.query);
     }
 

@@ -105,10 +105,15 @@ impl KeyStream {
             return;
         }
         let this = Rc::clone(self);
-        request_animation_frame(move || this.flush());
-        // A hidden tab gets no frames: flush from a timer as well, whichever comes first.
-        let this = Rc::clone(self);
-        set_timeout(move || this.flush(), Duration::from_millis(500));
+        let hidden = web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.hidden());
+        if hidden {
+            // A hidden tab gets no frames: apply from a timer instead.
+            set_timeout(move || this.flush(), Duration::from_millis(500));
+        } else {
+            request_animation_frame(move || this.flush());
+        }
     }
 
     /// Applies the pending changes in one update, and the status once.
@@ -250,24 +255,13 @@ impl WatchHub {
     /// Does a WebSocket watch answer here? A watch with `timeoutSeconds=1` must be closed by
     /// the server within a second; one still open and silent after 4 s never will be.
     async fn probe_websocket(&self) {
-        let request = WatchKey::new("/api/v1/namespaces", Output::Objects)
-            .with_fields("metadata.name=kube-atlas-websocket-probe")
-            .watch_request("0");
-        let request = api::ApiRequest {
-            query: request
-                .query
-                .into_iter()
-                .map(|(k, v)| {
-                    if k == "timeoutSeconds" {
-                        (k, "1".into())
-                    } else {
-                        (k, v)
-                    }
-                })
-                .filter(|(k, _)| k != "resourceVersion")
-                .collect(),
-            ..request
-        };
+        // With bookmarks allowed, a server that streams lists by default answers at once (the
+        // end-of-initial-events bookmark); others close the watch after its 1 s timeout.
+        let request = api::ApiRequest::get("/api/v1/namespaces")
+            .query("fieldSelector", "metadata.name=kube-atlas-websocket-probe")
+            .query("watch", "true")
+            .query("allowWatchBookmarks", "true")
+            .query("timeoutSeconds", "1");
         let health = match WatchSocket::open(&request) {
             Err(_) => SocketHealth::Silent,
             Ok(mut socket) => {

@@ -433,7 +433,45 @@ pub async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
         .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
 }
 
+/// Polls `check` on what `read` gives until it holds, for at most `limit`; returns the value
+/// that held. Panics with `what` and the last value seen otherwise.
+pub async fn wait_until_within<T: std::fmt::Debug>(
+    what: &str,
+    limit: Duration,
+    mut read: impl AsyncFnMut() -> T,
+    check: impl Fn(&T) -> bool,
+) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        let value = read().await;
+        if check(&value) {
+            return value;
+        }
+        if Instant::now() > deadline {
+            panic!("{what}: not within {limit:?}; last seen {value:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// [`wait_until_within`] 30 s: a generous bound on a busy 2-core machine.
+pub async fn wait_until<T: std::fmt::Debug>(
+    what: &str,
+    read: impl AsyncFnMut() -> T,
+    check: impl Fn(&T) -> bool,
+) -> T {
+    wait_until_within(what, Duration::from_secs(30), read, check).await
+}
+
 impl Harness {
+    /// Opens `fragment` (`#/list/...`) of the served dashboard.
+    pub async fn open(&self, fragment: &str) {
+        self.driver
+            .goto(self.url(&format!("/{fragment}")))
+            .await
+            .expect("page loads");
+    }
+
     /// A kube-rs client for the harness's cluster.
     pub fn kube_client(&self) -> kube::Client {
         let config = kube::Config::new(self.base_url().parse().expect("cluster URL"));

@@ -55,13 +55,7 @@ impl Selection {
             .strip_prefix("/api/v1/namespaces/")
             .and_then(|rest| rest.split('/').next())
             .map(str::to_string);
-        let query = |name: &str| {
-            request
-                .query
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        };
+        let query = |name: &str| request.query_value(name);
         let app = query("labelSelector").and_then(|s| s.strip_prefix("app=").map(str::to_string));
         let output = if request.accept.contains("as=Table") {
             Output::Table
@@ -211,19 +205,13 @@ impl ModelServer {
     }
 
     fn list(&mut self, request: &ApiRequest) -> Result<Value, ApiError> {
-        let query = |name: &str| {
-            request
-                .query
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        };
+        let query = |name: &str| request.query_value(name);
         assert!(
             query("watch").is_none(),
             "a list must not watch: {}",
             request.url()
         );
-        assert_eq!(query("limit").as_deref(), Some("500"), "{}", request.url());
+        assert_eq!(query("limit"), Some("500"), "{}", request.url());
         let selection = Selection::of(request);
         let (id, offset) = match query("continue") {
             Some(token) => {
@@ -269,15 +257,9 @@ impl ModelServer {
     }
 
     fn watch(&self, request: &ApiRequest) -> Result<Stream, ApiError> {
-        let query = |name: &str| {
-            request
-                .query
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        };
-        assert_eq!(query("watch").as_deref(), Some("true"), "{}", request.url());
-        assert_eq!(query("allowWatchBookmarks").as_deref(), Some("true"));
+        let query = |name: &str| request.query_value(name);
+        assert_eq!(query("watch"), Some("true"), "{}", request.url());
+        assert_eq!(query("allowWatchBookmarks"), Some("true"));
         let selection = Selection::of(request);
         let mut stream = Stream {
             cursor: self.rv,
@@ -286,11 +268,8 @@ impl ModelServer {
             sent_columns: false,
             ended: false,
         };
-        if query("sendInitialEvents").as_deref() == Some("true") {
-            assert_eq!(
-                query("resourceVersionMatch").as_deref(),
-                Some("NotOlderThan")
-            );
+        if query("sendInitialEvents") == Some("true") {
+            assert_eq!(query("resourceVersionMatch"), Some("NotOlderThan"));
             if !self.serves_streaming_lists {
                 // As over a WebSocket: the refused upgrade is only a failed connection.
                 return Err(ApiError::Unreachable("the WebSocket closed".into()));
