@@ -9,11 +9,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::components::{ApiTreeView, Palette, QuickAccess, RequestLogPanel};
-use crate::model::route::{ListRoute, Page, Route};
+use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
+use crate::model::route::{EventsRoute, ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{ApiTree, ResourceId, TreeErrorKind};
-use crate::pages::{HomePage, ListIdentity, ObjectIdentity, ObjectPage, ResourceListPage};
+use crate::pages::{
+    EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, ReplayPage, ResourceListPage,
+};
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
 use crate::state::request_log;
@@ -26,6 +28,9 @@ enum Screen {
     Home,
     List(ListIdentity),
     Object(ObjectIdentity),
+    /// The Event objects timeline of a namespace (None: all).
+    Events(Option<String>),
+    Replay,
 }
 
 impl Screen {
@@ -34,6 +39,8 @@ impl Screen {
             Page::Home(_) => Screen::Home,
             Page::ResourceList(route) => Screen::List(ListIdentity::of(route)),
             Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
+            Page::Events(route) => Screen::Events(route.namespace.clone()),
+            Page::Replay => Screen::Replay,
         }
     }
 }
@@ -45,6 +52,8 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
         Page::ResourceList(route) => Page::ResourceList(ListRoute { namespace, ..route }),
         // An object is in its namespace: another namespace means its kind's list there.
         Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
+        Page::Events(_) => Page::Events(EventsRoute { namespace }),
+        Page::Replay => Page::Replay,
     }
 }
 
@@ -238,6 +247,8 @@ pub fn App() -> impl IntoView {
                         .into_any(),
                         Screen::List(identity) => view! { <ResourceListPage identity=identity/> }.into_any(),
                         Screen::Object(identity) => view! { <ObjectPage identity=identity/> }.into_any(),
+                        Screen::Events(namespace) => view! { <EventsPage namespace=namespace/> }.into_any(),
+                        Screen::Replay => view! { <ReplayPage/> }.into_any(),
                     }
                 }}
             </main>
@@ -273,6 +284,17 @@ fn Header(
             <span class="server-version" title="Server version (from /version)">
                 {move || discovery.server_version.get().unwrap_or_default()}
             </span>
+            <a
+                class="header-link"
+                href=move || Page::Events(EventsRoute { namespace: namespace.get() }).to_hash()
+                aria-current=move || {
+                    navigation.page.with(|p| matches!(p, Page::Events(_))).then_some("page")
+                }
+                title="Event objects: reports written by components about objects"
+            >
+                "Events"
+            </a>
+            <RecordControl/>
             <span class="header-spacer"></span>
             <label class="hint" for="namespace-select">"Namespace"</label>
             {move || match namespaces.get() {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::{start_test_proxy, wait_for, wait_until, wait_until_within, Harness, ProxyMode};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use thirtyfour::prelude::*;
 
@@ -59,16 +59,6 @@ async fn text_at(driver: &WebDriver, css: &str) -> String {
     }
 }
 
-async fn create_namespace(client: &kube::Client, name: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace: Namespace =
-        serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).expect("ns");
-    namespaces
-        .create(&PostParams::default(), &namespace)
-        .await
-        .expect("namespace created");
-}
-
 fn config_map(name: &str) -> ConfigMap {
     serde_json::from_value(serde_json::json!({"metadata": {"name": name}, "data": {"k": "v"}}))
         .expect("config map")
@@ -105,8 +95,7 @@ async fn wait_live(driver: &WebDriver) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_appear_and_go_as_kubectl_creates_and_deletes_config_maps() {
     let harness = Harness::start().await;
-    let client = harness.kube_client();
-    create_namespace(&client, "live-kubectl").await;
+    harness.create_namespace("live-kubectl").await;
     harness
         .open("#/list/core/v1/configmaps?ns=live-kubectl")
         .await;
@@ -231,7 +220,7 @@ async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
 async fn views_recover_after_the_server_stops_answering_for_eight_seconds() {
     let harness = Harness::start().await;
     let client = harness.kube_client();
-    create_namespace(&client, "live-frozen").await;
+    harness.create_namespace("live-frozen").await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-frozen");
     for name in ["keep", "drop"] {
         config_maps
@@ -305,7 +294,7 @@ async fn views_recover_after_the_server_stops_answering_for_eight_seconds() {
 async fn silent_websockets_fall_back_to_chunked_http_watches() {
     let harness = Harness::start().await;
     let client = harness.kube_client();
-    create_namespace(&client, "live-silent").await;
+    harness.create_namespace("live-silent").await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-silent");
     config_maps
         .create(&PostParams::default(), &config_map("watched"))
@@ -353,7 +342,7 @@ async fn silent_websockets_fall_back_to_chunked_http_watches() {
 async fn twelve_live_tabs_leave_room_for_a_new_list() {
     let harness = Harness::start().await;
     let client = harness.kube_client();
-    create_namespace(&client, "live-many").await;
+    harness.create_namespace("live-many").await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-many");
     for index in 0..12 {
         config_maps

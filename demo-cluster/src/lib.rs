@@ -6,6 +6,7 @@
 
 pub mod controllers;
 pub mod http;
+pub mod load;
 pub mod logs;
 pub mod openapi;
 pub mod protobuf;
@@ -47,6 +48,17 @@ pub struct Config {
     /// Run the simulated control plane (controllers, scheduler, kubelets, cnat operator).
     /// Off, the server is a bare API server: objects stay exactly as clients wrote them.
     pub controllers: bool,
+    /// Load mode: Running pods created at start, in namespaces `load-*` of ~1,000, on Nodes
+    /// `load-node-*` of ~100, owned by ReplicaSets of 10-50 under Deployments (see [`load`]).
+    pub pods: usize,
+    /// Load mode: CustomResourceDefinitions created at start, one group each
+    /// (`load{i}.example.com`, kind `Widget{i}`), with printer columns and a few objects.
+    pub crds: usize,
+    /// Load mode: pod writes per second (kubelet status updates, pod replacements), with
+    /// their Events. 0: none. On a cluster without pods, a pool of 100 is loaded for it.
+    pub churn: u32,
+    /// Seed of everything load mode chooses, so runs repeat.
+    pub seed: u64,
 }
 
 impl Default for Config {
@@ -59,6 +71,10 @@ impl Default for Config {
             accept_hosts: Vec::new(),
             state_file: None,
             controllers: true,
+            pods: 0,
+            crds: 0,
+            churn: 0,
+            seed: load::DEFAULT_SEED,
         }
     }
 }
@@ -132,11 +148,47 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
     if fresh && !config.empty {
         seed::seed_workloads(&registry);
     }
-    let controllers = if config.controllers {
+    let load_pods = load_pod_count(&config);
+    if fresh && (load_pods > 0 || config.crds > 0) {
+        let report = load::populate(
+            &registry,
+            &load::LoadConfig {
+                pods: load_pods,
+                crds: config.crds,
+                seed: config.seed,
+            },
+        );
+        tracing::info!(
+            "load mode: {} pods in {} namespaces on {} nodes ({} deployments), {} CRDs, in {:.2?}",
+            report.workloads.pods,
+            report.workloads.namespaces.len(),
+            report.workloads.nodes,
+            report.workloads.deployments,
+            report.crds,
+            report.elapsed
+        );
+    }
+    let mut controllers = if config.controllers {
         controllers::start_all(registry.clone(), config.speed)
     } else {
         controllers::Controllers::default()
     };
+    if config.churn > 0 {
+        let scope = if load_pods > 0 {
+            load::churn::Scope::LoadNamespaces
+        } else {
+            load::churn::Scope::AllPods
+        };
+        controllers.adopt(load::churn::spawn(
+            registry.clone(),
+            load::churn::ChurnConfig {
+                rate: config.churn,
+                seed: config.seed,
+                scope,
+                graceful: config.controllers,
+            },
+        ));
+    }
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let (stop_watches, shutdown) = tokio::sync::watch::channel(false);
@@ -194,6 +246,16 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         registry,
         controllers,
     })
+}
+
+/// Pods to load: `config.pods`, or a small pool for churn on a cluster that would have no
+/// pods of its own (seeded workloads give it theirs).
+fn load_pod_count(config: &Config) -> usize {
+    if config.pods == 0 && config.churn > 0 && config.empty {
+        load::CHURN_POOL_PODS
+    } else {
+        config.pods
+    }
 }
 
 /// Writes the state file whenever the store changed (checked twice a second).

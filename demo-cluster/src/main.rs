@@ -26,6 +26,19 @@ struct Args {
     /// Persist the store to this file and reload it on start.
     #[arg(long)]
     state_file: Option<PathBuf>,
+    /// Load mode: create N Running pods at start (namespaces `load-*` of ~1,000 pods, nodes
+    /// `load-node-*` of ~100, Deployments with ReplicaSets of 10-50).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pods: usize,
+    /// Load mode: create N CustomResourceDefinitions at start, each in its own group.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    crds: usize,
+    /// Load mode: R pod writes per second (status updates, pod replacements) with Events.
+    #[arg(long, default_value_t = 0, value_name = "R")]
+    churn: u32,
+    /// Seed of what load mode creates and churns, so runs repeat.
+    #[arg(long, default_value_t = demo_cluster::load::DEFAULT_SEED)]
+    seed: u64,
 }
 
 #[tokio::main]
@@ -48,6 +61,10 @@ async fn main() -> anyhow::Result<()> {
         accept_hosts: args.accept_hosts,
         state_file: args.state_file,
         controllers: true,
+        pods: args.pods,
+        crds: args.crds,
+        churn: args.churn,
+        seed: args.seed,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());

@@ -1,6 +1,8 @@
 //! Reusable view widgets. They take plain model data and stay free of transport.
 
+pub mod event_timeline;
 pub mod explorer;
+pub mod history;
 pub mod palette;
 pub mod pod_logs;
 pub mod quick_access;
@@ -9,7 +11,9 @@ pub mod stream_status;
 pub mod tree;
 pub mod virtual_table;
 
+pub use event_timeline::EventTimeline;
 pub use explorer::{Copyable, ResourceExplorer};
+pub use history::{ActivityView, BlameView, RecordControl, TimelineView};
 pub use palette::Palette;
 pub use pod_logs::PodLogs;
 pub use quick_access::QuickAccess;

@@ -5,7 +5,9 @@
 pub mod age;
 pub mod discovery;
 pub mod errors;
+pub mod events;
 pub mod filter;
+pub mod history;
 pub mod logs;
 pub mod mapping;
 pub mod meta;
@@ -47,7 +49,7 @@ pub use object_view::{
 pub use owners::{
     GraphEdge, GraphNode, OwnedObject, OwnedTree, OwnerChain, OwnerGraph, OwnerIndex, OwnerNode,
 };
-pub use route::{ListRoute, ObjectRoute, ObjectTab, Page, Route};
+pub use route::{EventsRoute, ListRoute, ObjectRoute, ObjectTab, Page, Route};
 pub use selector::{
     escape_field_value, parse_field_selector, parse_label_selector, FieldOperator,
     FieldRequirement, FieldSelector, LabelOperator, LabelRequirement, LabelSelector, SelectorError,

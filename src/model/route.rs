@@ -11,6 +11,7 @@
 //! - an object ([`ObjectRoute`]): `#/obj/apps/v1/deployments/default/web?tab=yaml`; a
 //!   cluster-scoped object has `_` as its namespace (`#/obj/core/v1/nodes/_/node-1`), which no
 //!   namespace can be called.
+//! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
 
@@ -79,13 +80,25 @@ pub enum ObjectTab {
     Versions,
     /// Pods only: the containers' logs (`pods/{name}/log`).
     Logs,
+    /// Every change since the page opened: who made it and what changed.
+    Timeline,
+    /// The YAML with the manager owning each line.
+    Blame,
+    /// Event objects about this object.
+    Events,
+    /// The controllers at work on everything this object owns.
+    Activity,
 }
 
 impl ObjectTab {
     /// In display order.
-    pub const ALL: [ObjectTab; 5] = [
+    pub const ALL: [ObjectTab; 9] = [
         ObjectTab::Overview,
+        ObjectTab::Timeline,
+        ObjectTab::Activity,
+        ObjectTab::Events,
         ObjectTab::Yaml,
+        ObjectTab::Blame,
         ObjectTab::Json,
         ObjectTab::Versions,
         ObjectTab::Logs,
@@ -99,6 +112,10 @@ impl ObjectTab {
             ObjectTab::Json => "json",
             ObjectTab::Versions => "versions",
             ObjectTab::Logs => "logs",
+            ObjectTab::Timeline => "timeline",
+            ObjectTab::Blame => "blame",
+            ObjectTab::Events => "events",
+            ObjectTab::Activity => "activity",
         }
     }
 
@@ -155,6 +172,8 @@ pub struct ObjectRoute {
     pub namespace: Option<String>,
     pub name: String,
     pub tab: ObjectTab,
+    /// A resourceVersion to show on the timeline (`rev=`).
+    pub revision: Option<String>,
 }
 
 impl ObjectRoute {
@@ -164,8 +183,16 @@ impl ObjectRoute {
             namespace,
             name: name.into(),
             tab: ObjectTab::Overview,
+            revision: None,
         }
     }
+}
+
+/// The timeline of Event objects (reports by components): `#/events?ns=…`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventsRoute {
+    /// None: all namespaces.
+    pub namespace: Option<String>,
 }
 
 /// Where the app is.
@@ -175,6 +202,9 @@ pub enum Page {
     Home(Route),
     ResourceList(ListRoute),
     Object(ObjectRoute),
+    Events(EventsRoute),
+    /// A recording of watch traffic played back with no cluster: `#/replay`.
+    Replay,
 }
 
 impl Default for Page {
@@ -237,6 +267,16 @@ fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
     Some(route)
 }
 
+fn parse_events(query: &str) -> EventsRoute {
+    let mut route = EventsRoute::default();
+    for (key, value) in query_pairs(query) {
+        if key == "ns" && is_dns_label(&value) {
+            route.namespace = Some(value);
+        }
+    }
+    route
+}
+
 fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
     let [group, version, plural, namespace, name] = segments else {
         return None;
@@ -257,6 +297,8 @@ fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
             route.tab = ObjectTab::from_name(&value)
                 .filter(|tab| tab.applies_to(&route.resource))
                 .unwrap_or_default();
+        } else if key == "rev" && value.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            route.revision = Some(value).filter(|v| !v.is_empty());
         }
     }
     Some(route)
@@ -285,6 +327,10 @@ impl Page {
         } else if let Some(rest) = path.strip_prefix("/obj/") {
             let segments: Vec<&str> = rest.split('/').collect();
             parse_object(&segments, query).map(Page::Object)
+        } else if path == "/events" {
+            Some(Page::Events(parse_events(query)))
+        } else if path == "/replay" {
+            Some(Page::Replay)
         } else {
             None
         };
@@ -321,8 +367,23 @@ impl Page {
                 if object.tab != ObjectTab::Overview {
                     push_param(&mut out, "tab", object.tab.as_str());
                 }
+                push_param(
+                    &mut out,
+                    "rev",
+                    object.revision.as_deref().unwrap_or_default(),
+                );
                 out
             }
+            Page::Events(events) => {
+                let mut out = String::from("#/events");
+                push_param(
+                    &mut out,
+                    "ns",
+                    events.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
+            Page::Replay => "#/replay".to_string(),
         }
     }
 
@@ -332,6 +393,7 @@ impl Page {
             Page::Home(route) => route.resource.as_ref(),
             Page::ResourceList(list) => Some(&list.resource),
             Page::Object(object) => Some(&object.resource),
+            Page::Events(_) | Page::Replay => None,
         }
     }
 
@@ -341,6 +403,8 @@ impl Page {
             Page::Home(route) => route.namespace.as_deref(),
             Page::ResourceList(list) => list.namespace.as_deref(),
             Page::Object(object) => object.namespace.as_deref(),
+            Page::Events(events) => events.namespace.as_deref(),
+            Page::Replay => None,
         }
     }
 }
@@ -470,8 +534,7 @@ mod tests {
             round_trip(&Page::Object(object));
         }
         // An unknown tab opens the overview.
-        let Page::Object(object) =
-            Page::parse("#/obj/apps/v1/deployments/default/web?tab=timeline")
+        let Page::Object(object) = Page::parse("#/obj/apps/v1/deployments/default/web?tab=history")
         else {
             panic!("an object");
         };
@@ -498,6 +561,32 @@ mod tests {
             };
             assert_eq!(other.tab, ObjectTab::Overview, "{hash}");
         }
+    }
+
+    #[test]
+    fn the_replay_page_round_trips() {
+        assert_eq!(Page::parse("#/replay"), Page::Replay);
+        assert_eq!(Page::Replay.to_hash(), "#/replay");
+    }
+
+    #[test]
+    fn timeline_links_carry_a_revision() {
+        let hash = "#/obj/apps/v1/deployments/demo/web?tab=timeline&rev=1234";
+        let Page::Object(route) = Page::parse(hash) else {
+            panic!("an object");
+        };
+        assert_eq!(route.tab, ObjectTab::Timeline);
+        assert_eq!(route.revision.as_deref(), Some("1234"));
+        assert_eq!(Page::Object(route).to_hash(), hash);
+        for tab in ObjectTab::ALL {
+            assert_eq!(ObjectTab::from_name(tab.as_str()), Some(tab));
+        }
+        // Only plain resourceVersions are taken from a link.
+        let Page::Object(odd) = Page::parse("#/obj/core/v1/pods/a/b?tab=timeline&rev=%3Cx%3E")
+        else {
+            panic!("an object");
+        };
+        assert_eq!(odd.revision, None);
     }
 
     #[test]
@@ -545,13 +634,32 @@ mod tests {
         assert_eq!(page.namespace(), Some("kube-system"));
     }
 
+    #[test]
+    fn events_pages_round_trip_with_and_without_a_namespace() {
+        let all = Page::Events(EventsRoute::default());
+        assert_eq!(all.to_hash(), "#/events");
+        round_trip(&all);
+        let demo = Page::Events(EventsRoute {
+            namespace: Some("demo".into()),
+        });
+        assert_eq!(demo.to_hash(), "#/events?ns=demo");
+        round_trip(&demo);
+        // `location.hash` with or without its `#`.
+        assert_eq!(Page::parse("/events?ns=demo"), demo);
+        assert_eq!(demo.namespace(), Some("demo"));
+        assert_eq!(demo.resource(), None);
+        // A bad namespace is dropped, unknown parameters ignored, extra segments are home.
+        assert_eq!(Page::parse("#/events?ns=%3Cb%3E&x=1"), all);
+        assert!(matches!(Page::parse("#/events/more"), Page::Home(_)));
+    }
+
     /// Random fragments never panic, and whatever they parse to prints and parses back.
     #[test]
     fn random_fragments_never_panic_and_round_trip() {
         let pieces = [
             "#", "/", "list", "obj", "r", "apps", "v1", "core", "pods", "_", "default", "web", "?",
             "&", "=", "ns", "l", "f", "sort", "wide", "q", "tab", "yaml", "%", "%2", "%41", "%FF",
-            "-", "+", "ü", " ", "..", "1",
+            "-", "+", "ü", " ", "..", "1", "events",
         ];
         let mut rng = TestRng::new(0x1234_5678_9ABC_DEF1);
         for _ in 0..20_000 {

@@ -1,9 +1,14 @@
-//! Routed screens, one file each: the API hierarchy (home), a resource list, one object.
+//! Routed screens, one file each: the API hierarchy (home), a resource list, one object, the
+//! Event objects timeline, the replay of a recording.
 
+pub mod events;
 pub mod home;
 pub mod object;
+pub mod replay;
 pub mod resource_list;
 
+pub use events::EventsPage;
 pub use home::HomePage;
 pub use object::{ObjectIdentity, ObjectPage};
+pub use replay::ReplayPage;
 pub use resource_list::{ListIdentity, ResourceListPage};

@@ -5,7 +5,11 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::{Copyable, PodLogs, StreamStatusLine};
+use crate::components::{
+    ActivityView, BlameView, Copyable, EventTimeline, PodLogs, StreamStatusLine, TimelineView,
+};
+use crate::model::events::EventScope;
+use crate::model::history::ObjectTimeline;
 use crate::model::mapping::split_api_version;
 use crate::model::object_view::{
     object_overview, pretty_json, shown_object, ConditionRow, MetadataEntry,
@@ -15,6 +19,7 @@ use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::yaml::to_yaml;
 use crate::model::{kind_to_resource, ApiTree, ResourceId};
 use crate::pages::resource_list::{epoch_now, use_clock};
+use crate::state::activity::use_activity;
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
 use crate::state::object::{
@@ -41,6 +46,7 @@ impl ObjectIdentity {
     fn route(&self, tab: ObjectTab) -> ObjectRoute {
         ObjectRoute {
             tab,
+            revision: None,
             ..ObjectRoute::new(
                 self.resource.clone(),
                 self.namespace.clone(),
@@ -104,6 +110,10 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                         ObjectTab::Json => "JSON",
                         ObjectTab::Versions => "Versions",
                         ObjectTab::Logs => "Logs",
+                        ObjectTab::Timeline => "Timeline",
+                        ObjectTab::Blame => "Blame",
+                        ObjectTab::Events => "Events",
+                        ObjectTab::Activity => "Activity",
                     };
                     view! {
                         <a role="tab" href=href aria-selected=move || (tab.get() == t).to_string()>{label}</a>
@@ -126,6 +136,32 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 return view! {
                     <div class="error" role="alert">
                         <strong>"The object could not be read. "</strong>{error}" Retrying…"
+                    </div>
+                }
+                .into_any();
+            }
+            if tab.get() == ObjectTab::Activity {
+                let object = state.object;
+                let root = Signal::derive(move || {
+                    object.with(|o| {
+                        o.as_ref()
+                            .and_then(|o| o.pointer("/metadata/uid"))
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    })
+                });
+                let (activity, ready) =
+                    use_activity(&tree, &identity.resource, identity.namespace.clone(), root);
+                let waiting = move || {
+                    (!has_object.get()).then(|| view! {
+                    <p class="loading activity-wait">"Waiting for the object to exist; its activity is watched from now on."</p>
+                })
+                };
+                return view! {
+                    <div class="activity-panel" data-ready=move || ready.get().to_string()>
+                        {move || (!ready.get()).then(|| view! { <p class="loading">"Starting the watches…"</p> })}
+                        {waiting}
+                        <ActivityView activity=activity tree=tree.clone()/>
                     </div>
                 }
                 .into_any();
@@ -155,6 +191,44 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                     <VersionsView tree=tree.clone() identity=identity.clone()/>
                 }
                 .into_any(),
+                ObjectTab::Timeline => {
+                    let focus = match navigation.page.get_untracked() {
+                        Page::Object(route) => route.revision,
+                        _ => None,
+                    };
+                    view! { <TimelineView timeline=timeline_of(&state) focus=focus.unwrap_or_default()/> }.into_any()
+                }
+                ObjectTab::Blame => {
+                    let identity = identity.clone();
+                    let tree = tree.clone();
+                    let href_of = Callback::new(move |rv: String| {
+                        let mut route = identity.route(ObjectTab::Timeline);
+                        route.revision = Some(rv);
+                        let _ = &tree;
+                        Page::Object(route).to_hash()
+                    });
+                    view! { <BlameView object=object timeline=timeline_of(&state) href_of=href_of/> }.into_any()
+                }
+                ObjectTab::Events => {
+                    let scope = object.with_untracked(|o| {
+                        let o = o.as_ref()?;
+                        Some(EventScope::Object {
+                            namespace: identity.namespace.clone(),
+                            uid: o.pointer("/metadata/uid")?.as_str()?.to_string(),
+                            kind: o
+                                .get("kind")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string(),
+                            name: identity.name.clone(),
+                        })
+                    });
+                    match scope {
+                        Some(scope) => view! { <EventTimeline scope=scope/> }.into_any(),
+                        None => ().into_any(),
+                    }
+                }
+                ObjectTab::Activity => ().into_any(),
                 ObjectTab::Logs => match object.get_untracked() {
                     Some(pod) => view! { <PodLogs pod_path=path.clone() pod=pod/> }.into_any(),
                     None => ().into_any(),
@@ -185,6 +259,21 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The object's timeline from its page's watch, following the object as it changes.
+fn timeline_of(state: &ObjectState) -> Signal<Option<ObjectTimeline>> {
+    let history = state.history.clone();
+    let object = state.object;
+    Signal::derive(move || {
+        let uid = object.with(|o| {
+            o.as_ref()
+                .and_then(|o| o.pointer("/metadata/uid"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })?;
+        history.with(|h| h.timeline(&uid).cloned())
+    })
 }
 
 fn overview(object: &Value, tree: &ApiTree, state: ObjectState) -> impl IntoView {

@@ -1,6 +1,7 @@
 //! Signals shared by the views, provided through Leptos context, and the loaders that fill
 //! them through `api`.
 
+pub mod activity;
 pub mod discovery;
 pub mod navigation;
 pub mod object;

@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::api::{self, Abort, ApiError, ApiRequest};
+use crate::model::history::HistoryStore;
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
@@ -17,7 +18,7 @@ use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
 use crate::model::{
     kind_to_resource, resolve_category, ApiTree, NameArg, NamespaceArg, ResourceId,
 };
-use crate::state::watch::{use_watch_objects, LiveWatch};
+use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};
 
 /// Metadata only: what the owner graph needs, at a fraction of the bytes.
 const METADATA_ACCEPT: &str =
@@ -69,6 +70,8 @@ pub struct ObjectState {
     pub owner_gaps: Signal<Vec<String>>,
     /// The object's stream, for its status line.
     pub live: LiveWatch<ObjectCache>,
+    /// Every version of the object seen since the page opened.
+    pub history: ArcRwSignal<HistoryStore>,
 }
 
 /// Watches the object (its collection with `fieldSelector=metadata.name=…`, as kubectl and
@@ -86,7 +89,8 @@ pub fn load_object(
         _ => NamespaceArg::All,
     };
     let collection = found.collection_path(scope).template();
-    let live = use_watch_objects(
+    // With history: the timeline and blame tabs show every change since the page opened.
+    let (live, history) = use_watch_history(
         WatchKey::new(collection, Output::Objects)
             .with_fields(format!("metadata.name={}", escape_field_value(&name))),
     );
@@ -232,6 +236,7 @@ pub fn load_object(
         owners_loading,
         owner_gaps,
         live,
+        history,
     })
 }
 

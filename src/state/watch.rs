@@ -24,9 +24,10 @@ use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
 use crate::api::{self, Abort, ApiError};
 use crate::browser::now_ms;
+use crate::model::history::{HistoryStore, Record, RecordType, Recording, RevisionKind};
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
-    decode_event, Command, Input, LineDecoder, ListMode, LiveTable, ObjectCache, Output,
+    decode_event, Command, EventType, Input, LineDecoder, ListMode, LiveTable, ObjectCache, Output,
     StoreChange, Subscribed, Subscriptions, WatchKey, WatchStatus, WatchStore, Watcher, LINGER_MS,
 };
 
@@ -80,6 +81,19 @@ struct KeyStream {
     /// Interrupts whatever the stream waits for (a backoff, a socket, a page).
     kick: RefCell<Option<oneshot::Sender<()>>>,
     closed: Cell<bool>,
+    /// Every version of every object, once a view asks for timelines (objects keys only).
+    history: RefCell<Option<ArcRwSignal<HistoryStore>>>,
+    /// The hub's recording, when one runs.
+    recorder: Recorder,
+}
+
+/// The recording in progress, shared by every stream.
+type Recorder = Rc<RefCell<Option<ActiveRecording>>>;
+
+/// A recording being made: its records so far and when it started.
+pub struct ActiveRecording {
+    pub started_ms: f64,
+    pub recording: Recording,
 }
 
 /// More pending changes than this are applied at once, not at the next frame: a hidden tab
@@ -88,12 +102,46 @@ const MAX_PENDING: usize = 20_000;
 
 impl KeyStream {
     fn feed(self: &Rc<Self>, input: Input) -> Command {
+        let added = matches!(&input, Input::Event(e) if e.event_type == EventType::Added);
+        let bookmark = match &input {
+            Input::Event(e) if e.event_type == EventType::Bookmark => e
+                .object
+                .pointer("/metadata/resourceVersion")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        };
         let step = self.watcher.borrow_mut().on(input, now_ms());
+        self.record(&step.changes, added, bookmark);
         if !step.changes.is_empty() {
             self.pending.borrow_mut().extend(step.changes);
         }
         self.schedule_frame();
         step.command
+    }
+
+    /// Adds what the page received to the recording, when one runs.
+    fn record(&self, changes: &[StoreChange], added: bool, bookmark: Option<String>) {
+        let mut recorder = self.recorder.borrow_mut();
+        let Some(active) = recorder.as_mut() else {
+            return;
+        };
+        let t = now_ms() - active.started_ms;
+        let key = self.watcher.borrow().key().describe();
+        for change in changes {
+            let record = Record::of_change(t, &key, change, added);
+            active.recording.records.push(record);
+        }
+        if let Some(resource_version) = bookmark {
+            active.recording.records.push(Record {
+                t,
+                key,
+                record_type: RecordType::Bookmark,
+                object: None,
+                items: None,
+                resource_version: Some(resource_version),
+            });
+        }
     }
 
     fn schedule_frame(self: &Rc<Self>) {
@@ -121,7 +169,13 @@ impl KeyStream {
         self.frame_scheduled.set(false);
         let changes = std::mem::take(&mut *self.pending.borrow_mut());
         if !changes.is_empty() && !self.closed.get() {
-            self.store.apply(changes, now_ms());
+            let now = now_ms();
+            if let Some(history) = self.history.borrow().as_ref() {
+                // Timelines show wall-clock times (and recordings compare with them).
+                let wall = js_sys::Date::now();
+                history.update(|h| changes.iter().for_each(|c| h.apply(c, wall)));
+            }
+            self.store.apply(changes, now);
         }
         let status = self.watcher.borrow().status().clone();
         if self.status.with_untracked(|s| *s != status) {
@@ -164,6 +218,7 @@ struct HubInner {
     streams: HashMap<WatchKey, Rc<KeyStream>>,
     socket_health: SocketHealth,
     next_seed: u64,
+    recorder: Recorder,
 }
 
 /// The app's one watch hub (in context).
@@ -174,6 +229,8 @@ pub struct WatchHub {
     /// Shown in the header: how many streams are open.
     pub open_streams: RwSignal<usize>,
     pub socket_health: RwSignal<SocketHealth>,
+    /// When the running recording started (None: not recording).
+    pub recording: RwSignal<Option<f64>>,
 }
 
 /// What a view gets for a key: the shared items and the stream's status.
@@ -198,7 +255,9 @@ impl WatchHub {
                 streams: HashMap::new(),
                 socket_health: SocketHealth::Unknown,
                 next_seed: (js_sys::Math::random() * 1e15) as u64 + 1,
+                recorder: Rc::new(RefCell::new(None)),
             }),
+            recording: RwSignal::new(None),
             open_streams: RwSignal::new(0),
             socket_health: RwSignal::new(SocketHealth::Unknown),
         };
@@ -243,6 +302,47 @@ impl WatchHub {
                 .ok();
         }
         visibility.forget();
+    }
+
+    /// Starts recording what every stream receives, from now on. Each open stream's current
+    /// items go first, as a LIST, so the recording replays from a known state.
+    pub fn start_recording(&self) {
+        let started_ms = now_ms();
+        let mut recording = Recording {
+            header: Some(crate::model::history::recording::Header {
+                version: crate::model::history::recording::FORMAT_VERSION,
+                started_at: js_sys::Date::new_0().to_iso_string().into(),
+                note: "recorded by Kube Atlas".into(),
+            }),
+            records: Vec::new(),
+        };
+        for stream in self.streams() {
+            if let SharedStore::Objects(cache) = &stream.store {
+                let items: Vec<serde_json::Value> =
+                    cache.with_untracked(|c| c.iter().cloned().collect());
+                let key = stream.watcher.borrow().key().describe();
+                recording.records.push(Record::of_change(
+                    0.0,
+                    &key,
+                    &StoreChange::Append(items),
+                    false,
+                ));
+            }
+        }
+        let recorder = self.inner.with_value(|inner| Rc::clone(&inner.recorder));
+        *recorder.borrow_mut() = Some(ActiveRecording {
+            started_ms,
+            recording,
+        });
+        self.recording.set(Some(started_ms));
+    }
+
+    /// Stops the recording and gives it back as JSON Lines.
+    pub fn stop_recording(&self) -> Option<String> {
+        let recorder = self.inner.with_value(|inner| Rc::clone(&inner.recorder));
+        let active = recorder.borrow_mut().take();
+        self.recording.set(None);
+        active.map(|a| a.recording.to_jsonl())
     }
 
     /// Every stream resumes at once from where it was.
@@ -351,6 +451,8 @@ impl WatchHub {
             frame_scheduled: Cell::new(false),
             kick: RefCell::new(None),
             closed: Cell::new(false),
+            history: RefCell::new(None),
+            recorder: Rc::clone(&inner.recorder),
         });
         inner.streams.insert(key.clone(), Rc::clone(&stream));
         (stream, Some(first))
@@ -625,6 +727,38 @@ pub fn use_watch_table(key: WatchKey, options: DecodeOptions) -> LiveWatch<LiveT
         status: stream.status.clone(),
         transport: stream.transport.clone(),
     }
+}
+
+/// Live whole objects for `key` with every version they go through from now on (and from
+/// when the key's stream first kept history, if another view asked before): the objects,
+/// and their timelines. The objects held now start their timelines as LISTED.
+pub fn use_watch_history(key: WatchKey) -> (LiveWatch<ObjectCache>, ArcRwSignal<HistoryStore>) {
+    let live = use_watch_objects(key.clone());
+    let stream = hub()
+        .inner
+        .with_value(|inner| inner.streams.get(&key).cloned());
+    let history = match stream {
+        Some(stream) => {
+            let existing = stream.history.borrow().clone();
+            match existing {
+                Some(history) => history,
+                None => {
+                    let mut store = HistoryStore::default();
+                    let now = js_sys::Date::now();
+                    live.store.with_untracked(|cache| {
+                        cache
+                            .iter()
+                            .for_each(|o| store.record(RevisionKind::Listed, o, now))
+                    });
+                    let history = ArcRwSignal::new(store);
+                    *stream.history.borrow_mut() = Some(history.clone());
+                    history
+                }
+            }
+        }
+        None => ArcRwSignal::new(HistoryStore::default()),
+    };
+    (live, history)
 }
 
 /// Live whole objects for `key` (output [`Output::Objects`] or [`Output::Metadata`]).

@@ -472,6 +472,19 @@ impl Harness {
             .expect("page loads");
     }
 
+    /// Creates namespace `name` through the kube crate.
+    pub async fn create_namespace(&self, name: &str) {
+        use k8s_openapi::api::core::v1::Namespace;
+        let namespaces: kube::Api<Namespace> = kube::Api::all(self.kube_client());
+        let namespace: Namespace =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": name}}))
+                .expect("namespace");
+        namespaces
+            .create(&kube::api::PostParams::default(), &namespace)
+            .await
+            .expect("namespace created");
+    }
+
     /// A kube-rs client for the harness's cluster.
     pub fn kube_client(&self) -> kube::Client {
         let config = kube::Config::new(self.base_url().parse().expect("cluster URL"));

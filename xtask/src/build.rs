@@ -88,7 +88,18 @@ pub fn demo(args: &[String]) -> Result<()> {
                 passthrough.push(iter.next().context("--speed needs a number")?.clone());
             }
             "--empty" => passthrough.push(arg.clone()),
-            other => bail!("unknown demo option `{other}` (use --listen ADDR, --speed F, --empty)"),
+            // Load mode, passed through to the demo cluster (it validates the numbers).
+            "--pods" | "--crds" | "--churn" | "--seed" => {
+                let value = iter
+                    .next()
+                    .with_context(|| format!("{arg} needs a number"))?;
+                passthrough.push(arg.clone());
+                passthrough.push(value.clone());
+            }
+            other => bail!(
+                "unknown demo option `{other}` (use --listen ADDR, --speed F, --empty, \
+                 --pods N, --crds N, --churn R, --seed S)"
+            ),
         }
     }
     release_ui()?;

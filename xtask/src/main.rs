@@ -18,8 +18,9 @@ commands:
   setup [--no-browser]        install the wasm target, trunk, wasm-bindgen-cli, wasm-opt,
                               chromium + chromedriver (idempotent, pinned)
   build                       release build of the UI into dist/ (prints sizes)
-  demo [--listen ADDR] [--speed F] [--empty]
-                              build, then serve the UI and the demo cluster on one origin
+  demo [--listen ADDR] [--speed F] [--empty] [--pods N] [--crds N] [--churn R] [--seed S]
+                              build, then serve the UI and the demo cluster on one origin;
+                              --pods/--crds/--churn: load mode (a big, busy cluster)
   test                        fmt, clippy, native tests, browser component tests, e2e tests
   bench                       benchmarks (prints figures)
 ";

@@ -74,6 +74,8 @@ pub fn run() -> Result<()> {
         "e2e_browse",
         "e2e_logs",
         "e2e_live",
+        "e2e_events",
+        "e2e_timeline",
     ]))?);
 
     println!(

@@ -2,6 +2,7 @@
 //! RollingUpdate (maxSurge / maxUnavailable) and Recreate, revisions, status and conditions.
 //! Follows `pkg/controller/deployment` (sync.go, rolling.go, recreate.go) in simplified form.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,17 +37,17 @@ pub fn reconcile_all(ctx: &Context) {
     let (deployments, _) = ctx.registry.list(&ctx.def("apps", "deployments"), None);
     let rs_def = ctx.def("apps", "replicasets");
     let (sets, _) = ctx.registry.list(&rs_def, None);
-    let mut orphans: Vec<Value> = sets
-        .iter()
-        .filter(|rs| controller_uid(rs).is_none())
-        .cloned()
-        .collect();
+    // Grouped once by controller, so a pass stays linear with thousands of Deployments.
+    let mut orphans: Vec<Value> = vec![];
+    let mut by_controller: HashMap<String, Vec<Value>> = HashMap::new();
+    for rs in sets {
+        match controller_uid(&rs) {
+            Some(uid) => by_controller.entry(uid.to_string()).or_default().push(rs),
+            None => orphans.push(rs),
+        }
+    }
     for d in deployments {
-        let owned: Vec<Value> = sets
-            .iter()
-            .filter(|rs| controller_uid(rs) == Some(uid_of(&d)))
-            .cloned()
-            .collect();
+        let owned = by_controller.remove(uid_of(&d)).unwrap_or_default();
         let owned = claim(ctx, &rs_def, &d, owned, &mut orphans);
         sync_deployment(ctx, &d, owned);
     }
@@ -157,7 +158,7 @@ fn prune_empty(v: &Value) -> Option<Value> {
 
 /// A pod template in comparable form: without the hash label, nulls and empty values
 /// (`EqualIgnoreHash`), so a rollback to an old template finds its old ReplicaSet.
-fn comparable_template(template: &Value) -> Value {
+pub fn comparable_template(template: &Value) -> Value {
     let mut t = template.clone();
     if let Some(labels) = t["metadata"]["labels"].as_object_mut() {
         labels.remove(HASH_LABEL);

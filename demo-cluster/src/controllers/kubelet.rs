@@ -287,7 +287,7 @@ fn hex_digest(seed: &str) -> String {
 }
 
 /// `nginx` → `docker.io/library/nginx:latest`, as container runtimes report images.
-fn full_image(image: &str) -> String {
+pub fn full_image(image: &str) -> String {
     let last = image.rsplit('/').next().unwrap_or(image);
     let with_tag = if last.contains(':') || image.contains('@') {
         image.to_string()
@@ -304,7 +304,7 @@ fn full_image(image: &str) -> String {
     }
 }
 
-fn image_id(image: &str) -> String {
+pub fn image_id(image: &str) -> String {
     let full = full_image(image);
     let repo = full.split([':', '@']).next().unwrap_or(&full).to_string();
     format!("{repo}@sha256:{}", hex_digest(&full))

@@ -312,10 +312,25 @@ pub fn spawn_loop(
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
+            let started = Instant::now();
             let next = reconcile().map_or(resync, |d| d.min(resync));
-            changes.wait(next).await;
+            // These controllers reconcile everything on each pass: on a big cluster (load
+            // mode) a pass takes long enough that back-to-back passes would take a whole
+            // core, so they pause for a multiple of their last pass (about 10% of a core).
+            let pause = started.elapsed().saturating_mul(9);
+            if pause >= Duration::from_millis(1) {
+                tokio::time::sleep(pause.min(Duration::from_secs(2))).await;
+            }
+            changes.wait(next.saturating_sub(pause)).await;
         }
     })
+}
+
+impl Controllers {
+    /// Keeps `task` running as long as the control plane (it is aborted with the others).
+    pub fn adopt(&mut self, task: JoinHandle<()>) {
+        self.tasks.push(task);
+    }
 }
 
 /// The controller tasks of a running cluster; dropping it stops them.

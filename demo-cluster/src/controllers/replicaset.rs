@@ -63,7 +63,10 @@ pub fn reconcile_all(ctx: &Context) {
 /// Syncs the ReplicaSets that changed, whose pods changed, or that may adopt a changed
 /// orphan; every one of them on a full pass.
 fn reconcile(ctx: &Context, index: &mut OwnerIndex, batch: Batch) {
-    let (sets, _) = ctx.registry.list(&ctx.def("apps", "replicasets"), None);
+    // Shared, not copied: with thousands of ReplicaSets this runs on every pod change.
+    let (sets, _) = ctx
+        .registry
+        .list_shared(&ctx.def("apps", "replicasets"), None);
     let pods_def = ctx.def("", "pods");
     let mut dirty_owners: HashSet<String> = HashSet::new();
     let mut rescan: HashSet<String> = HashSet::new();

@@ -79,6 +79,45 @@ fn default_pod_spec(spec: &mut Value) {
     }
 }
 
+/// The pod's QoS class as kube-apiserver computes it at creation (`GetPodQOS`, simplified to
+/// cpu and memory of the regular containers): no requests or limits at all is BestEffort,
+/// limits on both equal to the requests (or requests absent) in every container is
+/// Guaranteed, anything else Burstable.
+pub fn qos_class(spec: &Value) -> &'static str {
+    let containers: Vec<&Value> = spec["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let resources = |c: &Value, kind: &str| -> Vec<(String, Value)> {
+        c["resources"][kind]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| matches!(name.as_str(), "cpu" | "memory"))
+            .map(|(name, v)| (name.clone(), v.clone()))
+            .collect()
+    };
+    let any_set = containers
+        .iter()
+        .any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
+    if !any_set {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        let limits = resources(c, "limits");
+        limits.len() == 2
+            && resources(c, "requests")
+                .iter()
+                .all(|(name, v)| limits.iter().any(|(l, lv)| l == name && lv == v))
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
 fn default_template(obj: &mut Value) {
     if obj["spec"]["template"]["spec"].is_object() {
         default_pod_spec(&mut obj["spec"]["template"]["spec"]);
@@ -209,7 +248,8 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, service_ip: impl F
                 default_field(sa, "preemptionPolicy", json!("PreemptLowerPriority"));
                 default_field(sa, "priority", json!(0));
             }
-            obj["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
+            let qos = qos_class(&obj["spec"]);
+            obj["status"] = json!({"phase": "Pending", "qosClass": qos});
         }
         ("", "services") => {
             let spec = ensure_object(obj, "spec");

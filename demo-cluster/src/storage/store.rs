@@ -351,7 +351,19 @@ impl Store {
         let _ = sender.send(event);
     }
 
-    pub fn create(&self, key: &ObjectKey, mut obj: Value) -> ApiResult<Value> {
+    pub fn create(&self, key: &ObjectKey, obj: Value) -> ApiResult<Value> {
+        let stored = self.insert_stored(key, obj)?;
+        Ok(stored.value().clone())
+    }
+
+    /// Like `create`, without copying the object back: for bulk loads (load mode), where
+    /// that copy was a good part of the cost.
+    pub fn insert_new(&self, key: &ObjectKey, obj: Value) -> ApiResult<()> {
+        self.insert_stored(key, obj).map(|_| ())
+    }
+
+    /// Stores a new object at the next resourceVersion and records its ADDED event.
+    fn insert_stored(&self, key: &ObjectKey, mut obj: Value) -> ApiResult<Arc<StoredObject>> {
         let mut inner = self.lock();
         if inner.objects.contains_key(key) {
             return Err(ApiError::already_exists(
@@ -363,11 +375,11 @@ impl Store {
         inner.rv += 1;
         let rv = inner.rv;
         set_rv(&mut obj, rv);
-        let stored = Arc::new(StoredObject::new(obj.clone()));
+        let stored = Arc::new(StoredObject::new(obj));
         inner.objects.insert(key.clone(), stored.clone());
-        let event = StoredEvent::new(rv, EventType::Added, key.clone(), stored, None);
+        let event = StoredEvent::new(rv, EventType::Added, key.clone(), stored.clone(), None);
         Self::record(&mut inner, &self.sender, event);
-        Ok(obj)
+        Ok(stored)
     }
 
     /// Replaces the object. `expected_rv` is an optimistic-concurrency precondition (409 on

@@ -1,0 +1,352 @@
+//! The timeline of Event objects: reports that components (kubelet, controllers, the
+//! scheduler) write about objects, live, cluster-wide, for a namespace or for one object.
+//! Warnings stand apart; a repeated Event is one row with its count and first/last time; an
+//! Event the cluster expired (after an hour) stays, marked. Read through the shared watch
+//! layer (one stream per scope, whichever of the two Events APIs discovery serves), kept in
+//! the pure [`EventLog`].
+
+use leptos::prelude::*;
+
+use crate::components::StreamStatusLine;
+use crate::model::age::{human_duration, EpochMillis};
+use crate::model::events::{
+    events_api, events_watch_key, EventApi, EventFilter, EventLog, EventRecord, EventScope,
+    DEFAULT_CAPACITY,
+};
+use crate::model::route::{ObjectRoute, Page};
+use crate::model::watch::{ObjectCache, WatchStatus};
+use crate::model::ApiTree;
+use crate::pages::resource_list::use_clock;
+use crate::state::discovery::DiscoveryState;
+use crate::state::watch::{use_watch_objects, LiveWatch};
+
+/// Rows drawn at first; more on request (the log keeps up to [`DEFAULT_CAPACITY`]).
+const ROWS_SHOWN: usize = 300;
+
+#[component]
+pub fn EventTimeline(scope: EventScope) -> impl IntoView {
+    let discovery = expect_context::<DiscoveryState>();
+    let tree = discovery
+        .loaded
+        .with_untracked(|loaded| loaded.as_ref().map(|l| l.discovery.tree.clone()));
+    let Some(tree) = tree else {
+        return view! { <p class="loading">"Loading discovery…"</p> }.into_any();
+    };
+    let Some(api) = events_api(&tree) else {
+        return view! {
+            <p class="error" role="alert">
+                "The server serves no Event objects that can be listed and watched (neither events.k8s.io/v1 nor core/v1)."
+            </p>
+        }
+        .into_any();
+    };
+    let tree = StoredValue::new(tree);
+    // Servers that cannot select Events by the object's uid get its kind and name instead.
+    let by_uid = RwSignal::new(true);
+    view! {
+        {move || {
+            let by_uid_now = by_uid.get();
+            let key = tree.with_value(|tree| events_watch_key(tree, api, &scope, by_uid_now));
+            match key {
+                Some(key) => {
+                    let live = use_watch_objects(key);
+                    view! {
+                        <TimelineBody live=live scope=scope.clone() api=api tree=tree by_uid=by_uid/>
+                    }
+                    .into_any()
+                }
+                None => view! { <p class="error" role="alert">"Events are not served."</p> }.into_any(),
+            }
+        }}
+    }
+    .into_any()
+}
+
+#[component]
+fn TimelineBody(
+    live: LiveWatch<ObjectCache>,
+    scope: EventScope,
+    api: EventApi,
+    tree: StoredValue<ApiTree>,
+    by_uid: RwSignal<bool>,
+) -> impl IntoView {
+    let clock = use_clock();
+    let store: RwSignal<ObjectCache> = live.store.clone().into();
+    let status: RwSignal<WatchStatus> = live.status.clone().into();
+    let log = RwSignal::new(EventLog::default());
+    let filled = Memo::new(move |_| status.with(|s| s.resource_version.is_some()));
+
+    // The log follows the watch's cache: once per batch of changes (a frame), reading only
+    // the Events whose resourceVersion it does not hold.
+    Effect::new(move |_| {
+        store.track();
+        let complete = filled.get();
+        let changed = store.with_untracked(|cache| {
+            log.try_update_untracked(|log| log.merge_snapshot(cache, complete).changed())
+        });
+        if changed == Some(true) {
+            log.notify();
+        }
+    });
+
+    // A server that rejects the uid field selector: select by kind and name (the log still
+    // keeps only the object's uid).
+    let uses_uid = matches!(scope, EventScope::Object { .. }) && by_uid.get_untracked();
+    Effect::new(move |_| {
+        let rejected = status.with(|s| {
+            s.resource_version.is_none()
+                && s.last_error
+                    .as_deref()
+                    .is_some_and(|e| e.to_lowercase().contains("field selector"))
+        });
+        if uses_uid && rejected {
+            by_uid.set(false);
+        }
+    });
+
+    let warnings_only = RwSignal::new(false);
+    let text = RwSignal::new(String::new());
+    let limit = RwSignal::new(ROWS_SHOWN);
+    let base = scope.base_filter();
+    let filter = Memo::new(move |_| EventFilter {
+        warnings_only: warnings_only.get(),
+        text: text.get(),
+        ..base.clone()
+    });
+    let rows = Memo::new(move |_| {
+        let limit = limit.get();
+        filter.with(|filter| {
+            log.with(|log| {
+                log.newest_first(filter)
+                    .take(limit)
+                    .cloned()
+                    .collect::<Vec<EventRecord>>()
+            })
+        })
+    });
+    let counts = Memo::new(move |_| {
+        let base = scope.base_filter();
+        let matching = filter.with(|f| log.with(|l| l.counts(f).0));
+        log.with(|l| {
+            let (all, warnings) = l.counts(&base);
+            let expired = l
+                .newest_first(&base)
+                .filter(|record| record.expired)
+                .count();
+            (matching, all, warnings, expired, l.dropped())
+        })
+    });
+    let summary = move || {
+        let (matching, all, warnings, expired, dropped) = counts.get();
+        let mut parts = vec![format!(
+            "{all} Event object{}",
+            if all == 1 { "" } else { "s" }
+        )];
+        parts.push(format!(
+            "{warnings} Warning{}",
+            if warnings == 1 { "" } else { "s" }
+        ));
+        if expired > 0 {
+            parts.push(format!("{expired} expired from the cluster (kept here)"));
+        }
+        if matching != all {
+            parts.push(format!("{matching} shown by the filter"));
+        }
+        if dropped > 0 {
+            parts.push(format!(
+                "{dropped} older ones dropped (the newest {DEFAULT_CAPACITY} are kept)"
+            ));
+        }
+        parts.join(" · ")
+    };
+    let more = move || {
+        let shown = rows.with(Vec::len);
+        let matching = counts.with(|c| c.0);
+        (matching > shown).then(|| {
+            view! {
+                <button
+                    type="button"
+                    class="event-more"
+                    on:click=move |_| limit.update(|l| *l += ROWS_SHOWN)
+                >
+                    {format!("Show {} more (of {} not shown)", ROWS_SHOWN.min(matching - shown), matching - shown)}
+                </button>
+            }
+        })
+    };
+    let empty = move || {
+        (filled.get() && rows.with(Vec::is_empty)).then(|| {
+            let text = if counts.with(|c| c.1) == 0 {
+                "No Event objects yet. Components write them as things happen."
+            } else {
+                "No Event objects match the filter."
+            };
+            view! { <p class="empty">{text}</p> }
+        })
+    };
+    let error = move || {
+        status
+            .with(|s| {
+                s.last_error
+                    .clone()
+                    .filter(|_| s.resource_version.is_none())
+            })
+            .map(|error| {
+                view! {
+                    <div class="error" role="alert">
+                        <strong>"Event objects could not be read. "</strong>
+                        {error}
+                        " Retrying…"
+                    </div>
+                }
+            })
+    };
+
+    view! {
+        <div class="event-timeline" data-api=api.label()>
+            <div class="event-toolbar">
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        aria-label="Warnings only"
+                        prop:checked=move || warnings_only.get()
+                        on:change=move |e| warnings_only.set(event_target_checked(&e))
+                    />
+                    "Warnings only"
+                </label>
+                <input
+                    type="search"
+                    class="event-filter"
+                    aria-label="Filter Event objects"
+                    placeholder="Filter: reason, message, object, component"
+                    prop:value=move || text.get()
+                    on:input=move |e| text.set(event_target_value(&e))
+                />
+                <span class="event-counts" role="status">{summary}</span>
+            </div>
+            <StreamStatusLine live=live.clone() clock=clock/>
+            {error}
+            <table class="event-table" aria-label="Event objects">
+                <thead>
+                    <tr>
+                        <th scope="col" class="event-when-col">"Last seen"</th>
+                        <th scope="col">"Type"</th>
+                        <th scope="col">"Reason"</th>
+                        <th scope="col">"Object"</th>
+                        <th scope="col">"Message"</th>
+                        <th scope="col">"Reported by"</th>
+                        <th scope="col" class="event-count-col">"Count"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <For
+                        each=move || rows.get()
+                        key=|record| (record.uid.clone(), record.resource_version.clone(), record.expired)
+                        let:record
+                    >
+                        <EventRow record=record tree=tree clock=clock/>
+                    </For>
+                </tbody>
+            </table>
+            {empty}
+            {more}
+        </div>
+    }
+}
+
+/// The object page of what an Event is about, when discovery maps its kind.
+fn regarding_href(record: &EventRecord, tree: &ApiTree) -> Option<String> {
+    let regarding = &record.regarding;
+    if regarding.name.is_empty() {
+        return None;
+    }
+    let (resource, namespaced) = regarding.resource(tree)?;
+    let namespace = regarding.namespace.clone().filter(|_| namespaced);
+    Some(
+        Page::Object(ObjectRoute::new(
+            resource,
+            namespace,
+            regarding.name.clone(),
+        ))
+        .to_hash(),
+    )
+}
+
+/// `12s ago`, from a time and the ticking clock.
+fn ago(at: Option<EpochMillis>, now: EpochMillis) -> String {
+    match at {
+        Some(at) => format!("{} ago", human_duration(now - at)),
+        None => "unknown".to_string(),
+    }
+}
+
+#[component]
+fn EventRow(
+    record: EventRecord,
+    tree: StoredValue<ApiTree>,
+    clock: RwSignal<EpochMillis>,
+) -> impl IntoView {
+    let href = tree.with_value(|tree| regarding_href(&record, tree));
+    let warning = record.event_type.is_warning();
+    let type_text = record.event_type.as_str().to_string();
+    let (first, last) = (record.first_seen_ms, record.last_seen_ms);
+    let repeated = record.count > 1 || (first.is_some() && first != last);
+    let last_text = move || ago(last, clock.get());
+    let first_text = move || format!("first {}", ago(first, clock.get()));
+    let object_label = record.regarding.describe();
+    let field_path = record.regarding.field_path.clone();
+    let source = match (
+        record.reporting_component.as_str(),
+        record.reporting_instance.as_str(),
+    ) {
+        ("", "") => "unknown".to_string(),
+        (component, "") => component.to_string(),
+        ("", instance) => instance.to_string(),
+        (component, instance) => format!("{component} on {instance}"),
+    };
+    let action = (!record.action.is_empty()).then(|| record.action.clone());
+    let related = record.related.as_ref().map(|r| r.describe());
+    let count = record.count;
+    view! {
+        <tr
+            class="event-row"
+            class:event-warning=warning
+            class:expired=record.expired
+            data-type=type_text.clone()
+            data-reason=record.reason.clone()
+            data-uid=record.uid.clone()
+            data-count=count.to_string()
+            data-expired=record.expired.to_string()
+        >
+            <td class="event-when">
+                <span class="event-last">{last_text}</span>
+                {repeated.then(|| view! { <span class="event-first">{first_text}</span> })}
+                {record.expired.then(|| view! {
+                    <span class="event-expired" title="Deleted from the cluster (Events expire after an hour); kept here">
+                        "expired from the cluster"
+                    </span>
+                })}
+            </td>
+            <td class="event-type">
+                <span class="event-type-badge" data-type=type_text.clone()>{type_text.clone()}</span>
+            </td>
+            <td class="event-reason">
+                {record.reason.clone()}
+                {action.map(|a| view! { <span class="event-action">{a}</span> })}
+            </td>
+            <td class="event-object">
+                {match href {
+                    Some(href) => view! { <a href=href>{object_label}</a> }.into_any(),
+                    None => view! { <span>{object_label}</span> }.into_any(),
+                }}
+                {field_path.map(|p| view! { <span class="event-field-path">{p}</span> })}
+                {related.map(|r| view! { <span class="event-related">"related: " {r}</span> })}
+            </td>
+            <td class="event-message">{record.message.clone()}</td>
+            <td class="event-source">{source}</td>
+            <td class="event-count">
+                {(count > 1).then(|| view! { <span class="event-times">{format!("×{count}")}</span> })}
+            </td>
+        </tr>
+    }
+}

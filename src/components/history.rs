@@ -1,0 +1,490 @@
+//! Views of what happened to objects: an object's timeline (every change, who made it, its
+//! diff, any two revisions compared), the blame view (the YAML with each line's manager),
+//! and the controller activity of an owner's chain (one lane per actor). They take model
+//! data (timelines, activity) as signals, so the live pages and the replay of a recording
+//! draw them the same way.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::model::history::{
+    blame_lines, compare, fold_noise, Activity, FieldPath, ItemDetail, ObjectTimeline, Revision,
+    RevisionKind, TimelineEntry,
+};
+use crate::model::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::{kind_to_resource, ApiTree};
+
+/// `10:04:05.123`, local time.
+pub fn clock_time(epoch_ms: f64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms));
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        date.get_hours(),
+        date.get_minutes(),
+        date.get_seconds(),
+        date.get_milliseconds()
+    )
+}
+
+/// The object page of an object on its timeline at one revision, when discovery maps it.
+pub fn revision_href(
+    tree: &ApiTree,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+    resource_version: &str,
+) -> Option<String> {
+    let (group, version) = crate::model::mapping::split_api_version(api_version);
+    let found = kind_to_resource(tree, group, version, kind).ok()?;
+    let namespace = namespace
+        .filter(|_| found.resource.namespaced)
+        .map(str::to_string);
+    let mut route = ObjectRoute::new(found.id(), namespace, name);
+    route.tab = ObjectTab::Timeline;
+    route.revision = Some(resource_version.to_string()).filter(|r| !r.is_empty());
+    Some(Page::Object(route).to_hash())
+}
+
+fn writers_view(revision: &Revision) -> AnyView {
+    if revision.writers.is_empty() {
+        let text = match revision.kind {
+            RevisionKind::Listed => "as listed when watching began",
+            RevisionKind::Deleted => "deleted (the API records no deleter)",
+            RevisionKind::Relisted | RevisionKind::GoneInRelist => {
+                "seen in a relist: the writes in between were missed"
+            }
+            _ => "writer not recorded",
+        };
+        return view! { <span class="muted">{text}</span> }.into_any();
+    }
+    revision
+        .writers
+        .iter()
+        .map(|w| {
+            let class = if w.is_status_write() {
+                "writer status-write"
+            } else {
+                "writer"
+            };
+            let title = format!(
+                "{}{}",
+                w.evidence.explain(),
+                w.time
+                    .as_ref()
+                    .map(|t| format!("; entry time {t}"))
+                    .unwrap_or_default()
+            );
+            view! {
+                <span class=class data-manager=w.manager.clone() data-operation=w.operation.clone() title=title>
+                    {w.label()}
+                </span>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+fn changes_view(revision: &Revision) -> AnyView {
+    if revision.changes.is_empty() {
+        return ().into_any();
+    }
+    let lines: Vec<String> = revision.changes.iter().map(|c| c.describe()).collect();
+    let open = lines.len() <= 6;
+    view! {
+        <details class="changes" open=open>
+            <summary>{format!("{} field(s) changed", lines.len())}</summary>
+            <ul>{lines.into_iter().map(|l| view! { <li class="mono">{l}</li> }).collect_view()}</ul>
+        </details>
+    }
+    .into_any()
+}
+
+fn revision_row(revision: &Revision, picked: RwSignal<Vec<u64>>, focused: bool) -> AnyView {
+    let seq = revision.seq;
+    let kind = revision.kind.label();
+    let class = if focused {
+        "revision focused"
+    } else {
+        "revision"
+    };
+    view! {
+        <li class=class data-kind=kind data-rv=revision.resource_version.clone() id=format!("rev-{}", revision.resource_version)>
+            <label class="pick" title="Pick two revisions to compare">
+                <input
+                    type="checkbox"
+                    prop:checked=move || picked.with(|p| p.contains(&seq))
+                    on:change=move |_| picked.update(|p| {
+                        if let Some(i) = p.iter().position(|s| *s == seq) {
+                            p.remove(i);
+                        } else {
+                            p.push(seq);
+                            if p.len() > 2 {
+                                p.remove(0);
+                            }
+                        }
+                    })
+                />
+            </label>
+            <span class="when mono">{clock_time(revision.observed_ms)}</span>
+            <span class="type">{kind}</span>
+            <span class="rv mono">{format!("rv {}", revision.resource_version)}</span>
+            <span class="writers">{writers_view(revision)}</span>
+            {changes_view(revision)}
+        </li>
+    }
+    .into_any()
+}
+
+/// An object's timeline, newest first, noise folded; two picked revisions compared.
+#[component]
+pub fn TimelineView(
+    #[prop(into)] timeline: Signal<Option<ObjectTimeline>>,
+    /// A resourceVersion to mark (from a link).
+    #[prop(optional)]
+    focus: Option<String>,
+) -> impl IntoView {
+    let picked = RwSignal::new(Vec::<u64>::new());
+    let expanded = RwSignal::new(std::collections::HashSet::<u64>::new());
+    let comparison = move || {
+        let seqs = picked.get();
+        let [a, b] = seqs.as_slice() else {
+            return view! { <p class="muted">"Pick two revisions to compare them."</p> }.into_any();
+        };
+        timeline.with(|t| {
+            let t = t.as_ref()?;
+            let (from, to) = (t.revision(*a.min(b))?, t.revision(*a.max(b))?);
+            let changes = compare(from, to)?;
+            Some(view! {
+                <div class="comparison" aria-label="Comparison">
+                    <h3>{format!("rv {} → rv {}: {} change(s)", from.resource_version, to.resource_version, changes.len())}</h3>
+                    <ul>{changes.iter().map(|c| view! { <li class="mono">{c.describe()}</li> }).collect_view()}</ul>
+                </div>
+            }.into_any())
+        })
+        .unwrap_or_else(|| ().into_any())
+    };
+    let entries = move || {
+        timeline.with(|t| {
+            let Some(t) = t.as_ref() else {
+                return view! { <p class="loading">"Waiting for the object…"</p> }.into_any();
+            };
+            let rows = fold_noise(t)
+                .into_iter()
+                .map(|entry| match entry {
+                    TimelineEntry::Revision(seq) => t
+                        .revision(seq)
+                        .map(|r| {
+                            let focused = focus.as_deref() == Some(r.resource_version.as_str());
+                            revision_row(r, picked, focused)
+                        })
+                        .unwrap_or_else(|| ().into_any()),
+                    TimelineEntry::Folded(seqs) => {
+                        let first = seqs[0];
+                        if expanded.with(|e| e.contains(&first)) {
+                            seqs.iter()
+                                .filter_map(|s| t.revision(*s))
+                                .map(|r| revision_row(r, picked, false))
+                                .collect_view()
+                                .into_any()
+                        } else {
+                            view! {
+                                <li class="folded">
+                                    <button type="button" on:click=move |_| expanded.update(|e| { e.insert(first); })>
+                                        {format!("{} bookkeeping-only write(s) (resourceVersion, managedFields times, renewals) — show", seqs.len())}
+                                    </button>
+                                </li>
+                            }
+                            .into_any()
+                        }
+                    }
+                })
+                .collect_view();
+            let dropped = (t.dropped > 0).then(|| {
+                view! { <p class="muted">{format!("{} older revision(s) dropped to bound memory.", t.dropped)}</p> }
+            });
+            view! {
+                <ol class="timeline" aria-label="Timeline">{rows}</ol>
+                {dropped}
+            }
+            .into_any()
+        })
+    };
+    view! {
+        <p class="muted">
+            "Every watch event (ADDED, MODIFIED, DELETED) received for this object since it was \
+             first watched, newest first, with the manager that made each write (from \
+             managedFields) and the fields it changed."
+        </p>
+        {comparison}
+        {entries}
+    }
+}
+
+/// The object's YAML with each line's owning manager; lines changed since the page opened
+/// link to the revision that last changed them.
+#[component]
+pub fn BlameView(
+    #[prop(into)] object: Signal<Option<Value>>,
+    #[prop(into)] timeline: Signal<Option<ObjectTimeline>>,
+    /// The timeline link of a resourceVersion.
+    href_of: Callback<String, String>,
+) -> impl IntoView {
+    move || {
+        let Some(object) = object.get() else {
+            return ().into_any();
+        };
+        let lines = blame_lines(&object);
+        timeline.with(|t| {
+            let rows = lines
+                .into_iter()
+                .map(|line| {
+                    let owner = line.owners.first().cloned();
+                    let changed = t
+                        .as_ref()
+                        .filter(|_| !line.field_path.is_empty())
+                        .and_then(|t| t.last_change_of(&line.field_path))
+                        .map(|r| (r.resource_version.clone(), clock_time(r.observed_ms)));
+                    let manager = owner
+                        .as_ref()
+                        .map(|o| {
+                            let extra = line.owners.len().saturating_sub(1);
+                            if extra > 0 {
+                                format!("{} +{extra}", o.manager)
+                            } else {
+                                o.manager.clone()
+                            }
+                        })
+                        .unwrap_or_default();
+                    let operation = owner
+                        .as_ref()
+                        .map(|o| {
+                            if o.subresource.is_empty() {
+                                o.operation.clone()
+                            } else {
+                                format!("{}/{}", o.operation, o.subresource)
+                            }
+                        })
+                        .unwrap_or_default();
+                    let when = owner.as_ref().and_then(|o| o.time.clone()).unwrap_or_default();
+                    let path = FieldPath(line.field_path.clone()).to_string();
+                    let changed_cell = match changed {
+                        Some((rv, time)) => {
+                            let href = href_of.run(rv.clone());
+                            view! { <a href=href title=format!("last changed at rv {rv}")>{time}</a> }.into_any()
+                        }
+                        None => ().into_any(),
+                    };
+                    view! {
+                        <tr class="blame-line" data-manager=manager.clone() data-path=path.clone()>
+                            <td class="manager">{manager.clone()}</td>
+                            <td class="operation">{operation}</td>
+                            <td class="when mono">{when}</td>
+                            <td class="changed mono">{changed_cell}</td>
+                            <td class="text"><pre>{line.text}</pre></td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <table class="blame" aria-label="Blame">
+                    <thead><tr>
+                        <th scope="col">"Manager"</th>
+                        <th scope="col">"Operation"</th>
+                        <th scope="col">"Last write"</th>
+                        <th scope="col">"Changed here"</th>
+                        <th scope="col">"YAML"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            }
+            .into_any()
+        })
+    }
+}
+
+/// Swimlanes: one column per actor, one row per write or Event object in time order.
+#[component]
+pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> impl IntoView {
+    let grouped = RwSignal::new(true);
+    let tree = StoredValue::new(tree);
+    let body = move || {
+        activity.with(|activity| {
+            if activity.items.is_empty() {
+                return view! {
+                    <p class="muted">"No writes yet. Change the object (scale it, edit its image) or wait for its controllers: every write along its chain appears here as it happens."</p>
+                }
+                .into_any();
+            }
+            let lanes = activity.lanes.clone();
+            let header = lanes
+                .iter()
+                .map(|lane| {
+                    view! {
+                        <th scope="col" class="lane" data-lane=lane.id.clone() title=lane.inferred_from.clone()>
+                            {lane.label.clone()}
+                            <small class="inferred">{lane.inferred_from.clone()}</small>
+                        </th>
+                    }
+                })
+                .collect_view();
+            let rows = activity
+                .rows(grouped.get())
+                .into_iter()
+                .rev()
+                .map(|row| {
+                    let first = &activity.items[row.items[0]];
+                    let count = row.items.len();
+                    let cells = (0..lanes.len())
+                        .map(|lane| {
+                            if lane != first.lane {
+                                return view! { <td></td> }.into_any();
+                            }
+                            item_cell(activity, &row.items, count, &tree.get_value())
+                        })
+                        .collect_view();
+                    view! {
+                        <tr class="activity-row">
+                            <td class="when mono">{clock_time(first.at_ms)}</td>
+                            {cells}
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="activity-scroll">
+                    <table class="activity" aria-label="Controller activity">
+                        <thead><tr><th scope="col">"Time"</th>{header}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }
+            .into_any()
+        })
+    };
+    view! {
+        <p class="muted">
+            "Every write along this object's owner chain, newest first, on one lane per actor. \
+             Lanes come from managedFields (the writing binary), bindings (spec.nodeName with no \
+             managedFields entry) and the components named by Event objects; each lane's header \
+             says how it was inferred. Event objects are reports written by components, shown \
+             beside the write they concern."
+        </p>
+        <label class="toggle">
+            <input type="checkbox" prop:checked=move || grouped.get() on:change=move |_| grouped.update(|g| *g = !*g)/>
+            " Group repeated actions (e.g. a ReplicaSet's pods)"
+        </label>
+        {body}
+    }
+}
+
+fn item_cell(activity: &Activity, items: &[usize], count: usize, tree: &ApiTree) -> AnyView {
+    let first = &activity.items[items[0]];
+    let times = if count > 1 {
+        format!(" ×{count}")
+    } else {
+        String::new()
+    };
+    match &first.detail {
+        ItemDetail::Write(write) => {
+            let title = write.changes.join("\n");
+            let href = revision_href(
+                tree,
+                &write.api_version,
+                &write.kind,
+                write.namespace.as_deref(),
+                &write.name,
+                &write.resource_version,
+            );
+            let names: Vec<String> = items
+                .iter()
+                .filter_map(|i| match &activity.items[*i].detail {
+                    ItemDetail::Write(w) => Some(w.name.clone()),
+                    _ => None,
+                })
+                .collect();
+            let label = if count > 1 {
+                format!("{}{times}", write.summary)
+            } else {
+                write.summary.clone()
+            };
+            let link = match href {
+                Some(href) => view! { <a href=href>{label}</a> }.into_any(),
+                None => view! { <span>{label}</span> }.into_any(),
+            };
+            view! {
+                <td class="write" data-kind=write.kind.clone() data-type=write.revision_kind.label() title=title>
+                    {link}
+                    {(count > 1).then(|| view! { <small class="names">{names.join(", ")}</small> })}
+                </td>
+            }
+            .into_any()
+        }
+        ItemDetail::Event(event) => {
+            let class = if event.warning {
+                "event-object warning"
+            } else {
+                "event-object"
+            };
+            let count_text = if event.count > 1 {
+                format!(" (×{})", event.count)
+            } else {
+                String::new()
+            };
+            let linked = event
+                .linked_write
+                .as_ref()
+                .map(|(uid, seq)| format!("concerns write #{seq} of {uid}"))
+                .unwrap_or_else(|| "no write linked".into());
+            view! {
+                <td class=class data-reason=event.reason.clone() title=format!("{}\n{}", event.message, linked)>
+                    <span class="badge">{if event.warning { "Warning Event" } else { "Event" }}</span>
+                    " "
+                    <strong>{event.reason.clone()}</strong>
+                    {format!("{times}{count_text} — {}", event.message)}
+                </td>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// Record / stop in the header: records every watch change the page receives from now on,
+/// and offers it as a JSON Lines download when stopped.
+#[component]
+pub fn RecordControl() -> impl IntoView {
+    let hub = expect_context::<crate::state::watch::WatchHub>();
+    let recording = hub.recording;
+    let toggle = move |_| {
+        if recording.get_untracked().is_some() {
+            if let Some(text) = hub.stop_recording() {
+                let name = format!(
+                    "kube-atlas-recording-{}.jsonl",
+                    js_sys::Date::new_0()
+                        .to_iso_string()
+                        .as_string()
+                        .unwrap_or_default()
+                        .replace([':', '.'], "-")
+                );
+                // A failed download leaves nothing to recover; the page stays as it was.
+                crate::browser::download_text(&text, &name).ok();
+            }
+        } else {
+            hub.start_recording();
+        }
+    };
+    view! {
+        <span class="recorder">
+            <button
+                type="button"
+                class="record"
+                title="Record the watch traffic this page receives (JSON Lines), to replay without a cluster"
+                on:click=toggle
+            >
+                {move || if recording.get().is_some() { "■ Stop and download" } else { "● Record" }}
+            </button>
+            {move || recording.get().is_some().then(|| view! { <span class="recording">"recording"</span> })}
+            <a class="header-link" href=Page::Replay.to_hash()>"Replay"</a>
+        </span>
+    }
+}

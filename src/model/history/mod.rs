@@ -1,0 +1,27 @@
+//! What happened to objects, and who did it: field sets of `managedFields` ([`fields`]), the
+//! generic field-level diff ([`diff`]), writers of a write ([`attribution`]), per-object
+//! timelines kept from the watch layer's changes ([`timeline`]), blame lines ([`blame`]),
+//! the controller-activity lanes ([`activity`]) and recordings of watch traffic that replay
+//! with no cluster ([`recording`]). Generic over kinds: nothing here knows a Deployment from
+//! a custom resource, beyond the merge keys of built-in lists.
+
+pub mod activity;
+pub mod attribution;
+pub mod blame;
+pub mod diff;
+pub mod fields;
+pub mod recording;
+pub mod timeline;
+
+pub use activity::{
+    activity, seen_events, Activity, ActivityItem, ActivityRow, ItemDetail, Lane, SeenEvent,
+};
+pub use attribution::{writers, Evidence, Writer};
+pub use blame::{blame_lines, BlameLine, LineOwner};
+pub use diff::{diff_values, FieldChange};
+pub use fields::{FieldPath, FieldSet, ManagedEntry, ObjectPath, Segment, Step};
+pub use recording::{Player, Record, RecordType, Recording};
+pub use timeline::{
+    compare, fold_noise, HistoryLimits, HistoryStore, ObjectTimeline, Revision, RevisionKind,
+    TimelineEntry,
+};

@@ -1,0 +1,84 @@
+//! The sources of an owner's activity view: timelines of the namespace's everyday kinds
+//! (`kubectl get all`, plus the owner's own kind) and of its Event objects, all through the
+//! shared watch layer with history on. Opened when the view opens, so it shows the writes
+//! from then on.
+
+use leptos::prelude::*;
+
+use crate::model::events::{events_api, events_watch_key, EventScope};
+use crate::model::history::{
+    activity, seen_events, Activity, HistoryStore, ObjectTimeline, SeenEvent,
+};
+use crate::model::watch::{Output, WatchKey, WatchStatus};
+use crate::model::{resolve_category, ApiTree, NamespaceArg, ResourceId};
+use crate::state::watch::use_watch_history;
+
+/// Watches what the activity of an object in `namespace` (of kind `resource`) needs and
+/// computes the activity of `root` (its uid) whenever any of it changes.
+pub fn use_activity(
+    tree: &ApiTree,
+    resource: &ResourceId,
+    namespace: Option<String>,
+    root: Signal<Option<String>>,
+) -> (Memo<Activity>, Signal<bool>) {
+    let scope = match &namespace {
+        Some(ns) => NamespaceArg::Named(ns),
+        None => NamespaceArg::All,
+    };
+    let mut kinds: Vec<_> = resolve_category(tree, "all")
+        .into_iter()
+        .filter(|r| r.resource.supports("list") && r.resource.supports("watch"))
+        .collect();
+    if let Some(own) = tree.find(resource) {
+        if !kinds.iter().any(|k| k.id() == own.id()) {
+            kinds.push(own);
+        }
+    }
+    let mut statuses: Vec<ArcRwSignal<WatchStatus>> = Vec::new();
+    let stores: Vec<ArcRwSignal<HistoryStore>> = kinds
+        .iter()
+        .filter(|r| namespace.is_none() || r.resource.namespaced)
+        .map(|r| {
+            let path = r.collection_path(scope).template();
+            let (live, history) = use_watch_history(WatchKey::new(path, Output::Objects));
+            statuses.push(live.status);
+            history
+        })
+        .collect();
+    let events: Option<ArcRwSignal<HistoryStore>> = events_api(tree).and_then(|api| {
+        let scope = match &namespace {
+            Some(ns) => EventScope::Namespace(ns.clone()),
+            None => EventScope::All,
+        };
+        let key = events_watch_key(tree, api, &scope, true)?;
+        let (live, history) = use_watch_history(key);
+        statuses.push(live.status);
+        Some(history)
+    });
+    // Every source has listed: writes from now on are all seen.
+    let ready = Signal::derive(move || {
+        statuses
+            .iter()
+            .all(|s| s.with(|s| s.resource_version.is_some()))
+    });
+    let stores = StoredValue::new(stores);
+    let events = StoredValue::new(events);
+    let activity = Memo::new(move |_| {
+        let Some(root) = root.get() else {
+            return Activity::default();
+        };
+        let seen: Vec<SeenEvent> = events.with_value(|store| {
+            store
+                .as_ref()
+                .map(|store| store.with(seen_events))
+                .unwrap_or_default()
+        });
+        stores.with_value(|stores| {
+            let guards: Vec<_> = stores.iter().map(|s| s.read()).collect();
+            let timelines: Vec<&ObjectTimeline> =
+                guards.iter().flat_map(|h| h.timelines()).collect();
+            activity(&root, &timelines, &seen)
+        })
+    });
+    (activity, ready)
+}

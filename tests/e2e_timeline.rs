@@ -1,0 +1,314 @@
+//! End-to-end tests of timelines and controller activity: the release build in headless
+//! Chromium against the seeded demo cluster, with kube-rs and kubectl writing. The activity
+//! view of a Deployment shows the controllers react on their lanes; a Pod's timeline shows
+//! the scheduler's binding and the kubelet's status writes; the blame view names kubectl's
+//! manager for spec.replicas after `kubectl scale`.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{wait_for, wait_until, Harness};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, PostParams};
+use thirtyfour::prelude::*;
+
+fn deployment(name: &str, replicas: i32) -> Deployment {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}
+            }
+        }
+    }))
+    .expect("deployment")
+}
+
+/// Every value of attribute `attr` on elements at `css`, read in one script (live views
+/// redraw, so elements may go stale between separate reads).
+async fn attributes(driver: &WebDriver, css: &str, attr: &str) -> BTreeSet<String> {
+    let script = format!(
+        "return Array.from(document.querySelectorAll({css:?})).map(e => e.getAttribute({attr:?}) || '');"
+    );
+    driver
+        .execute(&script, vec![])
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<String>>().ok())
+        .unwrap_or_default()
+        .into_iter()
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rolls_out() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness.create_namespace("activity").await;
+    // Opened before the Deployment exists: the view watches from now on.
+    harness
+        .open("#/obj/apps/v1/deployments/activity/web?tab=activity")
+        .await;
+    // Every watch has listed: from here on, every write is seen.
+    wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "activity");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2))
+        .await
+        .expect("deployment created");
+    let lanes = wait_until(
+        "lanes for the deployment controller, the replicaset controller, the scheduler and a kubelet",
+        async || attributes(&harness.driver, "table.activity th.lane", "data-lane").await,
+        |lanes| {
+            lanes.contains("component:deployment-controller")
+                && lanes.contains("component:replicaset-controller")
+                && lanes.contains("component:default-scheduler")
+                && lanes.iter().any(|l| l.starts_with("kubelet:"))
+        },
+    )
+    .await;
+    // kube-rs names no field manager: the user's lane is what the server recorded.
+    assert!(
+        !lanes.iter().any(|l| l == "manager:kube-controller-manager"),
+        "every controller write was attributed through Events: {lanes:?}"
+    );
+    let reasons = wait_until(
+        "the ScalingReplicaSet, SuccessfulCreate, Scheduled and Started Event objects",
+        async || {
+            attributes(
+                &harness.driver,
+                "table.activity td.event-object",
+                "data-reason",
+            )
+            .await
+        },
+        |reasons| {
+            [
+                "ScalingReplicaSet",
+                "SuccessfulCreate",
+                "Scheduled",
+                "Started",
+            ]
+            .iter()
+            .all(|r| reasons.contains(*r))
+        },
+    )
+    .await;
+    assert!(!reasons.is_empty());
+    let kinds = attributes(&harness.driver, "table.activity td.write", "data-kind").await;
+    assert!(
+        ["Deployment", "ReplicaSet", "Pod"]
+            .iter()
+            .all(|k| kinds.contains(*k)),
+        "writes along the whole chain: {kinds:?}"
+    );
+    harness.screenshot("activity").await;
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_timeline_attributes_the_binding_and_the_kubelet() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness.create_namespace("timeline").await;
+    harness
+        .open("#/obj/core/v1/pods/timeline/solo?tab=timeline")
+        .await;
+    // The pod's watch has listed (nothing yet): its create and every write are seen.
+    wait_for(&harness.driver, ".stream-status[data-phase=live]").await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "timeline");
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "solo"},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}
+    }))
+    .expect("pod");
+    pods.create(&PostParams::default(), &pod)
+        .await
+        .expect("pod created");
+    let managers = wait_until(
+        "the binding and the kubelet's status writes on the pod's timeline",
+        async || {
+            let text = attributes(&harness.driver, "ol.timeline .writer", "data-manager").await;
+            let labels: Vec<String> = match harness
+                .driver
+                .find_all(By::Css("ol.timeline .writer"))
+                .await
+            {
+                Ok(found) => {
+                    let mut out = Vec::new();
+                    for w in found {
+                        out.push(w.text().await.unwrap_or_default());
+                    }
+                    out
+                }
+                Err(_) => Vec::new(),
+            };
+            (text, labels)
+        },
+        |(managers, labels)| {
+            managers.contains("kubelet") && labels.iter().any(|l| l.contains("binding"))
+        },
+    )
+    .await;
+    assert!(
+        managers
+            .1
+            .iter()
+            .any(|l| l.contains("kubelet (Update, status subresource)")),
+        "the kubelet writes the status subresource: {managers:?}"
+    );
+    let kinds = attributes(&harness.driver, "ol.timeline li.revision", "data-kind").await;
+    assert!(
+        kinds.contains("ADDED") && kinds.contains("MODIFIED"),
+        "{kinds:?}"
+    );
+    harness.screenshot("timeline").await;
+    harness.stop().await;
+}
+
+#[cfg_attr(
+    not(have_kubectl),
+    ignore = "kubectl not installed (cargo xtask setup)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blame_names_kubectl_for_spec_replicas_after_kubectl_scale() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness.create_namespace("blame").await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "blame");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .expect("deployment created");
+    harness
+        .open("#/obj/apps/v1/deployments/blame/web?tab=blame")
+        .await;
+    wait_for(&harness.driver, "table.blame tr.blame-line").await;
+    let output = std::process::Command::new("kubectl")
+        .arg("--server")
+        .arg(harness.base_url())
+        .args(["-n", "blame", "scale", "deployment/web", "--replicas=3"])
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        output.status.success(),
+        "kubectl scale: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let owner = wait_until(
+        "spec.replicas owned by kubectl's manager",
+        async || {
+            attributes(
+                &harness.driver,
+                "table.blame tr.blame-line[data-path='spec.replicas']",
+                "data-manager",
+            )
+            .await
+        },
+        |owners| owners.iter().any(|m| m.starts_with("kubectl")),
+    )
+    .await;
+    assert_eq!(owner.len(), 1, "{owner:?}");
+    // The change since the page opened links to its timeline entry.
+    let link = wait_for(
+        &harness.driver,
+        "table.blame tr.blame-line[data-path='spec.replicas'] td.changed a",
+    )
+    .await;
+    link.click().await.expect("click");
+    wait_for(&harness.driver, "ol.timeline li.revision.focused").await;
+    harness.screenshot("blame").await;
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recording_replays_into_the_same_lanes_with_the_api_unreachable() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let harness = Harness::start().await;
+    let frozen = Arc::new(AtomicBool::new(false));
+    let port = common::start_test_proxy(
+        harness.cluster_addr(),
+        common::ProxyMode::Freezable(frozen.clone()),
+    )
+    .await;
+    harness
+        .driver
+        .goto(format!("http://127.0.0.1:{port}/#/replay"))
+        .await
+        .expect("page loads");
+    // From here on the API answers nothing: the replay needs no cluster.
+    frozen.store(true, Ordering::SeqCst);
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/recordings/rollout.jsonl");
+    wait_for(&harness.driver, "input.recording-file")
+        .await
+        .send_keys(file.display().to_string())
+        .await
+        .expect("file chosen");
+    wait_for(&harness.driver, ".player button.play").await;
+    harness
+        .driver
+        .find(By::Css(".player button.speed"))
+        .await
+        .expect("speed")
+        .click()
+        .await
+        .expect("10x");
+    harness
+        .driver
+        .find(By::Css(".player button.play"))
+        .await
+        .expect("play")
+        .click()
+        .await
+        .expect("playing");
+    // Choose the Deployment once the recording has created it.
+    let option = wait_until(
+        "the Deployment among the recorded objects",
+        async || {
+            harness
+                .driver
+                .execute(
+                    "const o = Array.from(document.querySelectorAll('.replay-object option')).find(o => o.textContent.startsWith('Deployment rollout/web')); return o ? o.value : '';",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|r| r.convert::<String>().ok())
+                .unwrap_or_default()
+        },
+        |uid| !uid.is_empty(),
+    )
+    .await;
+    harness
+        .driver
+        .execute(
+            "const s = document.querySelector('.replay-object select'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            vec![serde_json::json!(option)],
+        )
+        .await
+        .expect("chosen");
+    wait_until(
+        "the same lanes as live: deployment and replicaset controllers, scheduler, a kubelet",
+        async || attributes(&harness.driver, "table.activity th.lane", "data-lane").await,
+        |lanes| {
+            lanes.contains("component:deployment-controller")
+                && lanes.contains("component:replicaset-controller")
+                && lanes.contains("component:default-scheduler")
+                && lanes.iter().any(|l| l.starts_with("kubelet:"))
+        },
+    )
+    .await;
+    harness.screenshot("replay").await;
+    frozen.store(false, Ordering::SeqCst);
+    harness.stop().await;
+}
