@@ -312,3 +312,68 @@ async fn a_recording_replays_into_the_same_lanes_with_the_api_unreachable() {
     frozen.store(false, Ordering::SeqCst);
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watch_mechanics_panel_shows_requests_and_each_watch_event() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    let harness = Harness::start().await;
+    harness.create_namespace("mechanics").await;
+    harness.open("#/list/core/v1/configmaps?ns=mechanics").await;
+    wait_for(&harness.driver, ".stream-status[data-phase=live]").await;
+    wait_for(&harness.driver, ".stream-status .mechanics-toggle")
+        .await
+        .click()
+        .await
+        .expect("panel opens");
+    let config_maps: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "mechanics");
+    let config_map: ConfigMap = serde_json::from_value(
+        serde_json::json!({"metadata": {"name": "watched"}, "data": {"k": "v"}}),
+    )
+    .expect("config map");
+    config_maps
+        .create(&PostParams::default(), &config_map)
+        .await
+        .expect("created");
+    let kinds = wait_until(
+        "the list request, the watch request and the ADDED event",
+        async || {
+            attributes(
+                &harness.driver,
+                ".mechanics tr.mechanics-entry",
+                "data-kind",
+            )
+            .await
+        },
+        |kinds| {
+            ["LIST", "PAGE", "WATCH", "ADDED"]
+                .iter()
+                .all(|k| kinds.contains(*k))
+        },
+    )
+    .await;
+    assert!(!kinds.contains("ERROR"), "{kinds:?}");
+    let added = wait_for(
+        &harness.driver,
+        ".mechanics tr.mechanics-entry[data-kind=ADDED] td.detail",
+    )
+    .await
+    .text()
+    .await
+    .expect("text");
+    assert!(added.starts_with("mechanics/watched · rv "), "{added}");
+    let watch = wait_for(
+        &harness.driver,
+        ".mechanics tr.mechanics-entry[data-kind=WATCH] td.detail",
+    )
+    .await
+    .text()
+    .await
+    .expect("text");
+    assert!(
+        watch.contains("watch=true") && watch.contains("allowWatchBookmarks=true"),
+        "{watch}"
+    );
+    harness.screenshot("watch-mechanics").await;
+    harness.stop().await;
+}

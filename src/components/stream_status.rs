@@ -1,14 +1,18 @@
 //! The status line of a live view: connected, reconnecting or relisting, the resourceVersion,
 //! time since the last change, relists and why, the transport; one click shows the stream's
-//! requests in the request log.
+//! requests in the request log, another the watch's mechanics step by step.
 
 use leptos::prelude::*;
 
 use crate::browser::now_ms;
+use crate::components::history::clock_time;
 use crate::model::age::EpochMillis;
-use crate::model::watch::WatchStatus;
+use crate::model::events::{events_api, events_watch_key, EventScope};
+use crate::model::history::{seen_events, HistoryStore, SeenEvent};
+use crate::model::watch::{MechanicsLog, WatchKey, WatchStatus};
+use crate::state::discovery::DiscoveryState;
 use crate::state::request_log::RequestLogView;
-use crate::state::watch::{LiveWatch, StreamTransport};
+use crate::state::watch::{use_watch_history, use_watch_mechanics, LiveWatch, StreamTransport};
 
 #[component]
 pub fn StreamStatusLine<S: Send + Sync + 'static>(
@@ -29,6 +33,8 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
         StreamTransport::WebSocket => "WebSocket",
         StreamTransport::Http => "HTTP stream",
     };
+    let mechanics_open = RwSignal::new(false);
+    let key = live.key.clone();
     let log = use_context::<RequestLogView>();
     let show_requests = move |_| {
         if let Some(log) = log {
@@ -49,6 +55,127 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
             <button type="button" class="link-button" on:click=show_requests>
                 "Requests"
             </button>
+            <button
+                type="button"
+                class="link-button mechanics-toggle"
+                aria-expanded=move || mechanics_open.get().to_string()
+                on:click=move |_| mechanics_open.update(|open| *open = !*open)
+            >
+                "Watch mechanics"
+            </button>
+        </div>
+        {move || mechanics_open.get().then(|| view! { <MechanicsPanel key=key.clone()/> })}
+    }
+}
+
+/// The watch of one key step by step (requests, each watch event with its resourceVersion,
+/// bookmarks, relists and why), beside the Event objects written in its namespace meanwhile.
+#[component]
+fn MechanicsPanel(key: WatchKey) -> impl IntoView {
+    let Some(log) = use_watch_mechanics(&key) else {
+        return ().into_any();
+    };
+    let log: RwSignal<MechanicsLog> = log.into();
+    let events = namespace_events(&key);
+    let rows = move || {
+        log.with(|log| {
+            log.entries()
+                .rev()
+                .take(SHOWN_ENTRIES)
+                .map(|entry| {
+                    let label = entry.happening.label();
+                    view! {
+                        <tr class="mechanics-entry" data-kind=label>
+                            <td class="mono">{clock_time(entry.at_ms)}</td>
+                            <td class="kind">{label}</td>
+                            <td class="mono detail">{entry.happening.detail()}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let oldest_shown = Memo::new(move |_| {
+        log.with(|log| {
+            log.entries()
+                .rev()
+                .take(SHOWN_ENTRIES)
+                .last()
+                .map_or(0.0, |e| e.at_ms)
+        })
+    });
+    let event_rows = move || {
+        let Some(events) = &events else {
+            return view! { <p class="muted">"Event objects are not served here."</p> }.into_any();
+        };
+        let since = oldest_shown.get();
+        let mut seen: Vec<SeenEvent> = events.with(seen_events);
+        seen.retain(|e| e.observed_ms >= since);
+        seen.sort_by(|a, b| b.observed_ms.total_cmp(&a.observed_ms));
+        seen.into_iter()
+            .take(SHOWN_ENTRIES)
+            .map(|e| {
+                let kind = if e.record.event_type.is_warning() { "Warning" } else { "Normal" };
+                view! {
+                    <li class="mechanics-event" data-type=kind>
+                        <span class="mono">{clock_time(e.observed_ms)}</span>
+                        " "
+                        <strong>{e.record.reason.clone()}</strong>
+                        {format!(" {} — {} ({})", e.record.regarding.describe(), e.record.message, e.record.reporting_component)}
+                    </li>
+                }
+            })
+            .collect_view()
+            .into_any()
+    };
+    let dropped = move || {
+        let dropped = log.with(MechanicsLog::dropped);
+        (dropped > 0).then(|| format!("{dropped} older entries dropped."))
+    };
+    view! {
+        <div class="mechanics" aria-label="Watch mechanics">
+            <div class="mechanics-log">
+                <h3>{format!("Watch of {}", key.describe())}</h3>
+                <p class="muted">
+                    "What the dashboard asked the API server and what came back: list pages, the                      watch request (from the list's resourceVersion, with bookmarks), each watch                      event (a change to an object) with its resourceVersion, bookmarks, errors                      such as 410 Expired, and relists. Newest first."
+                </p>
+                <table class="mechanics-table">
+                    <tbody>{rows}</tbody>
+                </table>
+                <p class="muted">{dropped}</p>
+            </div>
+            <div class="mechanics-events">
+                <h3>"Event objects meanwhile"</h3>
+                <p class="muted">"Reports written by components in the same namespace, as they arrived."</p>
+                <ul>{event_rows}</ul>
+            </div>
         </div>
     }
+    .into_any()
+}
+
+/// Entries shown at most (the log keeps more).
+const SHOWN_ENTRIES: usize = 200;
+
+/// The Event objects of the key's namespace (all namespaces for cluster-wide keys), watched
+/// while the panel is open.
+fn namespace_events(key: &WatchKey) -> Option<ArcRwSignal<HistoryStore>> {
+    let discovery = use_context::<DiscoveryState>()?;
+    let tree = discovery
+        .loaded
+        .with_untracked(|l| l.as_ref().map(|l| l.discovery.tree.clone()))?;
+    let namespace = key
+        .collection_path
+        .split("/namespaces/")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .filter(|_| key.collection_path.matches('/').count() > 3)
+        .map(str::to_string);
+    let scope = match namespace {
+        Some(ns) => EventScope::Namespace(ns),
+        None => EventScope::All,
+    };
+    let api = events_api(&tree)?;
+    let events_key = events_watch_key(&tree, api, &scope, true)?;
+    Some(use_watch_history(events_key).1)
 }

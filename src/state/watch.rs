@@ -27,8 +27,9 @@ use crate::browser::now_ms;
 use crate::model::history::{HistoryStore, Record, RecordType, Recording, RevisionKind};
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
-    decode_event, Command, EventType, Input, LineDecoder, ListMode, LiveTable, ObjectCache, Output,
-    StoreChange, Subscribed, Subscriptions, WatchKey, WatchStatus, WatchStore, Watcher, LINGER_MS,
+    decode_event, Command, EventType, Input, LineDecoder, ListMode, LiveTable, MechanicsLog,
+    ObjectCache, Output, StoreChange, Subscribed, Subscriptions, WatchKey, WatchStatus, WatchStore,
+    Watcher, LINGER_MS,
 };
 
 /// Whether WebSocket watches reach the API server through whatever serves this page.
@@ -85,6 +86,11 @@ struct KeyStream {
     history: RefCell<Option<ArcRwSignal<HistoryStore>>>,
     /// The hub's recording, when one runs.
     recorder: Recorder,
+    /// Requests, events, bookmarks and relists as they happen (for the mechanics panel).
+    mechanics: RefCell<MechanicsLog>,
+    /// The log as views see it: copied at the next frame while a panel shows it.
+    mechanics_shown: ArcRwSignal<MechanicsLog>,
+    mechanics_viewers: Cell<usize>,
 }
 
 /// The recording in progress, shared by every stream.
@@ -111,7 +117,14 @@ impl KeyStream {
                 .map(str::to_string),
             _ => None,
         };
+        let wall = js_sys::Date::now();
+        self.mechanics.borrow_mut().note_input(&input, wall);
         let step = self.watcher.borrow_mut().on(input, now_ms());
+        self.mechanics.borrow_mut().note_command(
+            &step.command,
+            self.watcher.borrow().status(),
+            wall,
+        );
         self.record(&step.changes, added, bookmark);
         if !step.changes.is_empty() {
             self.pending.borrow_mut().extend(step.changes);
@@ -180,6 +193,15 @@ impl KeyStream {
         let status = self.watcher.borrow().status().clone();
         if self.status.with_untracked(|s| *s != status) {
             self.status.set(status);
+        }
+        if self.mechanics_viewers.get() > 0 {
+            let log = self.mechanics.borrow();
+            if self
+                .mechanics_shown
+                .with_untracked(|shown| shown.revision() != log.revision())
+            {
+                self.mechanics_shown.set(log.clone());
+            }
         }
     }
 
@@ -453,7 +475,15 @@ impl WatchHub {
             closed: Cell::new(false),
             history: RefCell::new(None),
             recorder: Rc::clone(&inner.recorder),
+            mechanics: RefCell::new(MechanicsLog::default()),
+            mechanics_shown: ArcRwSignal::new(MechanicsLog::default()),
+            mechanics_viewers: Cell::new(0),
         });
+        stream.mechanics.borrow_mut().note_command(
+            &first,
+            stream.watcher.borrow().status(),
+            js_sys::Date::now(),
+        );
         inner.streams.insert(key.clone(), Rc::clone(&stream));
         (stream, Some(first))
     }
@@ -727,6 +757,35 @@ pub fn use_watch_table(key: WatchKey, options: DecodeOptions) -> LiveWatch<LiveT
         status: stream.status.clone(),
         transport: stream.transport.clone(),
     }
+}
+
+/// The mechanics log of `key`'s stream (requests, each event, bookmarks, relists), kept up to
+/// date while the calling view lives. None when nothing watches `key`.
+pub fn use_watch_mechanics(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> {
+    let stream = hub()
+        .inner
+        .with_value(|inner| inner.streams.get(key).cloned())?;
+    stream
+        .mechanics_viewers
+        .set(stream.mechanics_viewers.get() + 1);
+    stream
+        .mechanics_shown
+        .set(stream.mechanics.borrow().clone());
+    let shown = stream.mechanics_shown.clone();
+    let hub = hub();
+    let key = key.clone();
+    on_cleanup(move || {
+        let stream = hub
+            .inner
+            .try_with_value(|inner| inner.streams.get(&key).cloned())
+            .flatten();
+        if let Some(stream) = stream {
+            stream
+                .mechanics_viewers
+                .set(stream.mechanics_viewers.get().saturating_sub(1));
+        }
+    });
+    Some(shown)
 }
 
 /// Live whole objects for `key` with every version they go through from now on (and from

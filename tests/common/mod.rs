@@ -143,6 +143,12 @@ impl Harness {
         .await
     }
 
+    /// A cluster started from `config` (its address and served files set here), and a
+    /// browser: for benchmarks that need load mode or a cluster of their own shape.
+    pub async fn start_config(config: demo_cluster::Config) -> Harness {
+        Self::start_cluster(config, false).await
+    }
+
     async fn start_with(dark: bool) -> Harness {
         Self::start_cluster(
             demo_cluster::Config {
@@ -189,6 +195,14 @@ impl Harness {
             .screenshot(&dir.join(format!("{name}.png")))
             .await
             .expect("screenshot");
+    }
+
+    /// The cluster's in-process registry: benchmarks drive load and count writes through it.
+    pub fn registry(&self) -> std::sync::Arc<demo_cluster::registry::Registry> {
+        self.cluster
+            .as_ref()
+            .expect("the cluster runs until stop")
+            .registry()
     }
 
     pub fn base_url(&self) -> &str {

@@ -10,6 +10,7 @@ pub mod event;
 pub mod hub;
 pub mod key;
 pub mod machine;
+pub mod mechanics;
 #[cfg(test)]
 mod simulation;
 pub mod store;
@@ -19,4 +20,5 @@ pub use event::{decode_event, ErrorStatus, EventType, LineDecoder, WatchDecodeEr
 pub use hub::{Subscribed, Subscriptions, LINGER_MS};
 pub use key::{split_page, Output, WatchKey};
 pub use machine::{Command, Input, ListMode, Step, StoreChange, StreamPhase, WatchStatus, Watcher};
+pub use mechanics::{Happening, MechanicsLog};
 pub use store::{object_key, ChangeMark, LiveTable, ObjectCache, ObjectKey, WatchStore};
