@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::model::history::{
-    blame_lines, compare, fold_noise, Activity, FieldPath, ItemDetail, ObjectTimeline, Revision,
-    RevisionKind, TimelineEntry,
+    blame_lines, compare, fold_noise, Activity, ActivityItem, FieldPath, ItemDetail,
+    ObjectTimeline, Revision, RevisionKind, TimelineEntry,
 };
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::{kind_to_resource, ApiTree};
@@ -303,21 +303,36 @@ pub fn BlameView(
     }
 }
 
+/// Rows drawn at most: the newest (a long churn would otherwise redraw thousands per change).
+const SHOWN_ACTIVITY_ROWS: usize = 400;
+
 /// Swimlanes: one column per actor, one row per write or Event object in time order.
 #[component]
 pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> impl IntoView {
     let grouped = RwSignal::new(true);
     let tree = StoredValue::new(tree);
-    let body = move || {
+    let lanes = Memo::new(move |_| activity.with(|a| a.lanes.clone()));
+    // Rows newest first, keyed so that a new write draws one row, not the whole table.
+    let rows = Memo::new(move |_| {
+        let lane_count = lanes.with(Vec::len);
         activity.with(|activity| {
-            if activity.items.is_empty() {
-                return view! {
-                    <p class="muted">"No writes yet. Change the object (scale it, edit its image) or wait for its controllers: every write along its chain appears here as it happens."</p>
-                }
-                .into_any();
-            }
-            let lanes = activity.lanes.clone();
-            let header = lanes
+            activity
+                .rows(grouped.get())
+                .into_iter()
+                .rev()
+                .take(SHOWN_ACTIVITY_ROWS)
+                .map(|row| ShownRow::of(activity, &row.items, lane_count))
+                .collect::<Vec<_>>()
+        })
+    });
+    let hidden = move || {
+        activity
+            .with(|a| a.rows(grouped.get()).len())
+            .saturating_sub(SHOWN_ACTIVITY_ROWS)
+    };
+    let header = move || {
+        lanes.with(|lanes| {
+            lanes
                 .iter()
                 .map(|lane| {
                     view! {
@@ -327,39 +342,7 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
                         </th>
                     }
                 })
-                .collect_view();
-            let rows = activity
-                .rows(grouped.get())
-                .into_iter()
-                .rev()
-                .map(|row| {
-                    let first = &activity.items[row.items[0]];
-                    let count = row.items.len();
-                    let cells = (0..lanes.len())
-                        .map(|lane| {
-                            if lane != first.lane {
-                                return view! { <td></td> }.into_any();
-                            }
-                            item_cell(activity, &row.items, count, &tree.get_value())
-                        })
-                        .collect_view();
-                    view! {
-                        <tr class="activity-row">
-                            <td class="when mono">{clock_time(first.at_ms)}</td>
-                            {cells}
-                        </tr>
-                    }
-                })
-                .collect_view();
-            view! {
-                <div class="activity-scroll">
-                    <table class="activity" aria-label="Controller activity">
-                        <thead><tr><th scope="col">"Time"</th>{header}</tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                </div>
-            }
-            .into_any()
+                .collect_view()
         })
     };
     view! {
@@ -374,12 +357,75 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
             <input type="checkbox" prop:checked=move || grouped.get() on:change=move |_| grouped.update(|g| *g = !*g)/>
             " Group repeated actions (e.g. a ReplicaSet's pods)"
         </label>
-        {body}
+        {move || activity.with(|a| a.items.is_empty()).then(|| view! {
+            <p class="muted">"No writes yet. Change the object (scale it, edit its image) or wait for its controllers: every write along its chain appears here as it happens."</p>
+        })}
+        <div class="activity-scroll">
+            <table class="activity" aria-label="Controller activity">
+                <thead><tr><th scope="col">"Time"</th>{header}</tr></thead>
+                <tbody>
+                    <For each=move || rows.get() key=|row| row.key.clone() let:row>
+                        {
+                            let cells = (0..row.lane_count)
+                                .map(|lane| {
+                                    if lane != row.items[0].lane {
+                                        return view! { <td></td> }.into_any();
+                                    }
+                                    tree.with_value(|tree| item_cell(&row.items, tree))
+                                })
+                                .collect_view();
+                            view! {
+                                <tr class="activity-row">
+                                    <td class="when mono">{clock_time(row.items[0].at_ms)}</td>
+                                    {cells}
+                                </tr>
+                            }
+                        }
+                    </For>
+                </tbody>
+            </table>
+        </div>
+        {move || {
+            let hidden = hidden();
+            (hidden > 0).then(|| view! {
+                <p class="muted">{format!("{hidden} older row(s) not shown; the newest {SHOWN_ACTIVITY_ROWS} are.")}</p>
+            })
+        }}
     }
 }
 
-fn item_cell(activity: &Activity, items: &[usize], count: usize, tree: &ApiTree) -> AnyView {
-    let first = &activity.items[items[0]];
+/// One drawn row: its items, and a key that changes whenever its drawing would.
+#[derive(Debug, Clone, PartialEq)]
+struct ShownRow {
+    key: String,
+    lane_count: usize,
+    items: Vec<ActivityItem>,
+}
+
+impl ShownRow {
+    fn of(activity: &Activity, indexes: &[usize], lane_count: usize) -> ShownRow {
+        let items: Vec<ActivityItem> = indexes.iter().map(|i| activity.items[*i].clone()).collect();
+        let identity = |item: &ActivityItem| match &item.detail {
+            ItemDetail::Write(w) => format!("{}#{}", w.uid, w.seq),
+            ItemDetail::Event(e) => format!("{}x{}", e.uid, e.count),
+        };
+        let key = format!(
+            "{lane_count}|{}|{}|{}",
+            items.len(),
+            items.first().map(identity).unwrap_or_default(),
+            items.last().map(identity).unwrap_or_default()
+        );
+        ShownRow {
+            key,
+            lane_count,
+            items,
+        }
+    }
+}
+
+fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
+    let first = &items[0];
+    let count = items.len();
     let times = if count > 1 {
         format!(" ×{count}")
     } else {
@@ -398,7 +444,7 @@ fn item_cell(activity: &Activity, items: &[usize], count: usize, tree: &ApiTree)
             );
             let names: Vec<String> = items
                 .iter()
-                .filter_map(|i| match &activity.items[*i].detail {
+                .filter_map(|i| match &i.detail {
                     ItemDetail::Write(w) => Some(w.name.clone()),
                     _ => None,
                 })

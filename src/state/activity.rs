@@ -20,7 +20,7 @@ pub fn use_activity(
     resource: &ResourceId,
     namespace: Option<String>,
     root: Signal<Option<String>>,
-) -> (Memo<Activity>, Signal<bool>) {
+) -> (Signal<Activity>, Signal<bool>) {
     let scope = match &namespace {
         Some(ns) => NamespaceArg::Named(ns),
         None => NamespaceArg::All,
@@ -63,22 +63,75 @@ pub fn use_activity(
     });
     let stores = StoredValue::new(stores);
     let events = StoredValue::new(events);
-    let activity = Memo::new(move |_| {
-        let Some(root) = root.get() else {
+    let compute = move || -> Activity {
+        let Some(root) = root.get_untracked() else {
             return Activity::default();
         };
         let seen: Vec<SeenEvent> = events.with_value(|store| {
             store
                 .as_ref()
-                .map(|store| store.with(seen_events))
+                .map(|store| store.with_untracked(seen_events))
                 .unwrap_or_default()
         });
         stores.with_value(|stores| {
-            let guards: Vec<_> = stores.iter().map(|s| s.read()).collect();
+            let guards: Vec<_> = stores.iter().map(|s| s.read_untracked()).collect();
             let timelines: Vec<&ObjectTimeline> =
                 guards.iter().flat_map(|h| h.timelines()).collect();
             activity(&root, &timelines, &seen)
         })
+    };
+    let shown = RwSignal::new(Activity::default());
+    let throttle = StoredValue::new(Throttle::default());
+    // Recomputed when anything changes, but at most as often as it can afford: waiting
+    // [`COST_FACTOR`] times its own cost between runs, so a burst of writes (a 100-pod
+    // rollout, churn) costs a bounded share of the frames.
+    Effect::new(move |_| {
+        root.track();
+        stores.with_value(|stores| stores.iter().for_each(|s| s.track()));
+        events.with_value(|store| {
+            if let Some(store) = store {
+                store.track();
+            }
+        });
+        let now = js_sys::Date::now();
+        let wait = throttle.with_value(|t| t.wait_ms(now));
+        if throttle.with_value(|t| t.scheduled) {
+            return;
+        }
+        throttle.update_value(|t| t.scheduled = true);
+        let run = move || {
+            let started = js_sys::Date::now();
+            let next = compute();
+            shown.set(next);
+            let finished = js_sys::Date::now();
+            throttle.update_value(|t| t.ran(started, finished));
+        };
+        if wait <= 0.0 {
+            run();
+        } else {
+            set_timeout(run, std::time::Duration::from_millis(wait as u64));
+        }
     });
-    (activity, ready)
+    (shown.into(), ready)
+}
+
+/// How long recomputing waits after its last run: [`COST_FACTOR`] times what that run took.
+const COST_FACTOR: f64 = 4.0;
+
+#[derive(Debug, Default)]
+struct Throttle {
+    scheduled: bool,
+    /// Earliest wall-clock ms of the next run.
+    next_at: f64,
+}
+
+impl Throttle {
+    fn wait_ms(&self, now: f64) -> f64 {
+        (self.next_at - now).max(0.0)
+    }
+
+    fn ran(&mut self, started: f64, finished: f64) {
+        self.scheduled = false;
+        self.next_at = finished + (finished - started) * COST_FACTOR;
+    }
 }

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|live]` runs one part; options
+//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|timeline|live]` runs one part; options
 //! after `server` go to the server benchmark (e.g. `cargo xtask bench server --duration 5`).
 
 use anyhow::Result;
@@ -61,6 +61,16 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         browser_bench("bench_list")?;
     }
+    if wants("timeline") {
+        println!(
+            "\nxtask bench: ==== UI: a 100-pod rollout into the activity view; memory under churn with the activity view open ===="
+        );
+        if !built {
+            build::release_ui()?;
+            built = true;
+        }
+        browser_bench("bench_timeline")?;
+    }
     if wants("live") {
         println!(
             "\nxtask bench: ==== UI: live lists: idle CPU; 2,000 events/s into 50,000 pods; write-to-screen lag ===="
@@ -68,7 +78,15 @@ pub fn run(args: &[String]) -> Result<()> {
         if !built {
             build::release_ui()?;
         }
-        browser_bench("bench_live")?;
+        // Optimized (the `bench` profile): the in-process demo cluster must make 2,000 pod
+        // writes a second, and a debug build makes about 100.
+        setup::run(setup::Options { browser: true })?;
+        cmd::run(crate::test::browser_tests(&["bench_live"]).args([
+            "--profile",
+            "bench",
+            "--",
+            "--nocapture",
+        ]))?;
     }
     Ok(())
 }

@@ -22,7 +22,7 @@ commands:
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster)
   test                        fmt, clippy, native tests, browser component tests, e2e tests
-  bench [ui-size|model|server|ui|list|live]
+  bench [ui-size|model|server|ui|list|timeline|live]
                               benchmarks (prints figures); all of them without an argument;
                               live: idle CPU, 2,000 watch events/s into 50,000 pods, lag
                               (also written to target/bench/live.json)

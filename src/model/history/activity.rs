@@ -244,15 +244,22 @@ struct Inference {
     how: String,
 }
 
-fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &[SeenEvent]) -> Inference {
-    let object = revision.object().unwrap_or(Value::Null);
+/// Event objects by the uid of the object they concern.
+type EventsAbout<'a> = HashMap<&'a str, Vec<&'a SeenEvent>>;
+
+fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbout) -> Inference {
+    // A pod's node and an object's controller do not change over its life, so the newest
+    // version answers for every revision (no revision is parsed again).
+    let object = &timeline.latest;
     let uid = timeline.identity.uid.as_str();
     let name = timeline.identity.name.as_str();
     let about = |target: &str| {
-        let target = target.to_string();
         events
+            .get(target)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
             .iter()
-            .filter(move |e| e.record.regarding.uid.as_deref() == Some(target.as_str()))
+            .copied()
     };
     if revision.writers.iter().any(|w| w.manager == "kubelet") {
         let node = object
@@ -298,7 +305,7 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &[SeenEven
     // Creates, deletes and spec writes: the component whose Event about the controller
     // names this object.
     if !status_write {
-        if let Some(owner) = controller_uid(&object).or_else(|| controller_uid(&timeline.latest)) {
+        if let Some(owner) = controller_uid(object) {
             let naming = nearest(
                 about(&owner).filter(|e| !name.is_empty() && e.record.message.contains(name)),
                 revision.observed_ms,
@@ -395,6 +402,12 @@ fn summary(timeline: &ObjectTimeline, revision: &Revision) -> String {
 /// objects seen.
 pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent]) -> Activity {
     let chain = chain_of(root, timelines);
+    let mut events_about: EventsAbout = HashMap::new();
+    for event in events {
+        if let Some(uid) = event.record.regarding.uid.as_deref() {
+            events_about.entry(uid).or_default().push(event);
+        }
+    }
     let mut lanes = Lanes {
         lanes: Vec::new(),
         index: HashMap::new(),
@@ -409,7 +422,7 @@ pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent])
             if revision.kind == RevisionKind::Listed || revision.noise {
                 continue;
             }
-            let inference = infer_lane(timeline, revision, events);
+            let inference = infer_lane(timeline, revision, &events_about);
             let lane = lanes.lane(inference.id, inference.label, inference.how);
             lane_of_write.insert((timeline.identity.uid.clone(), revision.seq), lane);
             items.push(ActivityItem {
