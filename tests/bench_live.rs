@@ -89,9 +89,15 @@ impl Report {
     fn print_and_save(&self) {
         let width = self.figures.iter().map(|f| f.name.len()).max().unwrap_or(0);
         let goal_width = self.figures.iter().map(|f| f.goal.len()).max().unwrap_or(0);
-        println!("\nbench live: {:width$}  {:goal_width$}  measured", "figure", "goal");
+        println!(
+            "\nbench live: {:width$}  {:goal_width$}  measured",
+            "figure", "goal"
+        );
         for f in &self.figures {
-            println!("bench live: {:width$}  {:goal_width$}  {}", f.name, f.goal, f.measured);
+            println!(
+                "bench live: {:width$}  {:goal_width$}  {}",
+                f.name, f.goal, f.measured
+            );
         }
         for note in &self.notes {
             println!("bench live: note: {note}");
@@ -100,7 +106,11 @@ impl Report {
         let load_average = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         println!(
             "bench live: {cores} cores, load average {}",
-            load_average.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+            load_average
+                .split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
         );
         let document = json!({
             "cores": cores,
@@ -114,8 +124,11 @@ impl Report {
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/bench"));
         std::fs::create_dir_all(&dir).expect("target/bench");
         let path = dir.join("live.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&document).expect("json"))
-            .expect("live.json written");
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(&document).expect("json"),
+        )
+        .expect("live.json written");
         println!("bench live: wrote {}", path.display());
     }
 }
@@ -472,7 +485,12 @@ struct Write {
 /// Sets container 0's restartCount of `namespace/name` to `restarts` through `pods/status`
 /// (a merge patch of the whole list, read just before, so the other fields stay as they
 /// are); returns when it was sent, or None when the pod is gone (churn replaced it).
-async fn write_restarts(client: &kube::Client, namespace: &str, name: &str, restarts: i64) -> Option<f64> {
+async fn write_restarts(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+    restarts: i64,
+) -> Option<f64> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let pod = serde_json::to_value(pods.get_status(name).await.ok()?).ok()?;
     let mut statuses = pod["status"]["containerStatuses"].as_array()?.clone();
@@ -536,7 +554,11 @@ fn profile_top(profile: &Value, top: usize) -> Vec<(String, f64)> {
         let url = frame["url"].as_str().unwrap_or_default();
         let label = format!(
             "{} [{}]",
-            if function.is_empty() { "(anonymous)" } else { function },
+            if function.is_empty() {
+                "(anonymous)"
+            } else {
+                function
+            },
             url.rsplit('/').next().unwrap_or_default()
         );
         *by_function.entry(label).or_default() +=
@@ -584,7 +606,10 @@ async fn churn(report: &mut Report) {
     )
     .expect("rows as [namespace, name]");
     assert_eq!(top.len(), LAG_PODS, "rows on screen: {top:?}");
-    let watched: Vec<String> = top.iter().map(|(ns, name)| format!("{ns}/{name}")).collect();
+    let watched: Vec<String> = top
+        .iter()
+        .map(|(ns, name)| format!("{ns}/{name}"))
+        .collect();
     let restarts_column = driver
         .execute(OBSERVE_SCRIPT, vec![json!(watched)])
         .await
@@ -600,12 +625,18 @@ async fn churn(report: &mut Report) {
         .await
         .expect("Performance.enable");
     if profile {
-        devtools.send_raw("Profiler.enable", ()).await.expect("Profiler.enable");
+        devtools
+            .send_raw("Profiler.enable", ())
+            .await
+            .expect("Profiler.enable");
         devtools
             .send_raw("Profiler.setSamplingInterval", json!({"interval": 500}))
             .await
             .expect("Profiler.setSamplingInterval");
-        devtools.send_raw("Profiler.start", ()).await.expect("Profiler.start");
+        devtools
+            .send_raw("Profiler.start", ())
+            .await
+            .expect("Profiler.start");
     }
     let memory_before = page_memory_mib(driver).await;
     let rv_before = page_resource_version(driver).await;
@@ -660,7 +691,12 @@ async fn churn(report: &mut Report) {
     let metrics_after = page_metrics(&devtools).await;
     let memory_after = page_memory_mib(driver).await;
     let profile_answer = if profile {
-        Some(devtools.send_raw("Profiler.stop", ()).await.expect("Profiler.stop"))
+        Some(
+            devtools
+                .send_raw("Profiler.stop", ())
+                .await
+                .expect("Profiler.stop"),
+        )
     } else {
         None
     };
@@ -708,10 +744,7 @@ async fn churn(report: &mut Report) {
             shown.entry(key).or_insert(*at);
         }
     }
-    let mut lags: Vec<f64> = shown
-        .iter()
-        .map(|(key, at)| at - sent[key])
-        .collect();
+    let mut lags: Vec<f64> = shown.iter().map(|(key, at)| at - sent[key]).collect();
     lags.sort_by(f64::total_cmp);
     assert!(
         events.counted > 0 && rv_after > rv_before,
@@ -801,7 +834,10 @@ async fn churn(report: &mut Report) {
             "-",
             heap + wasm,
             "MiB",
-            format!("{:.0} MiB (JS heap {heap:.0} MiB + wasm {wasm:.0} MiB)", heap + wasm),
+            format!(
+                "{:.0} MiB (JS heap {heap:.0} MiB + wasm {wasm:.0} MiB)",
+                heap + wasm
+            ),
         );
     }
     if frames["longest"].as_array().is_some_and(|l| !l.is_empty()) {

@@ -110,6 +110,18 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
         "writes along the whole chain: {kinds:?}"
     );
     harness.screenshot("activity").await;
+    // A write opens its object's timeline at that revision, with what the activity saw.
+    let pod_write = wait_for(
+        &harness.driver,
+        "table.activity td.write[data-kind=Pod][data-type=ADDED] a",
+    )
+    .await;
+    pod_write.click().await.expect("opens the pod");
+    wait_for(
+        &harness.driver,
+        "ol.timeline li.revision.focused[data-kind=ADDED]",
+    )
+    .await;
     harness.stop().await;
 }
 

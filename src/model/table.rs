@@ -524,6 +524,12 @@ impl RowStore {
         self.by_position.len()
     }
 
+    /// Changes whenever a row is added or removed, never when one is replaced in place: every
+    /// new row takes the next position, and a removal lowers the count.
+    pub fn membership(&self) -> (u64, usize) {
+        (self.next_position, self.by_position.len())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.by_position.is_empty()
     }

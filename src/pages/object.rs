@@ -25,6 +25,7 @@ use crate::state::navigation::use_navigation;
 use crate::state::object::{
     load_object, load_versions, object_path, Gone, ObjectState, VersionRead,
 };
+use crate::state::watch::WatchHub;
 
 /// What makes it another object (the tab is how it is shown).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,10 +262,15 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
     .into_any()
 }
 
-/// The object's timeline from its page's watch, following the object as it changes.
+/// The object's timeline from its page's watch, following the object as it changes, with
+/// what another open watch saw of it before (taken once: an activity view's writes stay
+/// when its watches close).
 fn timeline_of(state: &ObjectState) -> Signal<Option<ObjectTimeline>> {
     let history = state.history.clone();
     let object = state.object;
+    let key = state.live.key.clone();
+    let hub = use_context::<WatchHub>();
+    let earlier = StoredValue::new(None::<ObjectTimeline>);
     Signal::derive(move || {
         let uid = object.with(|o| {
             o.as_ref()
@@ -272,7 +278,14 @@ fn timeline_of(state: &ObjectState) -> Signal<Option<ObjectTimeline>> {
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })?;
-        history.with(|h| h.timeline(&uid).cloned())
+        let own = history.with(|h| h.timeline(&uid).cloned())?;
+        if earlier.with_value(Option::is_none) {
+            if let Some(other) = hub.and_then(|hub| hub.other_timeline(&key, &uid)) {
+                earlier.set_value(Some(other));
+            }
+        }
+        let merged = earlier.with_value(|e| e.as_ref().and_then(|e| own.with_earlier(e)));
+        Some(merged.unwrap_or(own))
     })
 }
 

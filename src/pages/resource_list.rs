@@ -268,6 +268,15 @@ fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
     shown
 }
 
+/// Whether the order of the rows follows from which rows there are alone: arrival order or
+/// by name or namespace (which never change for a row), no filter (cells decide matches).
+fn order_depends_only_on_rows((sort, filter, _): &(Option<SortSpec>, String, bool)) -> bool {
+    filter.trim().is_empty()
+        && sort.as_ref().is_none_or(|s| {
+            s.column.eq_ignore_ascii_case("name") || s.column.eq_ignore_ascii_case("namespace")
+        })
+}
+
 /// Ticks once a second while the tab is visible: ages and "last change" texts.
 pub fn use_clock() -> RwSignal<EpochMillis> {
     let now = RwSignal::new(epoch_now());
@@ -305,6 +314,8 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     // The rows in display order, as keys: recomputed when rows, sort or filter change (not on
     // scroll, not on the age tick), so a frame only formats the visible rows.
     let order = RwSignal::new(Vec::<RowKey>::new());
+    // The rows `order` was computed from (`LiveTable::membership`).
+    let ordered_membership = StoredValue::new(None::<(u64, usize)>);
     let last_cost_ms = StoredValue::new(0.0_f64);
     let last_run_ms = StoredValue::new(f64::NEG_INFINITY);
     let scheduled = StoredValue::new(false);
@@ -313,6 +324,7 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         let started = now_ms();
         let (sort, filter, _) = view_options.get_untracked();
         let keys = store.try_with_untracked(|live| {
+            ordered_membership.set_value(Some(live.membership()));
             live.table()
                 .view(sort.as_ref(), &filter, epoch_now())
                 .into_iter()
@@ -328,9 +340,14 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     Effect::new(move |previous: Option<(Option<SortSpec>, String, bool)>| {
         store.track();
         let options = view_options.get();
+        let same_rows =
+            store.with_untracked(|live| ordered_membership.get_value() == Some(live.membership()));
         if previous.as_ref() != Some(&options) {
             // The user changed the view: at once.
             compute_order();
+        } else if same_rows && order_depends_only_on_rows(&options) {
+            // Rows only changed in place (the usual watch event): the order stands, and a
+            // big list is not walked again each frame.
         } else if !scheduled.get_value() {
             let wait =
                 last_cost_ms.get_value() * ORDER_COST_FACTOR - (now_ms() - last_run_ms.get_value());
@@ -347,7 +364,9 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         let wide = view_options.with(|(_, _, wide)| *wide);
         store.with(|live| shown_columns(live.table(), wide))
     });
-    let headers = Signal::derive(move || {
+    // A memo: the header row is redrawn when the columns or the sort change, not on every
+    // batch of watch events.
+    let headers = Memo::new(move |_| {
         let sort = view_options.with(|(sort, _, _)| sort.clone());
         store.with(|live| {
             let table = live.table();

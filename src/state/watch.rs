@@ -24,7 +24,9 @@ use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
 use crate::api::{self, Abort, ApiError};
 use crate::browser::now_ms;
-use crate::model::history::{HistoryStore, Record, RecordType, Recording, RevisionKind};
+use crate::model::history::{
+    HistoryStore, ObjectTimeline, Record, RecordType, Recording, RevisionKind,
+};
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
     decode_event, Command, EventType, Input, LineDecoder, ListMode, LiveTable, MechanicsLog,
@@ -365,6 +367,17 @@ impl WatchHub {
         let active = recorder.borrow_mut().take();
         self.recording.set(None);
         active.map(|a| a.recording.to_jsonl())
+    }
+
+    /// The longest timeline of object `uid` that an open stream other than `key`'s keeps
+    /// (an object page opened from its list's activity view takes the writes seen there).
+    pub fn other_timeline(&self, key: &WatchKey, uid: &str) -> Option<ObjectTimeline> {
+        self.streams()
+            .iter()
+            .filter(|s| s.watcher.borrow().key() != key)
+            .filter_map(|s| s.history.borrow().clone())
+            .filter_map(|h| h.try_with_untracked(|h| h.timeline(uid).cloned()).flatten())
+            .max_by_key(|t| t.revisions.len())
     }
 
     /// Every stream resumes at once from where it was.

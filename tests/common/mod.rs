@@ -26,8 +26,15 @@ pub fn dist_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/dist")))
 }
 
+/// Where screenshots go: `target/screenshots`, so a test run leaves the tree clean;
+/// `cargo xtask screenshots` points `KUBE_ATLAS_SCREENSHOTS` at `docs/screenshots` to refresh
+/// the README's.
 pub fn screenshot_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshots"))
+    std::env::var_os("KUBE_ATLAS_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/screenshots"))
+        })
 }
 
 fn wait_for_port(port: u16, within: Duration) {

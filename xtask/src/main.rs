@@ -22,6 +22,8 @@ commands:
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster)
   test                        fmt, clippy, native tests, browser component tests, e2e tests
+                              (their screenshots go to target/screenshots)
+  screenshots                 run the e2e tests, writing the README's docs/screenshots
   bench [ui-size|model|server|ui|list|timeline|live]
                               benchmarks (prints figures); all of them without an argument;
                               live: idle CPU, 2,000 watch events/s into 50,000 pods, lag
@@ -49,6 +51,7 @@ fn run() -> Result<()> {
         "build" => build::release_ui().map(|_| ()),
         "demo" => build::demo(rest),
         "test" => test::run(),
+        "screenshots" => test::screenshots(),
         "bench" => bench::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");

@@ -69,14 +69,7 @@ pub fn run() -> Result<()> {
     build::release_ui()?;
 
     step("end-to-end tests (Chromium against a fresh demo cluster)");
-    totals.add(cmd::run_tests(&mut browser_tests(&[
-        "e2e",
-        "e2e_browse",
-        "e2e_logs",
-        "e2e_live",
-        "e2e_events",
-        "e2e_timeline",
-    ]))?);
+    totals.add(cmd::run_tests(&mut browser_tests(&E2E_TARGETS))?);
 
     println!(
         "xtask: all checks passed in {:.0} s",
@@ -90,6 +83,27 @@ pub fn run() -> Result<()> {
     if totals.passed == 0 {
         bail!("no test ran");
     }
+    Ok(())
+}
+
+/// The end-to-end suites, each driving the release build against a demo cluster.
+const E2E_TARGETS: [&str; 6] = [
+    "e2e",
+    "e2e_browse",
+    "e2e_logs",
+    "e2e_live",
+    "e2e_events",
+    "e2e_timeline",
+];
+
+/// `cargo xtask screenshots`: the e2e suites with their screenshots written to
+/// docs/screenshots (the README's), which `cargo xtask test` leaves alone.
+pub fn screenshots() -> Result<()> {
+    setup::run(setup::Options { browser: true })?;
+    build::release_ui()?;
+    let dir = cmd::workspace_root().join("docs/screenshots");
+    cmd::run(browser_tests(&E2E_TARGETS).env("KUBE_ATLAS_SCREENSHOTS", &dir))?;
+    println!("xtask: screenshots written to {}", dir.display());
     Ok(())
 }
 

@@ -121,6 +121,60 @@ impl ObjectTimeline {
         self.revisions.iter().find(|r| r.seq == seq)
     }
 
+    /// This timeline with what `earlier` (another watch's timeline of the same object, kept
+    /// from before this one began) saw before this one's first write, in place of this
+    /// one's LISTED baseline. None when `earlier` adds nothing.
+    pub fn with_earlier(&self, earlier: &ObjectTimeline) -> Option<ObjectTimeline> {
+        let writes = |t: &ObjectTimeline| {
+            t.revisions
+                .iter()
+                .filter(|r| r.kind != RevisionKind::Listed)
+                .count()
+        };
+        if earlier.identity.uid != self.identity.uid {
+            return None;
+        }
+        let first_own_write = self
+            .revisions
+            .iter()
+            .find(|r| r.kind != RevisionKind::Listed);
+        // Both watches stamp revisions with the page's clock.
+        let cutoff = first_own_write.map_or(f64::INFINITY, |r| r.observed_ms);
+        let taken: Vec<&Revision> = earlier
+            .revisions
+            .iter()
+            .take_while(|r| {
+                Some(r.resource_version.as_str())
+                    != first_own_write.map(|w| w.resource_version.as_str())
+                    && r.observed_ms <= cutoff
+            })
+            .collect();
+        if taken
+            .iter()
+            .filter(|r| r.kind != RevisionKind::Listed)
+            .count()
+            == 0
+            && writes(earlier) <= writes(self)
+        {
+            return None;
+        }
+        let mut merged = self.clone();
+        let listed = merged
+            .revisions
+            .iter()
+            .take_while(|r| r.kind == RevisionKind::Listed)
+            .count();
+        merged.revisions.drain(..listed);
+        merged.dropped += earlier.dropped;
+        // Seqs of the other watch's store: moved out of the way of this store's own.
+        for (i, revision) in taken.into_iter().enumerate().rev() {
+            let mut copy = revision.clone();
+            copy.seq = ADOPTED_SEQ_BASE + i as u64;
+            merged.revisions.push_front(copy);
+        }
+        Some(merged)
+    }
+
     /// For each field path changed since the timeline began, the newest revision that
     /// changed it (for blame).
     pub fn last_change_of(&self, path: &[Segment]) -> Option<&Revision> {
@@ -132,6 +186,10 @@ impl ObjectTimeline {
         })
     }
 }
+
+/// Seqs given to revisions taken from another watch's timeline ([`ObjectTimeline::with_earlier`]),
+/// far above any a store gives out.
+const ADOPTED_SEQ_BASE: u64 = 1 << 62;
 
 /// The changes from revision `from` to revision `to` of one timeline.
 pub fn compare(from: &Revision, to: &Revision) -> Option<Vec<FieldChange>> {
@@ -449,6 +507,33 @@ mod tests {
         let first = &timeline.revisions[0];
         let changes = compare(first, newest).expect("compare");
         assert_eq!(changes.len(), 2);
+    }
+
+    #[test]
+    fn a_page_takes_the_history_its_list_watch_kept() {
+        let mut list_watch = HistoryStore::default();
+        list_watch.apply(&StoreChange::Append(vec![config_map("a", 1, "x")]), 0.0);
+        list_watch.apply(&StoreChange::Apply(config_map("a", 2, "y")), 1.0);
+        list_watch.apply(&StoreChange::Apply(config_map("a", 3, "z")), 2.0);
+        // The object page opens later: it lists rv 3, then sees rv 4.
+        let mut page = HistoryStore::default();
+        page.apply(&StoreChange::Append(vec![config_map("a", 3, "z")]), 3.0);
+        page.apply(&StoreChange::Apply(config_map("a", 4, "w")), 4.0);
+        let earlier = list_watch.timeline("a").expect("a");
+        let own = page.timeline("a").expect("a");
+        let merged = own.with_earlier(earlier).expect("something to take");
+        let versions: Vec<&str> = merged
+            .revisions
+            .iter()
+            .map(|r| r.resource_version.as_str())
+            .collect();
+        assert_eq!(versions, vec!["1", "2", "3", "4"]);
+        let seqs: std::collections::HashSet<u64> = merged.revisions.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs.len(), 4, "seqs stay unique");
+        assert!(merged.revision(merged.revisions[1].seq).is_some());
+        // A timeline that knows as much takes nothing.
+        assert!(merged.with_earlier(earlier).is_none());
+        assert!(earlier.with_earlier(own).is_none());
     }
 
     fn config_map(uid: &str, rv: u32, value: &str) -> Value {

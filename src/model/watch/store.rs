@@ -156,6 +156,12 @@ impl LiveTable {
         &self.table
     }
 
+    /// Changes whenever rows were added or removed, not when one changed: a view in arrival
+    /// order (or by name) only needs its order again then.
+    pub fn membership(&self) -> (u64, usize) {
+        self.table.rows().membership()
+    }
+
     /// The mark of a row changed less than [`CHANGE_MARK_MS`] before `now_ms`.
     pub fn mark(&self, key: &RowKey, now_ms: f64) -> Option<&ChangeMark> {
         self.marks
@@ -370,6 +376,32 @@ mod tests {
             400.0,
         );
         assert_eq!(live.len(), 1);
+    }
+
+    #[test]
+    fn live_table_membership_changes_only_when_rows_come_or_go() {
+        let mut live = LiveTable::new(DecodeOptions::default());
+        live.apply(
+            StoreChange::Replace(vec![table_event("a", "u1", "Pending", true)]),
+            0.0,
+        );
+        let listed = live.membership();
+        live.apply(
+            StoreChange::Apply(table_event("a", "u1", "Running", false)),
+            100.0,
+        );
+        assert_eq!(live.membership(), listed, "a row changed in place");
+        live.apply(
+            StoreChange::Apply(table_event("b", "u2", "Pending", false)),
+            200.0,
+        );
+        let added = live.membership();
+        assert_ne!(added, listed, "a row came");
+        live.apply(
+            StoreChange::Delete(table_event("a", "u1", "Running", false)),
+            300.0,
+        );
+        assert_ne!(live.membership(), added, "a row went");
     }
 
     #[test]
