@@ -257,7 +257,9 @@ async fn a_recording_replays_into_the_same_lanes_with_the_api_unreachable() {
         .goto(format!("http://127.0.0.1:{port}/#/replay"))
         .await
         .expect("page loads");
-    // From here on the API answers nothing: the replay needs no cluster.
+    // Once the app is loaded (its wasm comes through the same proxy), the API answers
+    // nothing from here on: the replay needs no cluster.
+    wait_for(&harness.driver, "input.recording-file").await;
     frozen.store(true, Ordering::SeqCst);
     let file =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/recordings/rollout.jsonl");
@@ -321,6 +323,26 @@ async fn a_recording_replays_into_the_same_lanes_with_the_api_unreachable() {
     )
     .await;
     harness.screenshot("replay").await;
+    // The Event objects of the recording, one row each.
+    harness
+        .driver
+        .execute(
+            "Array.from(document.querySelectorAll('.replay-views button')).find(b => b.textContent === 'events').click();",
+            vec![],
+        )
+        .await
+        .expect("events view");
+    let reasons = wait_until(
+        "the recorded Event objects",
+        async || attributes(&harness.driver, "tr.replay-event", "data-reason").await,
+        |reasons| {
+            ["ScalingReplicaSet", "SuccessfulCreate", "Scheduled"]
+                .iter()
+                .all(|r| reasons.contains(*r))
+        },
+    )
+    .await;
+    assert!(!reasons.is_empty());
     frozen.store(false, Ordering::SeqCst);
     harness.stop().await;
 }

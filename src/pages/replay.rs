@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 
 use crate::components::history::clock_time;
 use crate::components::{ActivityView, BlameView, TimelineView};
+use crate::model::events::event_record;
 use crate::model::history::{
     activity, seen_events, Activity, ObjectTimeline, Player, Recording, SeenEvent,
 };
@@ -80,6 +81,48 @@ fn replayed_activity(player: &Player, root: &str) -> Activity {
         .flat_map(|(_, store)| store.timelines())
         .collect();
     activity(root, &timelines, &events)
+}
+
+/// The Event objects recorded up to the position, newest first: one row per Event with its
+/// count, Warnings in words.
+fn replayed_events_view(player: &Player) -> AnyView {
+    let mut events: Vec<_> = player
+        .stores()
+        .iter()
+        .filter(|(key, _)| is_events_key(key))
+        .flat_map(|(_, store)| store.timelines())
+        .filter_map(|t| Some((t.revisions.back()?.observed_ms, event_record(&t.latest)?)))
+        .collect();
+    events.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let rows = events
+        .into_iter()
+        .map(|(at, e)| {
+            let kind = e.event_type.as_str().to_string();
+            view! {
+                <tr class="replay-event" data-type=kind.clone() data-reason=e.reason.clone()>
+                    <td class="mono">{clock_time(at)}</td>
+                    <td>{kind.clone()}</td>
+                    <td><strong>{e.reason.clone()}</strong></td>
+                    <td>{e.regarding.describe()}</td>
+                    <td>{e.message.clone()}</td>
+                    <td>{e.reporting_component.clone()}</td>
+                    <td>{format!("×{}", e.count)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <p class="muted">"Event objects (reports written by components) recorded up to this point, newest first."</p>
+        <table class="event-table" aria-label="Event objects">
+            <thead><tr>
+                <th scope="col">"Last seen"</th><th scope="col">"Type"</th><th scope="col">"Reason"</th>
+                <th scope="col">"Object"</th><th scope="col">"Message"</th><th scope="col">"Reported by"</th>
+                <th scope="col">"Count"</th>
+            </tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
 }
 
 /// Reads the chosen file's text.
@@ -228,7 +271,7 @@ pub fn ReplayPage() -> impl IntoView {
                     </select>
                 </label>
                 <span class="replay-views" role="tablist">
-                    {["activity", "timeline", "blame"].into_iter().map(|kind| view! {
+                    {["activity", "timeline", "blame", "events"].into_iter().map(|kind| view! {
                         <button type="button" role="tab" aria-selected=move || (view_kind.get() == kind).to_string()
                             on:click=move |_| view_kind.set(kind)>{kind}</button>
                     }).collect_view()}
@@ -242,7 +285,14 @@ pub fn ReplayPage() -> impl IntoView {
         let uid = uid.get()?;
         player.with(|p| timeline_in(p.as_ref()?, &uid))
     });
-    let object = Signal::derive(move || timeline.with(|t| t.as_ref().map(|t| t.latest.clone())));
+    // The newest version whole (a deleted object's `latest` is slim).
+    let object = Signal::derive(move || {
+        timeline.with(|t| {
+            t.as_ref()
+                .and_then(|t| t.revisions.back())
+                .and_then(|r| r.object())
+        })
+    });
     let replay_activity = Signal::derive(move || {
         let Some(uid) = uid.get() else {
             return Activity::default();
@@ -254,6 +304,13 @@ pub fn ReplayPage() -> impl IntoView {
         })
     });
     let body = move || {
+        if view_kind.get() == "events" {
+            return Some(
+                player
+                    .with(|p| p.as_ref().map(replayed_events_view))
+                    .into_any(),
+            );
+        }
         uid.get()?;
         Some(match view_kind.get() {
             "timeline" => view! { <TimelineView timeline=timeline/> }.into_any(),

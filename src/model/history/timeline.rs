@@ -249,6 +249,29 @@ fn without_bookkeeping(object: &Value) -> Value {
     copy
 }
 
+/// What stays of a deleted object: no managedFields, annotations, status, data, and of the
+/// spec only the node (Event objects, which have none of these, stay whole).
+fn slim(object: &Value) -> Value {
+    let mut copy = object.clone();
+    if let Some(map) = copy.as_object_mut() {
+        for bulky in ["status", "data", "binaryData", "stringData"] {
+            map.remove(bulky);
+        }
+        if let Some(spec) = map.get_mut("spec") {
+            let node = spec.get("nodeName").cloned();
+            *spec = match node {
+                Some(node) => serde_json::json!({ "nodeName": node }),
+                None => Value::Object(serde_json::Map::new()),
+            };
+        }
+        if let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+            meta.remove("annotations");
+        }
+    }
+    copy
+}
+
 /// Fields whose change alone is a renewal or a heartbeat, not news.
 const HEARTBEAT_FIELDS: &[&str] = &["renewTime", "lastHeartbeatTime"];
 
@@ -350,7 +373,14 @@ impl HistoryStore {
                 deleted: false,
             });
         timeline.identity = identity.clone();
-        timeline.latest = object.clone();
+        // A deleted object's newest version is no diff base any more: only what views still
+        // read of it (identity, owners, node) is kept, so churn does not keep whole objects
+        // of every pod that came and went. Its revisions keep the whole text.
+        timeline.latest = if deleted {
+            slim(object)
+        } else {
+            object.clone()
+        };
         timeline.deleted = deleted;
         timeline.revisions.push_back(revision);
         self.arrival.push_back((seq, identity.uid.clone()));
@@ -607,9 +637,15 @@ mod tests {
         let before = store.len();
         store.apply(&StoreChange::Replace(vec![config_map("a", 5, "z")]), 2.0);
         assert_eq!(store.len(), before + 1, "only c's disappearance");
-        // A deleted object's timeline stays with its last version.
+        // A deleted object's timeline stays, its last version kept whole in its revisions
+        // and slim as `latest`.
         store.apply(&StoreChange::Delete(config_map("a", 7, "z")), 3.0);
-        assert!(store.timeline("a").is_some_and(|t| t.deleted));
+        let a = store.timeline("a").expect("a");
+        assert!(a.deleted);
+        assert_eq!(a.latest.get("data"), None);
+        assert_eq!(a.latest.pointer("/metadata/name"), Some(&json!("cm-a")));
+        let last = a.revisions.back().and_then(Revision::object).expect("last");
+        assert_eq!(last.pointer("/data/k"), Some(&json!("z")));
         assert_eq!(
             store
                 .timeline("a")
