@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use thirtyfour::prelude::*;
 
 pub struct Harness {
-    /// Chromium's profile directory, unique per browser: on a failed test, chromedriver is
-    /// killed without a WebDriver quit, and this finds the orphaned Chromium.
+    /// The browser's session folder (its profile and temporary files), unique per browser: on
+    /// a failed test, chromedriver is killed without a WebDriver quit, and the profile path
+    /// finds the orphaned Chromium.
     profile_dir: PathBuf,
     cluster: Option<demo_cluster::RunningCluster>,
     base_url: String,
@@ -87,7 +88,18 @@ pub async fn start_browser(dark: bool) -> (WebDriver, Child, PathBuf) {
         std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
     // Port 0: chromedriver binds a free port itself and says which. Picking one here and
     // passing it on raced with the other tests starting browsers at the same moment.
+    // One folder per browser for its profile and its temporary files (Chromium leaves a
+    // scoped_dir of ~90 MB in TMPDIR per session), removed when the harness goes.
+    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let session_dir = std::env::temp_dir().join(format!(
+        "kube-atlas-e2e-{}-{}",
+        std::process::id(),
+        SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    ));
+    let browser_tmp = session_dir.join("tmp");
+    std::fs::create_dir_all(&browser_tmp).expect("browser session folder");
     let mut chromedriver = Command::new(&chromedriver_path)
+        .env("TMPDIR", &browser_tmp)
         .arg("--port=0")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -116,13 +128,20 @@ pub async fn start_browser(dark: bool) -> (WebDriver, Child, PathBuf) {
         caps.add_arg("--force-dark-mode")
             .expect("chromium argument");
     }
-    let profile_dir = std::env::temp_dir().join(format!("kube-atlas-e2e-chromium-{port}"));
-    caps.add_arg(&format!("--user-data-dir={}", profile_dir.display()))
-        .expect("chromium argument");
+    caps.add_arg(&format!(
+        "--user-data-dir={}",
+        profile_of(&session_dir).display()
+    ))
+    .expect("chromium argument");
     let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps)
         .await
         .expect("a chromedriver session");
-    (driver, chromedriver, profile_dir)
+    (driver, chromedriver, session_dir)
+}
+
+/// The Chromium profile inside a browser's session folder.
+fn profile_of(session_dir: &std::path::Path) -> PathBuf {
+    session_dir.join("profile")
 }
 
 impl Harness {
@@ -240,7 +259,10 @@ impl Drop for Harness {
         let _ = self.chromedriver.wait();
         let _ = Command::new("pkill")
             .args(["-f", "--"])
-            .arg(format!("--user-data-dir={}", self.profile_dir.display()))
+            .arg(format!(
+                "--user-data-dir={}",
+                profile_of(&self.profile_dir).display()
+            ))
             .status();
         let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
