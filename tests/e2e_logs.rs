@@ -402,7 +402,9 @@ async fn a_running_pods_log_follows_and_every_option_restarts_the_stream() {
     .await;
     assert_eq!(
         tabs,
-        serde_json::json!(["Overview", "YAML", "JSON", "Versions"])
+        serde_json::json!([
+            "Overview", "Timeline", "Activity", "Events", "YAML", "Blame", "JSON", "Versions"
+        ])
     );
     harness.stop().await;
 }
