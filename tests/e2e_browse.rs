@@ -390,8 +390,17 @@ async fn html_from_the_server_is_shown_as_text_and_never_run() {
     harness
         .open("#/obj/core/v1/configmaps/default/hostile")
         .await;
-    let annotations = wait_for(driver, "[aria-label='Annotations']").await;
-    let text = annotations.text().await.expect("text");
+    wait_for(driver, "[aria-label='Annotations']").await;
+    // Read in one script: the live page may redraw between finding and reading.
+    let text = driver
+        .execute(
+            "return document.querySelector(\"[aria-label='Annotations']\").textContent;",
+            vec![],
+        )
+        .await
+        .expect("annotations")
+        .convert::<String>()
+        .expect("text");
     assert!(text.contains(HOSTILE), "shown literally: {text}");
     // Nothing was interpreted: no image element, no alert.
     assert!(driver.find(By::Css(".object-page img")).await.is_err());

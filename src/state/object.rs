@@ -229,7 +229,9 @@ pub fn load_object(
         })
     });
     Some(ObjectState {
-        object: Signal::derive(move || current.get().or_else(|| last_seen.get())),
+        // A memo: the page redraws when the object changes, not again when `last_seen`
+        // catches up with the same version.
+        object: Memo::new(move |_| current.get().or_else(|| last_seen.get())).into(),
         gone,
         error,
         owners,
