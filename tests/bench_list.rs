@@ -112,12 +112,6 @@ function step(t) {
 requestAnimationFrame(step);
 "#;
 
-const MEMORY_SCRIPT: &str = r#"
-const heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
-const wasm = window.kubeAtlasWasmMemory ? window.kubeAtlasWasmMemory.buffer.byteLength : 0;
-return {heap, wasm};
-"#;
-
 /// `kubectl get pods -n bench` wall time and peak memory (GNU time), where both exist.
 fn kubectl_reference(server: &str, expected: usize) -> Option<String> {
     let home = std::env::temp_dir().join("kube-atlas-bench-kubectl");
@@ -190,18 +184,12 @@ async fn big_pod_lists() {
             .expect("scroll script")
             .json()
             .clone();
-        let memory = driver
-            .execute(MEMORY_SCRIPT, vec![])
-            .await
-            .expect("memory script")
-            .json()
-            .clone();
+        let (heap_mib, wasm_mib) = common::page_memory_mib(driver).await;
         let last_row = scroll["lastRow"].as_str().unwrap_or_default().to_string();
         assert!(
             scroll["atEnd"] == true && last_row.contains(&format!("web-{:06}", size - 1)),
             "scrolled to the last pod: {scroll}"
         );
-        let mib = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) / (1024.0 * 1024.0);
         println!(
             "bench list: pods={size} first_rows_ms={first_rows:.0} whole_list_ms={loaded:.0} \
              longest_frame_while_scrolling_ms={:.1} (rAF interval over {} frames; longest \
@@ -212,9 +200,9 @@ async fn big_pod_lists() {
             scroll["frames"],
             scroll["longest_loaf"].as_f64().unwrap_or(0.0),
             scroll["rows"],
-            mib(&memory["heap"]),
-            mib(&memory["wasm"]),
-            mib(&memory["heap"]) + mib(&memory["wasm"]),
+            heap_mib,
+            wasm_mib,
+            heap_mib + wasm_mib,
             std::thread::available_parallelism().map_or(0, |n| n.get()),
         );
         match kubectl_reference(harness.base_url(), size) {

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::Harness;
+use common::{page_memory_mib, Harness, FRAMES_START_SCRIPT, FRAMES_STOP_SCRIPT};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::{json, Value};
@@ -367,68 +367,6 @@ const s = window.__liveSeen;
 s.observer.disconnect();
 return s.seen;
 "#;
-
-/// Every frame's interval (requestAnimationFrame) and the long animation frames, with the
-/// scripts the longest ones ran, until stopped.
-const FRAMES_START_SCRIPT: &str = r#"
-const b = window.__liveFrames = {worst: 0, frames: 0, over50: 0, loafCount: 0, loafMax: 0,
-  loafTotal: 0, longest: [], running: true};
-let last = 0;
-function step(t) {
-  if (last) {
-    const d = t - last;
-    b.worst = Math.max(b.worst, d);
-    b.frames++;
-    if (d > 50) b.over50++;
-  }
-  last = t;
-  if (b.running) requestAnimationFrame(step);
-}
-requestAnimationFrame(step);
-try {
-  b.observer = new PerformanceObserver(list => {
-    for (const e of list.getEntries()) {
-      b.loafCount++;
-      b.loafTotal += e.duration;
-      b.loafMax = Math.max(b.loafMax, e.duration);
-      const end = e.startTime + e.duration;
-      b.longest.push({duration: e.duration, blocking: e.blockingDuration,
-        render: e.renderStart ? end - e.renderStart : 0,
-        styleLayout: e.styleAndLayoutStart ? end - e.styleAndLayoutStart : 0,
-        scripts: (e.scripts || []).map(s => ({invoker: s.invoker, type: s.invokerType,
-          fn: s.sourceFunctionName, duration: s.duration}))});
-      b.longest.sort((x, y) => y.duration - x.duration);
-      b.longest.length = Math.min(b.longest.length, 5);
-    }
-  });
-  b.observer.observe({type: 'long-animation-frame'});
-} catch (e) {}
-"#;
-
-const FRAMES_STOP_SCRIPT: &str = r#"
-const b = window.__liveFrames;
-b.running = false;
-if (b.observer) { b.observer.takeRecords(); b.observer.disconnect(); }
-const {observer, ...figures} = b;
-return figures;
-"#;
-
-const MEMORY_SCRIPT: &str = r#"
-const heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
-const wasm = window.kubeAtlasWasmMemory ? window.kubeAtlasWasmMemory.buffer.byteLength : 0;
-return {heap, wasm};
-"#;
-
-async fn page_memory_mib(driver: &WebDriver) -> (f64, f64) {
-    let memory = driver
-        .execute(MEMORY_SCRIPT, vec![])
-        .await
-        .expect("memory script")
-        .json()
-        .clone();
-    let mib = |v: &Value| v.as_f64().unwrap_or(0.0) / (1024.0 * 1024.0);
-    (mib(&memory["heap"]), mib(&memory["wasm"]))
-}
 
 /// The resourceVersion the list's status line shows.
 async fn page_resource_version(driver: &WebDriver) -> u64 {

@@ -312,24 +312,22 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
     let grouped = RwSignal::new(true);
     let tree = StoredValue::new(tree);
     let lanes = Memo::new(move |_| activity.with(|a| a.lanes.clone()));
-    // Rows newest first, keyed so that a new write draws one row, not the whole table.
-    let rows = Memo::new(move |_| {
+    // Rows newest first, keyed so that a new write draws one row, not the whole table; and
+    // how many older ones are left out.
+    let shown = Memo::new(move |_| {
         let lane_count = lanes.with(Vec::len);
         activity.with(|activity| {
-            activity
-                .rows(grouped.get())
+            let all = activity.rows(grouped.get());
+            let hidden = all.len().saturating_sub(SHOWN_ACTIVITY_ROWS);
+            let rows = all
                 .into_iter()
                 .rev()
                 .take(SHOWN_ACTIVITY_ROWS)
                 .map(|row| ShownRow::of(activity, &row.items, lane_count))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            (rows, hidden)
         })
     });
-    let hidden = move || {
-        activity
-            .with(|a| a.rows(grouped.get()).len())
-            .saturating_sub(SHOWN_ACTIVITY_ROWS)
-    };
     let header = move || {
         lanes.with(|lanes| {
             lanes
@@ -364,7 +362,7 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
             <table class="activity" aria-label="Controller activity">
                 <thead><tr><th scope="col">"Time"</th>{header}</tr></thead>
                 <tbody>
-                    <For each=move || rows.get() key=|row| row.key.clone() let:row>
+                    <For each=move || shown.with(|(rows, _)| rows.clone()) key=|row| row.key.clone() let:row>
                         {
                             let cells = (0..row.lane_count)
                                 .map(|lane| {
@@ -386,7 +384,7 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
             </table>
         </div>
         {move || {
-            let hidden = hidden();
+            let hidden = shown.with(|(_, hidden)| *hidden);
             (hidden > 0).then(|| view! {
                 <p class="muted">{format!("{hidden} older row(s) not shown; the newest {SHOWN_ACTIVITY_ROWS} are.")}</p>
             })
