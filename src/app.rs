@@ -10,11 +10,12 @@ use leptos::task::spawn_local;
 
 use crate::api;
 use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
-use crate::model::route::{EventsRoute, ListRoute, Page, Route};
+use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{ApiTree, ResourceId, TreeErrorKind};
 use crate::pages::{
-    EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, ReplayPage, ResourceListPage,
+    CreatePage, EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, ReplayPage,
+    ResourceListPage,
 };
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
@@ -31,6 +32,7 @@ enum Screen {
     /// The Event objects timeline of a namespace (None: all).
     Events(Option<String>),
     Replay,
+    Create(CreateRoute),
 }
 
 impl Screen {
@@ -41,6 +43,7 @@ impl Screen {
             Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
             Page::Events(route) => Screen::Events(route.namespace.clone()),
             Page::Replay => Screen::Replay,
+            Page::Create(route) => Screen::Create(route.clone()),
         }
     }
 }
@@ -54,6 +57,7 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
         Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
         Page::Events(_) => Page::Events(EventsRoute { namespace }),
         Page::Replay => Page::Replay,
+        Page::Create(route) => Page::Create(CreateRoute { namespace, ..route }),
     }
 }
 
@@ -249,6 +253,7 @@ pub fn App() -> impl IntoView {
                         Screen::Object(identity) => view! { <ObjectPage identity=identity/> }.into_any(),
                         Screen::Events(namespace) => view! { <EventsPage namespace=namespace/> }.into_any(),
                         Screen::Replay => view! { <ReplayPage/> }.into_any(),
+                        Screen::Create(route) => view! { <CreatePage route=route/> }.into_any(),
                     }
                 }}
             </main>

@@ -79,3 +79,24 @@ pub fn download_text(text: &str, file_name: &str) -> Result<(), wasm_bindgen::Js
     window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 1000)?;
     Ok(())
 }
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// A value kept in this browser's localStorage (drafts); None when absent or storage is off.
+pub fn local_storage_get(key: &str) -> Option<String> {
+    local_storage()?.get_item(key).ok()?
+}
+
+/// Keeps `value` under `key`; false when storage is off or full.
+pub fn local_storage_set(key: &str, value: &str) -> bool {
+    local_storage().is_some_and(|s| s.set_item(key, value).is_ok())
+}
+
+pub fn local_storage_remove(key: &str) {
+    if let Some(storage) = local_storage() {
+        // Removing a missing key is no error; a disabled storage has nothing to remove.
+        storage.remove_item(key).ok();
+    }
+}

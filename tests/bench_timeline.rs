@@ -4,9 +4,13 @@
 //!    activity view is open, then given a new image (100 pods replaced): the longest frame
 //!    and the frames over 50 ms while the chain reacts, and the rows drawn.
 //! 2. Memory with churn: load mode (2,000 pods, 200 writes/s) with the activity view of a
-//!    load Deployment open (every pod of its namespace watched with history); page memory
-//!    (JS heap + wasm) every minute for `KUBE_ATLAS_BENCH_MINUTES` (default 10). Bounded
-//!    history should make it level off.
+//!    load Deployment open (every pod and Event of its namespace watched with history); page
+//!    memory (JS heap + wasm) every minute for `KUBE_ATLAS_BENCH_MINUTES` (default 10), beside
+//!    the number of objects the cluster holds there. Churn replaces pods, each with a handful
+//!    of new Events, and Events live for the cluster's `--event-ttl`: with the default hour
+//!    the cluster itself grows all along (and so must every client's cache of it), so the
+//!    cluster runs with a 2-minute TTL and the page, with bounded history, must level off
+//!    once the cluster has.
 //!
 //! Prints figures; asserts only that it really ran.
 
@@ -136,10 +140,14 @@ async fn memory_with_churn_and_the_activity_view_open() {
     let harness = Harness::start_config(demo_cluster::Config {
         pods: 2_000,
         churn: 200,
+        event_ttl: Duration::from_secs(120),
         ..Default::default()
     })
     .await;
     let client = harness.kube_client();
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(client.clone(), "load-0");
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client.clone(), "load-0");
+    let count = |list: Result<usize, kube::Error>| list.unwrap_or(0);
     // A Deployment of the first load namespace, and one of its pods.
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "load-0");
     let first = deployments
@@ -164,8 +172,19 @@ async fn memory_with_churn_and_the_activity_view_open() {
             tokio::time::sleep(Duration::from_secs(60)).await;
         }
         let (heap, wasm) = page_memory_mib(&harness.driver).await;
+        let event_count = count(
+            events
+                .list_metadata(&ListParams::default())
+                .await
+                .map(|l| l.items.len()),
+        );
+        let pod_count = count(
+            pods.list_metadata(&ListParams::default())
+                .await
+                .map(|l| l.items.len()),
+        );
         println!(
-            "bench timeline: churn_minute={minute} js_heap_mib={heap:.1} wasm_memory_mib={wasm:.1} total_mib={:.1}",
+            "bench timeline: churn_minute={minute} js_heap_mib={heap:.1} wasm_memory_mib={wasm:.1} total_mib={:.1} cluster_pods={pod_count} cluster_events={event_count}",
             heap + wasm
         );
         series.push(heap + wasm);

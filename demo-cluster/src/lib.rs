@@ -59,6 +59,9 @@ pub struct Config {
     pub churn: u32,
     /// Seed of everything load mode chooses, so runs repeat.
     pub seed: u64,
+    /// How long Event objects live after their last update (kube-apiserver's `--event-ttl`,
+    /// one hour by default).
+    pub event_ttl: std::time::Duration,
 }
 
 impl Default for Config {
@@ -75,6 +78,7 @@ impl Default for Config {
             crds: 0,
             churn: 0,
             seed: load::DEFAULT_SEED,
+            event_ttl: controllers::events::EVENT_TTL,
         }
     }
 }
@@ -169,7 +173,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         );
     }
     let mut controllers = if config.controllers {
-        controllers::start_all(registry.clone(), config.speed)
+        controllers::start_all(registry.clone(), config.speed, config.event_ttl)
     } else {
         controllers::Controllers::default()
     };

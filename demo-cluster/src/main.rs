@@ -39,6 +39,40 @@ struct Args {
     /// Seed of what load mode creates and churns, so runs repeat.
     #[arg(long, default_value_t = demo_cluster::load::DEFAULT_SEED)]
     seed: u64,
+    /// How long Event objects live after their last update, as kube-apiserver's flag:
+    /// `1h`, `10m`, `90s`, `1h30m`.
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    event_ttl: std::time::Duration,
+}
+
+/// A Go-style duration of hours, minutes and seconds (`1h30m`, `90s`, `2m0s`).
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let mut seconds = 0u64;
+    let mut digits = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(format!("unknown unit {c:?} in {text:?}; use h, m and s")),
+        };
+        let value: u64 = digits
+            .parse()
+            .map_err(|_| format!("a number must come before {c:?} in {text:?}"))?;
+        seconds += value * unit;
+        digits.clear();
+    }
+    if !digits.is_empty() {
+        return Err(format!("{text:?} needs a unit: h, m or s"));
+    }
+    if seconds == 0 {
+        return Err("the duration must be positive".into());
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 #[tokio::main]
@@ -65,6 +99,7 @@ async fn main() -> anyhow::Result<()> {
         crds: args.crds,
         churn: args.churn,
         seed: args.seed,
+        event_ttl: args.event_ttl,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());
@@ -72,4 +107,22 @@ async fn main() -> anyhow::Result<()> {
     println!("shutting down");
     cluster.shutdown().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_read_as_kube_apiserver_flags_do() {
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2m0s"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert!(parse_duration("90").is_err(), "a unit is needed");
+        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("m").is_err());
+    }
 }

@@ -1,8 +1,11 @@
 //! Reusable view widgets. They take plain model data and stay free of transport.
 
+pub mod code_editor;
 pub mod event_timeline;
 pub mod explorer;
 pub mod history;
+pub mod object_actions;
+pub mod object_editor;
 pub mod palette;
 pub mod pod_logs;
 pub mod quick_access;

@@ -4,6 +4,7 @@
 
 pub mod age;
 pub mod discovery;
+pub mod edit;
 pub mod errors;
 pub mod events;
 pub mod filter;

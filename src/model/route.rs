@@ -88,16 +88,19 @@ pub enum ObjectTab {
     Events,
     /// The controllers at work on everything this object owns.
     Activity,
+    /// The YAML editor: review, save, apply.
+    Edit,
 }
 
 impl ObjectTab {
     /// In display order.
-    pub const ALL: [ObjectTab; 9] = [
+    pub const ALL: [ObjectTab; 10] = [
         ObjectTab::Overview,
         ObjectTab::Timeline,
         ObjectTab::Activity,
         ObjectTab::Events,
         ObjectTab::Yaml,
+        ObjectTab::Edit,
         ObjectTab::Blame,
         ObjectTab::Json,
         ObjectTab::Versions,
@@ -116,6 +119,7 @@ impl ObjectTab {
             ObjectTab::Blame => "blame",
             ObjectTab::Events => "events",
             ObjectTab::Activity => "activity",
+            ObjectTab::Edit => "edit",
         }
     }
 
@@ -205,6 +209,17 @@ pub enum Page {
     Events(EventsRoute),
     /// A recording of watch traffic played back with no cluster: `#/replay`.
     Replay,
+    /// New objects from YAML, starting from a template of one resource:
+    /// `#/create/<group>/<version>/<plural>?ns=…`.
+    Create(CreateRoute),
+}
+
+/// Where objects are created from: the kind whose template starts the editor, and the
+/// namespace documents without one go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateRoute {
+    pub resource: ResourceId,
+    pub namespace: Option<String>,
 }
 
 impl Default for Page {
@@ -331,6 +346,14 @@ impl Page {
             Some(Page::Events(parse_events(query)))
         } else if path == "/replay" {
             Some(Page::Replay)
+        } else if let Some(rest) = path.strip_prefix("/create/") {
+            let segments: Vec<&str> = rest.split('/').collect();
+            parse_list(&segments, query).map(|list| {
+                Page::Create(CreateRoute {
+                    resource: list.resource,
+                    namespace: list.namespace,
+                })
+            })
         } else {
             None
         };
@@ -384,6 +407,15 @@ impl Page {
                 out
             }
             Page::Replay => "#/replay".to_string(),
+            Page::Create(create) => {
+                let mut out = format!("#/create/{}", create.resource.key());
+                push_param(
+                    &mut out,
+                    "ns",
+                    create.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
         }
     }
 
@@ -393,6 +425,7 @@ impl Page {
             Page::Home(route) => route.resource.as_ref(),
             Page::ResourceList(list) => Some(&list.resource),
             Page::Object(object) => Some(&object.resource),
+            Page::Create(create) => Some(&create.resource),
             Page::Events(_) | Page::Replay => None,
         }
     }
@@ -404,6 +437,7 @@ impl Page {
             Page::ResourceList(list) => list.namespace.as_deref(),
             Page::Object(object) => object.namespace.as_deref(),
             Page::Events(events) => events.namespace.as_deref(),
+            Page::Create(create) => create.namespace.as_deref(),
             Page::Replay => None,
         }
     }
@@ -566,6 +600,12 @@ mod tests {
     #[test]
     fn the_replay_page_round_trips() {
         assert_eq!(Page::parse("#/replay"), Page::Replay);
+        let create = Page::Create(CreateRoute {
+            resource: ResourceId::new("apps", "v1", "deployments"),
+            namespace: Some("demo".into()),
+        });
+        assert_eq!(create.to_hash(), "#/create/apps/v1/deployments?ns=demo");
+        assert_eq!(Page::parse(&create.to_hash()), create);
         assert_eq!(Page::Replay.to_hash(), "#/replay");
     }
 

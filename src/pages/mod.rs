@@ -1,12 +1,14 @@
 //! Routed screens, one file each: the API hierarchy (home), a resource list, one object, the
-//! Event objects timeline, the replay of a recording.
+//! Event objects timeline, the replay of a recording, creating objects from YAML.
 
+pub mod create;
 pub mod events;
 pub mod home;
 pub mod object;
 pub mod replay;
 pub mod resource_list;
 
+pub use create::CreatePage;
 pub use events::EventsPage;
 pub use home::HomePage;
 pub use object::{ObjectIdentity, ObjectPage};

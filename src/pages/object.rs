@@ -5,9 +5,12 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::components::object_actions::{DeleteAction, ScaleAction};
+use crate::components::object_editor::ObjectEditor;
 use crate::components::{
     ActivityView, BlameView, Copyable, EventTimeline, PodLogs, StreamStatusLine, TimelineView,
 };
+use crate::model::edit::{has_status_subresource, EditTarget};
 use crate::model::events::EventScope;
 use crate::model::history::ObjectTimeline;
 use crate::model::mapping::split_api_version;
@@ -61,10 +64,7 @@ impl ObjectIdentity {
 pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
     let discovery = expect_context::<DiscoveryState>();
     let navigation = use_navigation();
-    let tree = discovery
-        .loaded
-        .with_untracked(|l| l.as_ref().map(|l| l.discovery.tree.clone()))
-        .unwrap_or_default();
+    let tree = discovery.tree_now();
     let Some(path) = object_path(
         &tree,
         &identity.resource,
@@ -115,6 +115,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                         ObjectTab::Blame => "Blame",
                         ObjectTab::Events => "Events",
                         ObjectTab::Activity => "Activity",
+                        ObjectTab::Edit => "Edit",
                     };
                     view! {
                         <a role="tab" href=href aria-selected=move || (tab.get() == t).to_string()>{label}</a>
@@ -230,11 +231,57 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                     }
                 }
                 ObjectTab::Activity => ().into_any(),
+                ObjectTab::Edit => {
+                    let Some(r) = tree.find(&identity.resource) else {
+                        return ().into_any();
+                    };
+                    if !r.resource.supports("update") {
+                        return view! { <p class="muted">"The server does not allow updating this kind."</p> }.into_any();
+                    }
+                    let target =
+                        EditTarget::new(&r, identity.namespace.as_deref(), Some(&identity.name));
+                    view! {
+                        <ObjectEditor
+                            resource=identity.resource.clone()
+                            target=target
+                            path=path.clone()
+                            status_is_subresource=has_status_subresource(r.resource)
+                            object=object
+                        />
+                    }
+                    .into_any()
+                }
                 ObjectTab::Logs => match object.get_untracked() {
                     Some(pod) => view! { <PodLogs pod_path=path.clone() pod=pod/> }.into_any(),
                     None => ().into_any(),
                 },
             }
+        }
+    };
+    let actions = {
+        let found = tree.find(&identity.resource);
+        let deletable = found
+            .as_ref()
+            .is_some_and(|r| r.resource.supports("delete"));
+        let scale_path = found.as_ref().and_then(|r| {
+            let scale = r.resource.subresource("scale")?;
+            scale.supports("patch").then(|| format!("{path}/scale"))
+        });
+        let label = format!(
+            "{} {}",
+            found
+                .as_ref()
+                .map(|r| r.resource.kind.clone())
+                .unwrap_or_default(),
+            identity.name
+        );
+        let object = state.object;
+        let path = path.clone();
+        view! {
+            <div class="object-actions" role="toolbar" aria-label="Object actions">
+                {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object/> })}
+                {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone()/> })}
+            </div>
         }
     };
     let deleted_note = {
@@ -254,6 +301,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             <h1>{identity.name.clone()}</h1>
             <p class="mono">{path}</p>
             <StreamStatusLine live=state.live.clone() clock=clock/>
+            {actions}
             {deleted_note}
             <nav class="tabs" role="tablist" aria-label="Object views">{tabs}</nav>
             {body}

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::browser::{after_next_paint, now_ms};
 use crate::components::{DisplayCell, DisplayRow, HeaderCell, StreamStatusLine, VirtualTable};
 use crate::model::age::EpochMillis;
-use crate::model::route::{ListRoute, ObjectRoute, Page};
+use crate::model::route::{CreateRoute, ListRoute, ObjectRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
 use crate::model::table::{
     Align, ColumnKind, DecodeOptions, RowKey, SortDirection, SortSpec, Table, TableSource,
@@ -75,9 +75,10 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
             r.resource.namespaced,
             r.resource.supports("list"),
             path,
+            r.resource.supports("create"),
         ))
     });
-    let Some((kind, namespaced, listable, path)) = found else {
+    let Some((kind, namespaced, listable, path, creatable)) = found else {
         return view! {
             <p class="error" role="alert">
                 {format!("The server does not serve {}.", identity.resource.key())}
@@ -121,6 +122,14 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
                 {plural_title(&identity.resource.plural)} " "
                 <span class="kind">{heading}</span>
             </h1>
+            {creatable.then(|| {
+                let href = Page::Create(CreateRoute {
+                    resource: identity.resource.clone(),
+                    namespace: identity.namespace.clone(),
+                })
+                .to_hash();
+                view! { <p class="list-actions"><a class="button" href=href>{format!("Create {kind}")}</a></p> }
+            })}
             <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
             {match state {
                 Some(live) => view! { <ListBody identity=identity live=live title=title/> }.into_any(),

@@ -8,6 +8,7 @@ use leptos::task::spawn_local;
 
 use crate::api::discovery::{self, DiscoveryLoadError, LoadedDiscovery};
 use crate::model::watch::{Output, WatchKey, WatchStore};
+use crate::model::ApiTree;
 use crate::state::watch::use_watch_objects;
 
 /// Connection to the API server as the header shows it.
@@ -36,6 +37,13 @@ const CRD_COLLECTION: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefini
 const POLL_INTERVAL_MS: u32 = 15_000;
 
 impl DiscoveryState {
+    /// The API tree as loaded now (empty before the first load), for views built once.
+    pub fn tree_now(&self) -> ApiTree {
+        self.loaded
+            .with_untracked(|l| l.as_ref().map(|l| l.discovery.tree.clone()))
+            .unwrap_or_default()
+    }
+
     pub fn new() -> Self {
         DiscoveryState {
             loaded: RwSignal::new(None),

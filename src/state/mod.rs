@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod discovery;
+pub mod edit;
 pub mod navigation;
 pub mod object;
 pub mod request_log;

@@ -8,13 +8,20 @@ use anyhow::{bail, Context, Result};
 use crate::{cmd, setup};
 
 pub const DIST: &str = "dist";
+/// Where index.html has Trunk copy the editor bundle (`editor/dist/`), inside dist/. The app
+/// imports it from there when an editor first opens (src/components/code_editor.rs).
+pub const EDITOR_IN_DIST: &str = "editor";
 
-/// Sizes of the built UI, in bytes.
+/// Sizes of the built UI, in bytes. `wasm_*` and `js_gzip` are what the page loads at start;
+/// `editor_*` is the YAML editor's bundle, loaded only when an editor first opens.
 #[derive(Debug, Clone, Copy)]
 pub struct UiSize {
     pub wasm_raw: u64,
     pub wasm_gzip: u64,
     pub js_gzip: u64,
+    pub editor_raw: u64,
+    pub editor_gzip: u64,
+    pub editor_files: usize,
 }
 
 /// Release build of the UI into dist/ with wasm-opt applied; prints and returns the sizes.
@@ -22,6 +29,7 @@ pub fn release_ui() -> Result<UiSize> {
     if !setup::build_tools_ready() {
         setup::run(setup::Options { browser: false })?;
     }
+    bundle_editor()?;
     cmd::run(cmd::command("trunk").args(["build", "--release", "--dist", DIST]))?;
     let size = measure(Path::new(DIST))?;
     println!(
@@ -30,7 +38,31 @@ pub fn release_ui() -> Result<UiSize> {
         size.wasm_gzip / 1024,
         size.js_gzip / 1024
     );
+    println!(
+        "xtask: editor bundle (dist/{EDITOR_IN_DIST}/, loaded when an editor first opens): \
+         {} file(s), {} KiB raw, {} KiB gzip",
+        size.editor_files,
+        size.editor_raw / 1024,
+        size.editor_gzip / 1024
+    );
     Ok(size)
+}
+
+/// The YAML editor (CodeMirror 6) bundled by esbuild into editor/dist/, which Trunk then
+/// copies into dist/ (index.html).
+fn bundle_editor() -> Result<()> {
+    setup::editor_packages()?;
+    let dir = Path::new(setup::EDITOR_DIR);
+    // Only this build's files: a chunk left over from an older bundle would ship too.
+    let out = dir.join("dist");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    cmd::run(
+        cmd::command("npm")
+            .current_dir(dir)
+            .args(["run", "--silent", "build"]),
+    )
 }
 
 fn files_with_extension(dir: &Path, extension: &str) -> Result<Vec<PathBuf>> {
@@ -52,17 +84,48 @@ fn gzip_len(path: &Path) -> Result<u64> {
     Ok(encoder.finish()?.len() as u64)
 }
 
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            found.extend(files_under(&path)?);
+        } else {
+            found.push(path);
+        }
+    }
+    Ok(found)
+}
+
 fn measure(dist: &Path) -> Result<UiSize> {
+    // Top level only: the editor's files (in a subdirectory) are not loaded at page start.
     let wasm = files_with_extension(dist, "wasm")?;
     let js = files_with_extension(dist, "js")?;
     if wasm.is_empty() {
         bail!("no .wasm file in {}", dist.display());
     }
+    let editor = dist.join(EDITOR_IN_DIST);
+    let editor_files = files_under(&editor)
+        .with_context(|| format!("the editor bundle is missing from {}", editor.display()))?;
+    if !editor_files
+        .iter()
+        .any(|p| p.extension().and_then(|e| e.to_str()) == Some("js"))
+    {
+        bail!("no .js file in {}", editor.display());
+    }
     let mut size = UiSize {
         wasm_raw: 0,
         wasm_gzip: 0,
         js_gzip: 0,
+        editor_raw: 0,
+        editor_gzip: 0,
+        editor_files: editor_files.len(),
     };
+    for path in &editor_files {
+        size.editor_raw += std::fs::metadata(path)?.len();
+        size.editor_gzip += gzip_len(path)?;
+    }
     for path in &wasm {
         size.wasm_raw += std::fs::metadata(path)?.len();
         size.wasm_gzip += gzip_len(path)?;
@@ -89,16 +152,16 @@ pub fn demo(args: &[String]) -> Result<()> {
             }
             "--empty" => passthrough.push(arg.clone()),
             // Load mode, passed through to the demo cluster (it validates the numbers).
-            "--pods" | "--crds" | "--churn" | "--seed" => {
+            "--pods" | "--crds" | "--churn" | "--seed" | "--event-ttl" => {
                 let value = iter
                     .next()
-                    .with_context(|| format!("{arg} needs a number"))?;
+                    .with_context(|| format!("{arg} needs a value"))?;
                 passthrough.push(arg.clone());
                 passthrough.push(value.clone());
             }
             other => bail!(
                 "unknown demo option `{other}` (use --listen ADDR, --speed F, --empty, \
-                 --pods N, --crds N, --churn R, --seed S)"
+                 --pods N, --crds N, --churn R, --seed S, --event-ttl D)"
             ),
         }
     }
@@ -119,4 +182,28 @@ pub fn demo(args: &[String]) -> Result<()> {
         bail!("demo cluster exited with {status}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editor_bundle_is_measured_apart_from_the_page_start() {
+        let dist = std::env::temp_dir().join(format!("xtask-measure-{}", std::process::id()));
+        let editor = dist.join(EDITOR_IN_DIST);
+        std::fs::create_dir_all(editor.join("chunks")).unwrap();
+        std::fs::write(dist.join("app_bg.wasm"), vec![0_u8; 4096]).unwrap();
+        std::fs::write(dist.join("app.js"), "export {};").unwrap();
+        std::fs::write(editor.join("kube-atlas-editor.js"), "x".repeat(10_000)).unwrap();
+        std::fs::write(editor.join("chunks/more.js"), "y".repeat(1_000)).unwrap();
+        let size = measure(&dist);
+        std::fs::remove_dir_all(&dist).unwrap();
+        let size = size.unwrap();
+        assert_eq!(size.wasm_raw, 4096);
+        assert_eq!((size.editor_files, size.editor_raw), (2, 11_000));
+        assert!(size.editor_gzip > 0 && size.editor_gzip < 11_000);
+        // The editor's files are not page-start JavaScript.
+        assert!(size.js_gzip < 100);
+    }
 }

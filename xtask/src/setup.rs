@@ -15,6 +15,10 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const PYTHON_CLIENT: &str = "kubernetes==37.0.2";
 pub const PYTHON_VENV: &str = "target/python-venv";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The YAML editor's npm package (CodeMirror 6 + esbuild, pinned by its package-lock.json).
+pub const EDITOR_DIR: &str = "editor";
+/// A copy of the package-lock.json that `npm ci` last installed, inside node_modules.
+const EDITOR_STAMP: &str = "node_modules/.kube-atlas-installed-lock.json";
 
 pub struct Options {
     /// Also install chromium + chromedriver (needed by tests, not by `demo`).
@@ -26,6 +30,7 @@ pub fn run(options: Options) -> Result<()> {
     wasm_bindgen_cli()?;
     wasm_opt()?;
     trunk()?;
+    editor_packages()?;
     if options.browser {
         browser()?;
         python_client()?;
@@ -46,6 +51,7 @@ pub fn build_tools_ready() -> bool {
         && cmd::version_of("trunk", "--version").as_deref()
             == Some(format!("trunk {TRUNK_VERSION}").as_str())
         && wasm_opt_ok()
+        && editor_packages_ready()
 }
 
 fn has_wasm_target() -> bool {
@@ -150,6 +156,39 @@ fn trunk() -> Result<()> {
         TRUNK_VERSION,
         "--force",
     ]))
+}
+
+/// True when editor/node_modules holds what editor/package-lock.json pins (as of the last
+/// `npm ci` here) and esbuild is there.
+pub fn editor_packages_ready() -> bool {
+    let dir = Path::new(EDITOR_DIR);
+    let (Ok(lock), Ok(installed)) = (
+        std::fs::read(dir.join("package-lock.json")),
+        std::fs::read(dir.join(EDITOR_STAMP)),
+    ) else {
+        return false;
+    };
+    lock == installed && dir.join("node_modules/.bin/esbuild").exists()
+}
+
+/// `npm ci` in editor/: exactly the lockfile's versions, or nothing when they are installed.
+/// Without install scripts: esbuild's only one is an optional speed-up (its launcher finds the
+/// platform binary package without it).
+pub fn editor_packages() -> Result<()> {
+    if editor_packages_ready() {
+        println!("xtask: editor npm packages (editor/package-lock.json): present");
+        return Ok(());
+    }
+    let dir = Path::new(EDITOR_DIR);
+    cmd::run(cmd::command("npm").current_dir(dir).args([
+        "ci",
+        "--ignore-scripts",
+        "--no-fund",
+        "--no-audit",
+    ]))?;
+    std::fs::copy(dir.join("package-lock.json"), dir.join(EDITOR_STAMP))
+        .with_context(|| format!("writing {EDITOR_DIR}/{EDITOR_STAMP}"))?;
+    Ok(())
 }
 
 fn is_root() -> bool {

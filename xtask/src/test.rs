@@ -87,13 +87,14 @@ pub fn run() -> Result<()> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 6] = [
+const E2E_TARGETS: [&str; 7] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
     "e2e_live",
     "e2e_events",
     "e2e_timeline",
+    "e2e_edit",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to

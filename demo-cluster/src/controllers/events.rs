@@ -232,12 +232,14 @@ pub fn expire_events(ctx: &Context, ttl: Duration) {
     ctx.recorder.forget_missing();
 }
 
-/// Expires events once a minute.
-pub fn spawn_ttl(ctx: Arc<Context>) -> JoinHandle<()> {
+/// Expires events once a minute, or four times per `ttl` when that is shorter, so no event
+/// outlives it by much.
+pub fn spawn_ttl(ctx: Arc<Context>, ttl: Duration) -> JoinHandle<()> {
+    let sweep = (ttl / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
     tokio::spawn(async move {
         loop {
-            expire_events(&ctx, EVENT_TTL);
-            tokio::time::sleep(Duration::from_secs(60)).await;
+            expire_events(&ctx, ttl);
+            tokio::time::sleep(sweep).await;
         }
     })
 }

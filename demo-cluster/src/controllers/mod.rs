@@ -348,7 +348,7 @@ impl Drop for Controllers {
 }
 
 /// Starts every controller, one kubelet per Node existing now.
-pub fn start_all(registry: Arc<Registry>, speed: f64) -> Controllers {
+pub fn start_all(registry: Arc<Registry>, speed: f64, event_ttl: Duration) -> Controllers {
     let ctx = Context::new(registry.clone(), speed);
     let mut tasks = vec![
         deployment::spawn(ctx.clone()),
@@ -358,7 +358,7 @@ pub fn start_all(registry: Arc<Registry>, speed: f64) -> Controllers {
         job::spawn_cronjobs(ctx.clone()),
         gc::spawn(ctx.clone()),
         gc::spawn_namespaces(ctx.clone()),
-        events::spawn_ttl(ctx.clone()),
+        events::spawn_ttl(ctx.clone(), event_ttl),
         cnat::spawn(ctx.clone()),
     ];
     tasks.push(spawn_kubelets(ctx));

@@ -1,0 +1,423 @@
+//! End-to-end tests of editing: the release build in headless Chromium against the demo
+//! cluster, with the kube crate writing "at the same time" as the user. Text goes into the
+//! CodeMirror editor as a user puts it there: select all (Ctrl+A) and paste.
+//! - a ConfigMap created from the create page; edited while the kube crate changes another
+//!   key: the save meets a 409, the edit is reapplied onto the latest, both changes land;
+//! - the same key changed on both sides: the user is asked and their pick is saved;
+//! - server-side apply conflicts name the other manager; Force apply takes the field;
+//! - delete with Foreground propagation; scale a Deployment and its ReplicaSet follows;
+//! - malformed YAML shows its line and sends nothing; a reload brings an unsaved draft back.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{wait_for, wait_until, Harness};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use thirtyfour::prelude::*;
+
+/// The editor's text, line by line as CodeMirror draws it (small documents: all drawn).
+async fn editor_text(driver: &WebDriver) -> String {
+    driver
+        .execute(
+            "return Array.from(document.querySelectorAll('.code-editor .cm-line')).map(l => l.textContent).join('\\n');",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<String>().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the editor's text as a user does: select all, paste.
+async fn paste_into_editor(driver: &WebDriver, text: &str) {
+    let content = wait_for(driver, ".code-editor .cm-content").await;
+    content.click().await.expect("focus the editor");
+    content
+        .send_keys(Key::Control + "a")
+        .await
+        .expect("select all");
+    driver
+        .execute(
+            "const el = document.querySelector('.code-editor .cm-content');
+             const data = new DataTransfer();
+             data.setData('text/plain', arguments[0]);
+             el.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));",
+            vec![serde_json::Value::String(text.to_string())],
+        )
+        .await
+        .expect("paste");
+}
+
+/// The editor's text with `from` replaced by `to` (which must be there).
+async fn edit_text(driver: &WebDriver, from: &str, to: &str) {
+    let text = wait_until(
+        "the editor shows the object",
+        async || editor_text(driver).await,
+        |t| t.contains(from),
+    )
+    .await;
+    paste_into_editor(driver, &text.replacen(from, to, 1)).await;
+    wait_until(
+        "the editor took the change",
+        async || editor_text(driver).await,
+        |t| t.contains(to),
+    )
+    .await;
+}
+
+async fn click_button(driver: &WebDriver, name: &str) {
+    let xpath = format!("//button[normalize-space(.)='{name}' and not(@disabled)]");
+    let button = driver
+        .query(By::XPath(&xpath))
+        .wait(
+            std::time::Duration::from_secs(30),
+            std::time::Duration::from_millis(100),
+        )
+        .first()
+        .await
+        .unwrap_or_else(|e| panic!("no enabled button {name}: {e}"));
+    button.click().await.expect("click");
+}
+
+async fn config_data(
+    api: &Api<ConfigMap>,
+    name: &str,
+) -> Option<std::collections::BTreeMap<String, String>> {
+    api.get(name).await.ok().and_then(|c| c.data)
+}
+
+fn deployment(name: &str, replicas: i32) -> Deployment {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}
+        }
+    }))
+    .expect("deployment")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_changes() {
+    let harness = Harness::start().await;
+    harness.create_namespace("edit").await;
+    let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "edit");
+
+    // Create from the create page, which starts from a ConfigMap template.
+    harness.open("#/create/core/v1/configmaps?ns=edit").await;
+    wait_until(
+        "the template is in the editor",
+        async || editor_text(&harness.driver).await,
+        |t| t.contains("kind: ConfigMap"),
+    )
+    .await;
+    paste_into_editor(
+        &harness.driver,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n  size: small\n",
+    )
+    .await;
+    click_button(&harness.driver, "Create").await;
+    wait_for(&harness.driver, ".create-result[data-result=created]").await;
+    let data = config_data(&configs, "settings").await.expect("created");
+    assert_eq!(data.get("color").map(String::as_str), Some("blue"));
+
+    // Edit one key; meanwhile someone else changes another.
+    harness
+        .open("#/obj/core/v1/configmaps/edit/settings?tab=edit")
+        .await;
+    edit_text(&harness.driver, "color: blue", "color: green").await;
+    configs
+        .patch(
+            "settings",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"data": {"size": "large"}})),
+        )
+        .await
+        .expect("concurrent write");
+    // The page's watch sees it: the editor says so and keeps the user's text.
+    wait_for(&harness.driver, ".server-changed").await;
+    assert!(editor_text(&harness.driver).await.contains("color: green"));
+    click_button(&harness.driver, "Save").await;
+    // 409: reapplied onto the latest, both changes in the text, nothing saved yet.
+    wait_for(&harness.driver, ".reapplied").await;
+    harness.screenshot("edit-conflict-reapplied").await;
+    let text = editor_text(&harness.driver).await;
+    assert!(
+        text.contains("color: green") && text.contains("size: large"),
+        "{text}"
+    );
+    assert_eq!(
+        config_data(&configs, "settings")
+            .await
+            .and_then(|d| d.get("color").cloned()),
+        Some("blue".into()),
+        "nothing was overwritten by the failed save"
+    );
+    click_button(&harness.driver, "Save").await;
+    wait_for(&harness.driver, ".saved").await;
+    let data = config_data(&configs, "settings")
+        .await
+        .expect("still there");
+    assert_eq!(data.get("color").map(String::as_str), Some("green"));
+    assert_eq!(data.get("size").map(String::as_str), Some("large"));
+
+    // The same key on both sides: the user is asked, sees both values, and picks.
+    edit_text(&harness.driver, "size: large", "size: medium").await;
+    configs
+        .patch(
+            "settings",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"data": {"size": "huge"}})),
+        )
+        .await
+        .expect("concurrent write to the same key");
+    wait_for(&harness.driver, ".server-changed").await;
+    click_button(&harness.driver, "Save").await;
+    let row = wait_for(
+        &harness.driver,
+        ".conflicts tr.conflict[data-path='data.size']",
+    )
+    .await;
+    let shown = row.text().await.unwrap_or_default();
+    assert!(
+        shown.contains("medium") && shown.contains("huge"),
+        "{shown}"
+    );
+    harness.screenshot("edit-conflict-same-field").await;
+    click_button(&harness.driver, "Use these values").await;
+    click_button(&harness.driver, "Save").await;
+    wait_for(&harness.driver, ".saved").await;
+    let data = config_data(&configs, "settings")
+        .await
+        .expect("still there");
+    assert_eq!(
+        data.get("size").map(String::as_str),
+        Some("medium"),
+        "the user's pick"
+    );
+    assert_eq!(data.get("color").map(String::as_str), Some("green"));
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn apply_conflicts_name_the_owner_and_force_takes_the_field() {
+    let harness = Harness::start().await;
+    harness.create_namespace("apply").await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "apply");
+    let params = PostParams {
+        field_manager: Some("kubectl".into()),
+        ..Default::default()
+    };
+    deployments
+        .create(&params, &deployment("web", 1))
+        .await
+        .expect("deployment");
+    harness
+        .open("#/obj/apps/v1/deployments/apply/web?tab=edit")
+        .await;
+    edit_text(&harness.driver, "replicas: 1", "replicas: 4").await;
+    click_button(&harness.driver, "Apply").await;
+    let conflict = wait_for(&harness.driver, ".apply-conflicts .apply-conflict").await;
+    let text = conflict.text().await.unwrap_or_default();
+    assert!(
+        text.contains("replicas") && text.contains("kubectl"),
+        "{text}"
+    );
+    harness.screenshot("edit-apply-conflict").await;
+    assert_eq!(
+        deployments
+            .get("web")
+            .await
+            .ok()
+            .and_then(|d| d.spec.replicas),
+        Some(1),
+        "a conflict writes nothing"
+    );
+    click_button(&harness.driver, "Force apply").await;
+    wait_for(&harness.driver, ".saved").await;
+    let stored = deployments.get("web").await.expect("deployment");
+    assert_eq!(stored.spec.replicas, Some(4));
+    let owner_of_replicas = stored
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .find(|m| {
+            m.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0.pointer("/f:spec/f:replicas").is_some())
+        })
+        .and_then(|m| m.manager);
+    assert_eq!(owner_of_replicas.as_deref(), Some("kube-atlas"));
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scale_and_delete_with_foreground_propagation() {
+    let harness = Harness::start().await;
+    harness.create_namespace("ops").await;
+    let client = harness.kube_client();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "ops");
+    let replica_sets: Api<ReplicaSet> = Api::namespaced(client.clone(), "ops");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .expect("deployment");
+    harness.open("#/obj/apps/v1/deployments/ops/web").await;
+    let replicas = wait_for(&harness.driver, "input.replicas").await;
+    replicas.send_keys("3").await.expect("type replicas");
+    click_button(&harness.driver, "Scale").await;
+    wait_until(
+        "the ReplicaSet follows the scale",
+        async || {
+            replica_sets
+                .list(&ListParams::default())
+                .await
+                .map(|l| {
+                    l.items
+                        .iter()
+                        .filter_map(|rs| rs.spec.replicas)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        },
+        |r| r.contains(&3),
+    )
+    .await;
+
+    click_button(&harness.driver, "Delete").await;
+    let dialog = wait_for(&harness.driver, "[role=dialog]").await;
+    let text = dialog.text().await.unwrap_or_default();
+    assert!(
+        text.contains("Deployment web"),
+        "the confirmation names the object: {text}"
+    );
+    dialog
+        .find(By::Css("input[value=Foreground]"))
+        .await
+        .expect("foreground choice")
+        .click()
+        .await
+        .expect("choose foreground");
+    harness.screenshot("edit-delete-confirm").await;
+    click_button(&harness.driver, "Delete Deployment web").await;
+    // Foreground: the Deployment waits, Terminating, until what it owns is gone; then goes.
+    wait_until(
+        "the Deployment is deleted in the foreground",
+        async || match deployments.get_opt("web").await {
+            Ok(Some(d)) => {
+                let finalizers = d.metadata.finalizers.unwrap_or_default();
+                if finalizers.iter().any(|f| f == "foregroundDeletion") {
+                    "terminating"
+                } else {
+                    "present"
+                }
+            }
+            Ok(None) => "gone",
+            Err(_) => "error",
+        },
+        |state| *state == "terminating" || *state == "gone",
+    )
+    .await;
+    wait_until(
+        "its ReplicaSets go with it",
+        async || {
+            replica_sets
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items.len())
+                .unwrap_or(usize::MAX)
+        },
+        |n| *n == 0,
+    )
+    .await;
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back() {
+    let harness = Harness::start().await;
+    harness.create_namespace("drafts").await;
+    let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "drafts");
+    let config: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "notes"}, "data": {"text": "hello"}
+    }))
+    .expect("configmap");
+    configs
+        .create(&PostParams::default(), &config)
+        .await
+        .expect("configmap");
+    harness
+        .open("#/obj/core/v1/configmaps/drafts/notes?tab=edit")
+        .await;
+    edit_text(&harness.driver, "text: hello", "text: [unclosed").await;
+    let problem = wait_for(&harness.driver, ".edit-problem").await;
+    let message = problem.text().await.unwrap_or_default();
+    assert!(message.contains("line"), "the line is named: {message}");
+    let save = harness
+        .driver
+        .find(By::XPath("//button[normalize-space(.)='Save']"))
+        .await
+        .expect("save button");
+    assert!(
+        save.attr("disabled").await.ok().flatten().is_some(),
+        "nothing can be sent"
+    );
+    wait_for(
+        &harness.driver,
+        ".cm-lint-marker-error, .cm-lintRange-error",
+    )
+    .await;
+    harness.screenshot("edit-malformed-yaml").await;
+
+    // A valid unsaved edit: leaving for another page asks first; staying keeps it.
+    edit_text(&harness.driver, "text: [unclosed", "text: draft kept").await;
+    harness
+        .driver
+        .find(By::Css(".breadcrumb a"))
+        .await
+        .expect("breadcrumb")
+        .click()
+        .await
+        .expect("click away");
+    let question = wait_until(
+        "leaving asks first",
+        async || harness.driver.get_alert_text().await.ok(),
+        Option::is_some,
+    )
+    .await
+    .unwrap_or_default();
+    assert!(question.contains("not saved"), "{question}");
+    harness.driver.dismiss_alert().await.expect("stay");
+    let url = harness.driver.current_url().await.expect("url").to_string();
+    assert!(url.contains("tab=edit"), "still on the editor: {url}");
+    assert!(editor_text(&harness.driver)
+        .await
+        .contains("text: draft kept"));
+    // It survives a reload too (the browser asks first; the test agrees to reload).
+    let _ =
+        tokio::time::timeout(std::time::Duration::from_secs(10), harness.driver.refresh()).await;
+    if harness.driver.get_alert_text().await.is_ok() {
+        harness.driver.accept_alert().await.ok();
+    }
+    wait_for(&harness.driver, ".draft-restored").await;
+    wait_until(
+        "the draft is back in the editor",
+        async || editor_text(&harness.driver).await,
+        |t| t.contains("text: draft kept"),
+    )
+    .await;
+    assert_eq!(
+        config_data(&configs, "notes")
+            .await
+            .and_then(|d| d.get("text").cloned()),
+        Some("hello".into()),
+        "a draft is not a save"
+    );
+    harness.stop().await;
+}
