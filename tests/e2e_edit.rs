@@ -102,6 +102,39 @@ fn deployment(name: &str, replicas: i32) -> Deployment {
     .expect("deployment")
 }
 
+async fn replicas_of(deployments: &Api<Deployment>) -> Option<i32> {
+    deployments
+        .get("web")
+        .await
+        .ok()
+        .and_then(|d| d.spec.replicas)
+}
+
+/// A Deployment `web` (1 replica) created in a new `namespace` by `manager`, open in the
+/// editor.
+async fn editing_a_deployment(
+    harness: &Harness,
+    namespace: &str,
+    manager: Option<&str>,
+) -> Api<Deployment> {
+    harness.create_namespace(namespace).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), namespace);
+    let params = PostParams {
+        field_manager: manager.map(str::to_string),
+        ..Default::default()
+    };
+    deployments
+        .create(&params, &deployment("web", 1))
+        .await
+        .expect("deployment");
+    harness
+        .open(&format!(
+            "#/obj/apps/v1/deployments/{namespace}/web?tab=edit"
+        ))
+        .await;
+    deployments
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_changes() {
     let harness = Harness::start().await;
@@ -207,19 +240,7 @@ async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_ch
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apply_conflicts_name_the_owner_and_force_takes_the_field() {
     let harness = Harness::start().await;
-    harness.create_namespace("apply").await;
-    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "apply");
-    let params = PostParams {
-        field_manager: Some("kubectl".into()),
-        ..Default::default()
-    };
-    deployments
-        .create(&params, &deployment("web", 1))
-        .await
-        .expect("deployment");
-    harness
-        .open("#/obj/apps/v1/deployments/apply/web?tab=edit")
-        .await;
+    let deployments = editing_a_deployment(&harness, "apply", Some("kubectl")).await;
     edit_text(&harness.driver, "replicas: 1", "replicas: 4").await;
     click_button(&harness.driver, "Apply").await;
     let conflict = wait_for(&harness.driver, ".apply-conflicts .apply-conflict").await;
@@ -230,11 +251,7 @@ async fn apply_conflicts_name_the_owner_and_force_takes_the_field() {
     );
     harness.screenshot("edit-apply-conflict").await;
     assert_eq!(
-        deployments
-            .get("web")
-            .await
-            .ok()
-            .and_then(|d| d.spec.replicas),
+        replicas_of(&deployments).await,
         Some(1),
         "a conflict writes nothing"
     );
@@ -289,6 +306,35 @@ async fn scale_and_delete_with_foreground_propagation() {
         |r| r.contains(&3),
     )
     .await;
+
+    // Quick label edits: set one, then remove it.
+    let label_of = async || {
+        deployments
+            .get("web")
+            .await
+            .ok()
+            .and_then(|d| d.metadata.labels)
+            .and_then(|l| l.get("tier").cloned())
+    };
+    wait_for(
+        &harness.driver,
+        ".metadata-editor[data-map=labels] input.entry",
+    )
+    .await
+    .send_keys("tier=front")
+    .await
+    .expect("type a label");
+    click_button(&harness.driver, "Set label").await;
+    wait_until("the label is set", label_of, |l| {
+        l.as_deref() == Some("front")
+    })
+    .await;
+    wait_for(&harness.driver, "button[aria-label='Remove label tier']")
+        .await
+        .click()
+        .await
+        .expect("remove the label");
+    wait_until("the label is removed", label_of, Option::is_none).await;
 
     click_button(&harness.driver, "Delete").await;
     let dialog = wait_for(&harness.driver, "[role=dialog]").await;
@@ -418,6 +464,63 @@ async fn malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back() {
             .and_then(|d| d.get("text").cloned()),
         Some("hello".into()),
         "a draft is not a save"
+    );
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_shows_the_dry_run_and_the_servers_causes_at_their_lines() {
+    let harness = Harness::start().await;
+    let deployments = editing_a_deployment(&harness, "review", None).await;
+    // Invalid: the server's 422 cause is shown, and marked at the replicas line.
+    edit_text(&harness.driver, "replicas: 1", "replicas: -1").await;
+    click_button(&harness.driver, "Review").await;
+    let error = wait_for(&harness.driver, ".write-error").await;
+    let text = error.text().await.unwrap_or_default();
+    assert!(
+        text.contains("422") && text.contains("spec.replicas"),
+        "{text}"
+    );
+    wait_for(&harness.driver, ".cm-lintRange-error").await;
+    let marked = harness
+        .driver
+        .execute(
+            "return Array.from(document.querySelectorAll('.cm-line')).filter(l => l.querySelector('.cm-lintRange-error')).map(l => l.textContent);",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<String>>().ok())
+        .unwrap_or_default();
+    assert!(
+        marked.iter().any(|l| l.contains("replicas: -1")),
+        "the cause is marked at its line: {marked:?}"
+    );
+    harness.screenshot("edit-invalid-field").await;
+    // Unknown fields are refused (strict validation), not dropped.
+    edit_text(&harness.driver, "replicas: -1", "replicas: 2\n  bogus: 1").await;
+    click_button(&harness.driver, "Review").await;
+    wait_until(
+        "the unknown field is reported",
+        async || match harness.driver.find(By::Css(".write-error")).await {
+            Ok(e) => e.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        },
+        |t| t.contains("bogus"),
+    )
+    .await;
+    // Valid: the dry run's changes and the side-by-side diff; nothing stored.
+    edit_text(&harness.driver, "replicas: 2\n  bogus: 1", "replicas: 2").await;
+    click_button(&harness.driver, "Review").await;
+    let review = wait_for(&harness.driver, ".review").await;
+    let shown = review.text().await.unwrap_or_default();
+    assert!(shown.contains("spec.replicas: 1 → 2"), "{shown}");
+    wait_for(&harness.driver, ".review .merge-view").await;
+    harness.screenshot("edit-review").await;
+    assert_eq!(
+        replicas_of(&deployments).await,
+        Some(1),
+        "a review stores nothing"
     );
     harness.stop().await;
 }

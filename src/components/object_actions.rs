@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::model::edit::{check_metadata_entry, metadata_entry_patch, MetadataMap};
 use crate::model::errors::ApiError;
 use crate::model::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
@@ -201,5 +202,73 @@ pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl In
                 Err(error) => view! { <WriteError error=error/> }.into_any(),
             })}
         </span>
+    }
+}
+
+/// Quick label or annotation edits (`kubectl label` / `kubectl annotate`): add or change one
+/// entry as `key=value`, or remove one, each a merge patch.
+#[component]
+pub fn MetadataEditor(
+    path: String,
+    map: MetadataMap,
+    /// The keys there now, for their remove buttons.
+    keys: Signal<Vec<String>>,
+) -> impl IntoView {
+    let entry = RwSignal::new(String::new());
+    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let noun = match map {
+        MetadataMap::Labels => "label",
+        MetadataMap::Annotations => "annotation",
+    };
+    let path = StoredValue::new(path);
+    let send = move |key: String, value: Option<String>| {
+        if let Some(value) = &value {
+            if let Err(problem) = check_metadata_entry(map, &key, value) {
+                outcome.set(Some(Err(ApiError::bad_response(0, problem))));
+                return;
+            }
+        }
+        let patch = metadata_entry_patch(map, &key, value.as_deref());
+        spawn_local(async move {
+            let result = edit::merge_patch(&path.get_value(), &patch)
+                .await
+                .map(|_| match value {
+                    Some(value) => format!("Set {noun} {key}={value}."),
+                    None => format!("Removed {noun} {key}."),
+                });
+            if result.is_ok() {
+                entry.set(String::new());
+            }
+            outcome.set(Some(result));
+        });
+    };
+    let add = move |_| {
+        let text = entry.get_untracked();
+        match text.split_once('=') {
+            Some((key, value)) => send(key.trim().to_string(), Some(value.to_string())),
+            None => outcome.set(Some(Err(ApiError::bad_response(
+                0,
+                format!("write the {noun} as key=value"),
+            )))),
+        }
+    };
+    view! {
+        <div class="metadata-editor" data-map=map.field()>
+            {move || keys.get().into_iter().map(|key| {
+                let label = format!("Remove {noun} {key}");
+                let removed = key.clone();
+                view! {
+                    <button type="button" class="remove-entry" aria-label=label.clone() title=label
+                        on:click=move |_| send(removed.clone(), None)>{format!("× {key}")}</button>
+                }
+            }).collect_view()}
+            <input type="text" class="entry" placeholder="key=value" aria-label=format!("New {noun} (key=value)")
+                prop:value=move || entry.get() on:input=move |ev| entry.set(event_target_value(&ev))/>
+            <button type="button" on:click=add>{format!("Set {noun}")}</button>
+            {move || outcome.get().map(|result| match result {
+                Ok(text) => view! { <span class="notice" role="status">{text}</span> }.into_any(),
+                Err(error) => view! { <WriteError error=error/> }.into_any(),
+            })}
+        </div>
     }
 }

@@ -14,8 +14,8 @@ use crate::browser::{local_storage_get, local_storage_remove, local_storage_set}
 use crate::components::code_editor::{CodeEditor, EditorDiagnostic, MergeView};
 use crate::components::object_actions::WriteError;
 use crate::model::edit::{
-    apply_conflicts, document_to_save, draft_key, editable, resolve, review_diff, three_way,
-    ApplyConflict, Draft, EditProblem, EditTarget, FieldChange, Merge, Pick,
+    apply_conflicts, document_to_save, draft_key, editable, line_of_field, resolve, review_diff,
+    three_way, ApplyConflict, Draft, EditProblem, EditTarget, FieldChange, Merge, Pick,
 };
 use crate::model::errors::ApiError;
 use crate::model::history::diff::short;
@@ -127,15 +127,45 @@ pub fn ObjectEditor(
     let dirty = Memo::new(move |_| text.with(|t| clean_text.with(|c| t != c)));
     let checked =
         Memo::new(move |_| text.with(|t| target.with_value(|target| document_to_save(target, t))));
+    // Parse errors, and the fields the server's last answer named (a 422's causes, apply
+    // conflicts), each at its line.
     let diagnostics = Signal::derive(move || {
-        checked.with(|c| match c {
+        let mut marks: Vec<EditorDiagnostic> = checked.with(|c| match c {
             Err(EditProblem::Yaml(e)) => vec![EditorDiagnostic::error(
                 u32::try_from(e.line).unwrap_or(1),
                 u32::try_from(e.column).unwrap_or(1),
                 e.message.clone(),
             )],
             _ => Vec::new(),
-        })
+        });
+        let named: Vec<(String, String)> = outcome.with(|o| match o {
+            Some(Outcome::Failed(error)) => error
+                .causes()
+                .iter()
+                .filter_map(|c| {
+                    let field = c.field.clone()?;
+                    Some((field, c.message.clone().unwrap_or_default()))
+                })
+                .collect(),
+            Some(Outcome::ApplyConflicts(conflicts)) => conflicts
+                .iter()
+                .map(|c| (c.field.clone(), format!("owned by {}", c.manager)))
+                .collect(),
+            _ => Vec::new(),
+        });
+        text.with(|t| {
+            for (field, message) in named {
+                if let Some(line) = line_of_field(t, &field) {
+                    let line = u32::try_from(line).unwrap_or(1);
+                    marks.push(EditorDiagnostic::error(
+                        line,
+                        1,
+                        format!("{field}: {message}"),
+                    ));
+                }
+            }
+        });
+        marks
     });
     let leave_question = move || {
         Some(format!(

@@ -5,12 +5,12 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::object_actions::{DeleteAction, ScaleAction};
+use crate::components::object_actions::{DeleteAction, MetadataEditor, ScaleAction};
 use crate::components::object_editor::ObjectEditor;
 use crate::components::{
     ActivityView, BlameView, Copyable, EventTimeline, PodLogs, StreamStatusLine, TimelineView,
 };
-use crate::model::edit::{has_status_subresource, EditTarget};
+use crate::model::edit::{has_status_subresource, EditTarget, MetadataMap};
 use crate::model::events::EventScope;
 use crate::model::history::ObjectTimeline;
 use crate::model::mapping::split_api_version;
@@ -185,7 +185,34 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 ObjectTab::Overview => {
                     let tree = tree.clone();
                     let state = state.clone();
-                    (move || object.get().map(|o| overview(&o, &tree, state.clone()))).into_any()
+                    let patchable = tree
+                        .find(&identity.resource)
+                        .is_some_and(|r| r.resource.supports("patch"));
+                    let editors = patchable.then(|| {
+                        // Outside the redrawn overview, so typing survives the object's
+                        // changes.
+                        let keys = move |map: MetadataMap| {
+                            Signal::derive(move || {
+                                object.with(|o| {
+                                    o.as_ref()
+                                        .and_then(|o| o.pointer(&format!("/metadata/{}", map.field())))
+                                        .and_then(Value::as_object)
+                                        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                                        .unwrap_or_default()
+                                })
+                            })
+                        };
+                        view! {
+                            <h2>"Edit labels and annotations"</h2>
+                            <MetadataEditor path=path.clone() map=MetadataMap::Labels keys=keys(MetadataMap::Labels)/>
+                            <MetadataEditor path=path.clone() map=MetadataMap::Annotations keys=keys(MetadataMap::Annotations)/>
+                        }
+                    });
+                    view! {
+                        {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
+                        {editors}
+                    }
+                    .into_any()
                 }
                 ObjectTab::Yaml => (move || object.get().map(|o| text_view(&o, true))).into_any(),
                 ObjectTab::Json => (move || object.get().map(|o| text_view(&o, false))).into_any(),

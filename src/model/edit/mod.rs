@@ -11,6 +11,7 @@ pub mod check;
 pub mod create;
 pub mod draft;
 pub mod editable;
+pub mod locate;
 pub mod merge;
 pub mod quick;
 pub mod template;
@@ -22,6 +23,7 @@ pub use check::{
 pub use create::{expand_lists, plan_creates, CreatePlan};
 pub use draft::{draft_key, Draft, CREATE_FROM_YAML_DRAFT_KEY};
 pub use editable::{editable, has_status_subresource, review_diff};
+pub use locate::line_of_field;
 pub use merge::{resolve, three_way, Conflict, Merge, Pick};
 pub use quick::{check_metadata_entry, metadata_entry_patch, MetadataMap};
 pub use template::template_for;
