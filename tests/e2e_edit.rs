@@ -151,11 +151,38 @@ async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_ch
     .await;
     paste_into_editor(
         &harness.driver,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n  size: small\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n  size: small\n\
+         ---\napiVersion: v1\nkind: Secret\nmetadata:\n  generateName: token-\nstringData:\n  key: s3cret\n",
     )
     .await;
     click_button(&harness.driver, "Create").await;
-    wait_for(&harness.driver, ".create-result[data-result=created]").await;
+    // One result per document: the ConfigMap, and a Secret named by the server.
+    let results = wait_until(
+        "a result per document",
+        async || {
+            harness
+                .driver
+                .find_all(By::Css(".create-result[data-result=created]"))
+                .await
+                .map(|r| r.len())
+                .unwrap_or(0)
+        },
+        |n| *n == 2,
+    )
+    .await;
+    assert_eq!(results, 2);
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(harness.kube_client(), "edit");
+    let generated = secrets
+        .list(&ListParams::default())
+        .await
+        .expect("secrets")
+        .items
+        .into_iter()
+        .filter_map(|s| s.metadata.name)
+        .filter(|n| n.starts_with("token-") && n.len() > "token-".len())
+        .count();
+    assert_eq!(generated, 1, "generateName gave the Secret a name");
     let data = config_data(&configs, "settings").await.expect("created");
     assert_eq!(data.get("color").map(String::as_str), Some("blue"));
 

@@ -16,9 +16,12 @@ usage: cargo xtask <command> [options]
 
 commands:
   setup [--no-browser]        install the wasm target, trunk, wasm-bindgen-cli, wasm-opt,
-                              chromium + chromedriver (idempotent, pinned)
-  build                       release build of the UI into dist/ (prints sizes)
+                              the editor's npm packages, chromium + chromedriver
+                              (idempotent, pinned)
+  build                       release build of the UI into dist/, with the editor bundle
+                              (prints sizes)
   demo [--listen ADDR] [--speed F] [--empty] [--pods N] [--crds N] [--churn R] [--seed S]
+       [--event-ttl D]
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster)
   test                        fmt, clippy, native tests, browser component tests, e2e tests
