@@ -403,7 +403,8 @@ async fn a_running_pods_log_follows_and_every_option_restarts_the_stream() {
     assert_eq!(
         tabs,
         serde_json::json!([
-            "Overview", "Timeline", "Activity", "Events", "YAML", "Blame", "JSON", "Versions"
+            "Overview", "Timeline", "Activity", "Events", "YAML", "Edit", "Blame", "JSON",
+            "Versions"
         ])
     );
     harness.stop().await;

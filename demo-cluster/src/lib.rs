@@ -4,6 +4,7 @@
 //! [`RunningCluster`]. The modules are public so in-process controllers and tests can use the
 //! registry directly; the HTTP API is the compatibility contract.
 
+pub mod chaos;
 pub mod controllers;
 pub mod http;
 pub mod load;
@@ -62,6 +63,9 @@ pub struct Config {
     /// How long Event objects live after their last update (kube-apiserver's `--event-ttl`,
     /// one hour by default).
     pub event_ttl: std::time::Duration,
+    /// Chaos mode (`--chaos`): faults injected into API requests and watches, seeded by
+    /// [`Config::seed`]. `None`: off, at no cost.
+    pub chaos: Option<chaos::ChaosSpec>,
 }
 
 impl Default for Config {
@@ -79,6 +83,7 @@ impl Default for Config {
             churn: 0,
             seed: load::DEFAULT_SEED,
             event_ttl: controllers::events::EVENT_TTL,
+            chaos: None,
         }
     }
 }
@@ -196,11 +201,20 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let (stop_watches, shutdown) = tokio::sync::watch::channel(false);
+    let chaos = config
+        .chaos
+        .clone()
+        .filter(chaos::ChaosSpec::is_active)
+        .map(|spec| {
+            tracing::info!("chaos mode: {spec} (seed {})", config.seed);
+            Arc::new(chaos::Chaos::new(spec, config.seed))
+        });
     let state = http::AppState {
         registry: registry.clone(),
         tuning,
         accept_hosts: Arc::new(config.accept_hosts.clone()),
         shutdown,
+        chaos,
     };
     let router = http::router(state, config.www.as_deref());
     // Normalising the path must happen before routing, so it wraps the whole router.
@@ -280,11 +294,16 @@ async fn save_loop(registry: Arc<Registry>, path: PathBuf, mut stop: oneshot::Re
     }
 }
 
+/// How far the resourceVersion moves on when a state file is reloaded. The file is written
+/// at most every half second, so after a crash the last writes clients saw may be missing
+/// from it; new writes must not reuse their versions (a client resuming from one would
+/// silently miss changes). Like etcd's revision, the counter never goes back.
+pub const RESTART_RV_STEP: u64 = 10_000;
+
 fn save_state(registry: &Registry, path: &Path) -> std::io::Result<()> {
-    let rv = registry.store.current_rv();
-    let objects: Vec<Value> = registry
-        .store
-        .dump_keys()
+    // The version and the objects from one lock, so no object is newer than the version.
+    let (rv, objects) = registry.store.snapshot();
+    let objects: Vec<Value> = objects
         .into_iter()
         .map(|(k, v)| json!({"group": k.group, "resource": k.resource, "namespace": k.namespace, "name": k.name, "object": v}))
         .collect();
@@ -320,7 +339,11 @@ fn load_state(registry: &Registry, path: &Path) -> std::io::Result<()> {
             Some((key, e["object"].clone()))
         })
         .collect();
-    registry.store.load(rv, objects);
+    // The store starts above every saved version (objects included, should the file's own
+    // version lag behind them) by `RESTART_RV_STEP`, with an empty watch cache: resuming
+    // from any pre-restart version is 410 Expired, as kube-apiserver's rebuilt watch cache
+    // answers versions older than its initial list.
+    registry.store.load(rv, objects, RESTART_RV_STEP);
     registry.refresh_crds();
     Ok(())
 }

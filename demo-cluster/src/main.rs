@@ -43,6 +43,12 @@ struct Args {
     /// `1h`, `10m`, `90s`, `1h30m`.
     #[arg(long, default_value = "1h", value_parser = parse_duration)]
     event_ttl: std::time::Duration,
+    /// Chaos mode: inject faults, seeded by --seed. Comma-separated keys: drop-watch=P (a
+    /// watch ends before each event with probability P), expire=P (a watch resume gets 410
+    /// Expired), error=P (500 InternalError), throttle=P (429 with Retry-After: 1),
+    /// latency=D (added to every API response: 50ms, 1s).
+    #[arg(long, value_name = "SPEC")]
+    chaos: Option<demo_cluster::chaos::ChaosSpec>,
 }
 
 /// A Go-style duration of hours, minutes and seconds (`1h30m`, `90s`, `2m0s`).
@@ -100,6 +106,7 @@ async fn main() -> anyhow::Result<()> {
         churn: args.churn,
         seed: args.seed,
         event_ttl: args.event_ttl,
+        chaos: args.chaos,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());
@@ -111,8 +118,24 @@ async fn main() -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::{parse_duration, Args};
+    use clap::Parser;
     use std::time::Duration;
+
+    #[test]
+    fn the_chaos_flag_takes_a_spec_or_says_what_is_wrong() {
+        let args = Args::try_parse_from(["demo-cluster", "--chaos", "error=0.1,latency=50ms"])
+            .expect("a valid spec");
+        let spec = args.chaos.expect("chaos given");
+        assert_eq!(spec.to_string(), "error=0.1,latency=50ms");
+        assert_eq!(
+            Args::try_parse_from(["demo-cluster"]).map(|a| a.chaos).ok(),
+            Some(None)
+        );
+        let err =
+            Args::try_parse_from(["demo-cluster", "--chaos", "error=2"]).expect_err("out of range");
+        assert!(err.to_string().contains("between 0 and 1"), "{err}");
+    }
 
     #[test]
     fn durations_read_as_kube_apiserver_flags_do() {

@@ -237,6 +237,12 @@ impl ApiError {
         Self::expired(format!("too old resource version: {requested} ({oldest})"))
     }
 
+    /// 429, as kube-apiserver's overload filters answer; `Retry-After` goes with it.
+    pub fn too_many_requests(message: impl Into<String>, retry_after_seconds: u64) -> Self {
+        Self::new(429, "TooManyRequests", message)
+            .with_details(json!({ "retryAfterSeconds": retry_after_seconds }))
+    }
+
     pub fn timeout(message: impl Into<String>) -> Self {
         Self::new(504, "Timeout", message)
     }
@@ -311,6 +317,16 @@ impl IntoResponse for ApiError {
             axum::http::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
+        // As apiserver's response writers do: a Status asking to wait says so in the header
+        // too, which is what clients honour.
+        let retry_after = self
+            .details
+            .as_ref()
+            .and_then(|d| d["retryAfterSeconds"].as_u64());
+        if let Some(seconds) = retry_after.filter(|s| *s > 0) {
+            resp.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         resp
     }
 }

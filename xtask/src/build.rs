@@ -152,7 +152,7 @@ pub fn demo(args: &[String]) -> Result<()> {
             }
             "--empty" => passthrough.push(arg.clone()),
             // Load mode, passed through to the demo cluster (it validates the numbers).
-            "--pods" | "--crds" | "--churn" | "--seed" | "--event-ttl" => {
+            "--pods" | "--crds" | "--churn" | "--seed" | "--event-ttl" | "--chaos" => {
                 let value = iter
                     .next()
                     .with_context(|| format!("{arg} needs a value"))?;
@@ -161,7 +161,7 @@ pub fn demo(args: &[String]) -> Result<()> {
             }
             other => bail!(
                 "unknown demo option `{other}` (use --listen ADDR, --speed F, --empty, \
-                 --pods N, --crds N, --churn R, --seed S, --event-ttl D)"
+                 --pods N, --crds N, --churn R, --seed S, --event-ttl D, --chaos SPEC)"
             ),
         }
     }

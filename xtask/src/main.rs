@@ -21,7 +21,7 @@ commands:
   build                       release build of the UI into dist/, with the editor bundle
                               (prints sizes)
   demo [--listen ADDR] [--speed F] [--empty] [--pods N] [--crds N] [--churn R] [--seed S]
-       [--event-ttl D]
+       [--event-ttl D] [--chaos SPEC]
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster)
   test                        fmt, clippy, native tests, browser component tests, e2e tests

@@ -18,6 +18,7 @@ use axum::routing::any;
 use axum::Router;
 use serde_json::json;
 
+use crate::chaos::Chaos;
 use crate::openapi;
 use crate::registry::Registry;
 use crate::status::ApiError;
@@ -49,6 +50,8 @@ pub struct AppState {
     pub accept_hosts: Arc<Vec<String>>,
     /// Becomes true when the server stops, so open watches end and shutdown is not held up.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// Chaos mode's decision source; `None` (the default) adds no layer at all.
+    pub chaos: Option<Arc<Chaos>>,
 }
 
 impl AppState {
@@ -62,12 +65,13 @@ impl AppState {
             tuning,
             accept_hosts: Arc::new(accept_hosts),
             shutdown,
+            chaos: None,
         }
     }
 }
 
 pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
-    let api = Router::new()
+    let mut api = Router::new()
         .route("/api", any(api_entry))
         .route("/api/{*rest}", any(api_entry))
         .route("/apis", any(api_entry))
@@ -76,17 +80,27 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
             "/version",
             any(|| async { discovery::json_ok(&discovery::version_info()) }),
         )
-        .route("/healthz", any(|| async { "ok" }))
-        .route("/livez", any(|| async { "ok" }))
-        .route("/readyz", any(|| async { "ok" }))
         .route("/openapi/v2", any(openapi_v2))
         .route("/openapi/v3", any(openapi_v3_index))
         .route("/openapi/v3/{*rest}", any(openapi_v3_doc));
+    if www.is_none() {
+        api = api.route("/", any(root_paths));
+    }
+    // `route_layer` wraps only the routes added so far: the API, not the health checks, the
+    // static files or the 404 fallback added below.
+    if let Some(chaos) = &state.chaos {
+        api = api.route_layer(middleware::from_fn_with_state(
+            chaos.clone(),
+            crate::chaos::inject,
+        ));
+    }
+    let api = api
+        .route("/healthz", any(|| async { "ok" }))
+        .route("/livez", any(|| async { "ok" }))
+        .route("/readyz", any(|| async { "ok" }));
     let api = match www {
         Some(dir) => api.fallback_service(tower_http::services::ServeDir::new(dir)),
-        None => api
-            .route("/", any(root_paths))
-            .fallback(|| async { ApiError::path_not_found() }),
+        None => api.fallback(|| async { ApiError::path_not_found() }),
     };
     api.layer(middleware::from_fn_with_state(state.clone(), host_check))
         // Last line of defence: a bug must answer 500 Status, not drop the connection.

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use super::negotiate::{include_object, negotiate_output, Output};
 use super::{table, watch, AppState};
+use crate::chaos::WatchFaults;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{DeleteOptions, DeleteOutcome, PatchType, Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult};
@@ -453,6 +454,7 @@ fn watch_request(
     namespace: Option<&str>,
     q: &HashMap<String, String>,
     output: Output,
+    chaos: Option<&WatchFaults>,
 ) -> ApiResult<watch::WatchRequest> {
     require_verb(def, "watch")?;
     let (labels, fields) = parse_selectors(def, q)?;
@@ -487,6 +489,13 @@ fn watch_request(
     } else {
         Some(parse_rv(rv_param)?)
     };
+    // Chaos's 410 is for resumes only: a watch starting from the current state has no
+    // resume point to lose.
+    let resumed = since.is_some();
+    let chaos = chaos.cloned().map(|mut c| {
+        c.expire &= resumed;
+        c
+    });
     // sendInitialEvents=false without a version: only changes from now on.
     let since = if send_initial == Some(false) && since.is_none() {
         Some(app.registry.store.current_rv())
@@ -511,6 +520,7 @@ fn watch_request(
         fields,
         output,
         include: include_object(q)?,
+        chaos,
     })
 }
 
@@ -654,7 +664,8 @@ async fn handle_inner(
                 Method::GET => {
                     let output = negotiate_output(&parts.headers)?;
                     if truthy(&q, "watch") {
-                        let req = watch_request(&app, &def, ns, &q, output)?;
+                        let chaos = parts.extensions.get::<WatchFaults>();
+                        let req = watch_request(&app, &def, ns, &q, output, chaos)?;
                         let is_ws = parts
                             .headers
                             .get(header::UPGRADE)

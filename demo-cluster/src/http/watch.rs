@@ -16,6 +16,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use super::negotiate::{IncludeObject, Output};
 use super::table;
+use crate::chaos::WatchFaults;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::Registry;
 use crate::status::ApiError;
@@ -35,6 +36,8 @@ pub struct WatchRequest {
     pub fields: FieldSelector,
     pub output: Output,
     pub include: IncludeObject,
+    /// Chaos mode's faults for this stream (cuts, 410 on resume); `None` without `--chaos`.
+    pub chaos: Option<WatchFaults>,
 }
 
 impl WatchRequest {
@@ -145,14 +148,37 @@ fn error_event(e: &ApiError) -> Bytes {
     line(&json!({"type": "ERROR", "object": e.to_status()}))
 }
 
+/// Chaos mode: whether the stream ends before its next event (then the producer returns,
+/// which ends the chunked body or closes the WebSocket, as a cut connection would).
+fn cut(chaos: &mut Option<WatchFaults>, def: &ResourceDef) -> bool {
+    let cut = chaos.as_mut().is_some_and(WatchFaults::cut);
+    if cut {
+        tracing::debug!("chaos: a watch of {} cut", def.resource);
+    }
+    cut
+}
+
 /// Starts the producer; newline-terminated lines arrive on the returned channel.
 pub fn start(
     registry: Arc<Registry>,
-    req: WatchRequest,
+    mut req: WatchRequest,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> mpsc::Receiver<Bytes> {
     let (tx, rx) = mpsc::channel::<Bytes>(256);
     tokio::spawn(async move {
+        let mut chaos = req.chaos.take();
+        if chaos.as_ref().is_some_and(|c| c.expire) {
+            // As the watch cache answers a resume point it no longer holds: an ERROR event in
+            // a 200 stream, then the end. Clients must relist.
+            let since = req.since.unwrap_or(0);
+            let e = ApiError::too_old_resource_version(since, registry.store.current_rv());
+            tracing::debug!(
+                "chaos: a watch of {} from {since} expired",
+                req.def.resource
+            );
+            let _ = tx.send(error_event(&e)).await;
+            return;
+        }
         let api_version = req.def.api_version();
         let stopping = async move {
             if shutdown.wait_for(|stop| *stop).await.is_err() {
@@ -178,7 +204,19 @@ pub fn start(
             };
         let mut receiver = sub.receiver;
         let mut last_rv = sub.rv.max(req.since.unwrap_or(0));
-        for obj in &sub.initial {
+        // The initial state counts as one event for cuts (cut at a random object inside it):
+        // one draw per object would almost never let a large state through.
+        let initial_cut = chaos
+            .as_mut()
+            .and_then(|c| c.cut_initial(sub.initial.len()));
+        for (i, obj) in sub.initial.iter().enumerate() {
+            if initial_cut == Some(i) {
+                tracing::debug!(
+                    "chaos: a watch of {} cut in its initial state",
+                    req.def.resource
+                );
+                return;
+            }
             let line = if req.sends_as_stored(&api_version, obj) {
                 req.matches(obj).then(|| watch_line("ADDED", obj.json()))
             } else {
@@ -200,7 +238,7 @@ pub fn start(
         }
         for ev in &sub.replay {
             if let Some(line) = req.translate(&api_version, ev) {
-                if tx.send(line).await.is_err() {
+                if cut(&mut chaos, &req.def) || tx.send(line).await.is_err() {
                     return;
                 }
             }
@@ -221,7 +259,7 @@ pub fn start(
                             continue;
                         }
                         if let Some(line) = req.translate(&api_version, &ev) {
-                            if tx.send(line).await.is_err() {
+                            if cut(&mut chaos, &req.def) || tx.send(line).await.is_err() {
                                 return;
                             }
                         }
@@ -235,7 +273,9 @@ pub fn start(
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
                 _ = ticker.tick(), if req.bookmarks => {
-                    if tx.send(req.bookmark(last_rv, false)).await.is_err() {
+                    if cut(&mut chaos, &req.def)
+                        || tx.send(req.bookmark(last_rv, false)).await.is_err()
+                    {
                         return;
                     }
                 }

@@ -531,10 +531,29 @@ impl Store {
         )
     }
 
-    /// Loads objects saved by `dump` (before serving; emits no events).
-    pub fn load(&self, rv: u64, objects: Vec<(ObjectKey, Value)>) {
+    /// The current resourceVersion with every object, read under one lock (for the state
+    /// file: no object is newer than the version saved with it).
+    pub fn snapshot(&self) -> (u64, Vec<(ObjectKey, Value)>) {
+        let inner = self.lock();
+        let objects = inner
+            .objects
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .collect();
+        (inner.rv, objects)
+    }
+
+    /// Loads saved objects (before serving; emits no events). The counter continues `step`
+    /// above both `rv` and every loaded object's version, and the watch cache starts there
+    /// (older resume points get 410).
+    pub fn load(&self, rv: u64, objects: Vec<(ObjectKey, Value)>, step: u64) {
         let mut inner = self.lock();
-        inner.rv = inner.rv.max(rv);
+        let newest = objects.iter().filter_map(|(_, v)| rv_of(v)).max();
+        inner.rv = inner
+            .rv
+            .max(rv)
+            .max(newest.unwrap_or(0))
+            .saturating_add(step);
         let start = inner.rv;
         let capacity = inner.cache.capacity();
         inner.cache = WatchCache::new(capacity, start);
