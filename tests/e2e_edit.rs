@@ -551,3 +551,37 @@ async fn review_shows_the_dry_run_and_the_servers_causes_at_their_lines() {
     );
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_held_by_a_finalizer_shows_terminating_until_it_goes() {
+    let harness = Harness::start().await;
+    harness.create_namespace("held").await;
+    let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "held");
+    let config: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "kept", "finalizers": ["example.com/hold"]}, "data": {"a": "1"}
+    }))
+    .expect("configmap");
+    configs
+        .create(&PostParams::default(), &config)
+        .await
+        .expect("configmap");
+    harness.open("#/obj/core/v1/configmaps/held/kept").await;
+    click_button(&harness.driver, "Delete").await;
+    click_button(&harness.driver, "Delete ConfigMap kept").await;
+    let note = wait_for(&harness.driver, ".terminating").await;
+    let text = note.text().await.unwrap_or_default();
+    assert!(text.contains("example.com/hold"), "{text}");
+    harness.screenshot("edit-terminating").await;
+    // The finalizer's owner lets go: the object goes, and the page says so.
+    configs
+        .patch(
+            "kept",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("finalizer removed");
+    wait_for(&harness.driver, ".object-page p.warning[role=alert]").await;
+    assert!(configs.get_opt("kept").await.expect("read").is_none());
+    harness.stop().await;
+}

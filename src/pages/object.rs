@@ -311,6 +311,38 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             </div>
         }
     };
+    // Deletion asked for, finalizers still holding the object (`kubectl get` says Terminating).
+    let terminating_note = {
+        let object = state.object;
+        move || {
+            object.with(|o| {
+                let o = o.as_ref()?;
+                let since = o
+                    .pointer("/metadata/deletionTimestamp")?
+                    .as_str()?
+                    .to_string();
+                let finalizers: Vec<String> = o
+                    .pointer("/metadata/finalizers")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect();
+                let waiting = if finalizers.is_empty() {
+                    "its grace period".to_string()
+                } else {
+                    format!("finalizers: {}", finalizers.join(", "))
+                };
+                Some(view! {
+                    <p class="warning terminating" role="status">
+                        <strong>"Terminating"</strong>
+                        {format!(" since {since}; waiting for {waiting}.")}
+                    </p>
+                })
+            })
+        }
+    };
     let deleted_note = {
         let gone = state.gone;
         move || {
@@ -329,6 +361,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             <p class="mono">{path}</p>
             <StreamStatusLine live=state.live.clone() clock=clock/>
             {actions}
+            {terminating_note}
             {deleted_note}
             <nav class="tabs" role="tablist" aria-label="Object views">{tabs}</nav>
             {body}
