@@ -12,6 +12,31 @@ use crate::model::errors::ApiError;
 use crate::model::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
 
+/// Why an action did not happen: input refused before sending, or the server's answer.
+#[derive(Debug, Clone)]
+pub enum Problem {
+    Input(String),
+    Api(ApiError),
+}
+
+impl From<ApiError> for Problem {
+    fn from(error: ApiError) -> Self {
+        Problem::Api(error)
+    }
+}
+
+/// A [`Problem`]: the input's, or the server's Status with its causes.
+#[component]
+pub fn ProblemView(problem: Problem) -> impl IntoView {
+    match problem {
+        Problem::Input(text) => view! {
+            <p class="error input-problem" role="alert">{format!("{text} — nothing was sent.")}</p>
+        }
+        .into_any(),
+        Problem::Api(error) => view! { <WriteError error=error/> }.into_any(),
+    }
+}
+
 /// An error of a write, with the Status's causes one per line.
 #[component]
 pub fn WriteError(error: ApiError) -> impl IntoView {
@@ -49,7 +74,7 @@ pub fn DeleteAction(
     let open = RwSignal::new(false);
     let propagation = RwSignal::new(PropagationPolicy::Background);
     let grace = RwSignal::new(String::new());
-    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let outcome = RwSignal::new(None::<Result<String, Problem>>);
     let busy = RwSignal::new(false);
     let confirm_label = format!("Delete {label}");
     let run = {
@@ -61,10 +86,9 @@ pub fn DeleteAction(
                 text => match text.parse::<u32>() {
                     Ok(seconds) => Some(seconds),
                     Err(_) => {
-                        outcome.set(Some(Err(ApiError::bad_response(
-                            0,
+                        outcome.set(Some(Err(Problem::Input(String::from(
                             "the grace period must be a whole number of seconds",
-                        ))));
+                        )))));
                         return;
                     }
                 },
@@ -93,7 +117,7 @@ pub fn DeleteAction(
                 if result.is_ok() {
                     open.set(false);
                 }
-                outcome.set(Some(result));
+                outcome.set(Some(result.map_err(Problem::from)));
             });
         }
     };
@@ -142,7 +166,7 @@ pub fn DeleteAction(
             })}
             {move || outcome.get().map(|result| match result {
                 Ok(text) => view! { <p class="notice" role="status">{text}</p> }.into_any(),
-                Err(error) => view! { <WriteError error=error/> }.into_any(),
+                Err(problem) => view! { <ProblemView problem=problem/> }.into_any(),
             })}
         </span>
     }
@@ -157,7 +181,7 @@ fn desired_replicas(object: &Value) -> Option<u64> {
 #[component]
 pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl IntoView {
     let wanted = RwSignal::new(String::new());
-    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let outcome = RwSignal::new(None::<Result<String, Problem>>);
     let busy = RwSignal::new(false);
     let current = move || object.with(|o| o.as_ref().and_then(desired_replicas));
     let run = move |_| {
@@ -165,9 +189,8 @@ pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl In
         let replicas = match text.trim().parse::<u32>() {
             Ok(n) => n,
             Err(_) => {
-                outcome.set(Some(Err(ApiError::bad_response(
-                    0,
-                    "replicas must be a whole number, 0 or more",
+                outcome.set(Some(Err(Problem::Input(
+                    "replicas must be a whole number, 0 or more".into(),
                 ))));
                 return;
             }
@@ -179,7 +202,7 @@ pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl In
                 .await
                 .map(|_| format!("Scaled to {replicas}."));
             busy.set(false);
-            outcome.set(Some(result));
+            outcome.set(Some(result.map_err(Problem::from)));
         });
     };
     view! {
@@ -199,7 +222,7 @@ pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl In
             <button type="button" disabled=move || busy.get() on:click=run>"Scale"</button>
             {move || outcome.get().map(|result| match result {
                 Ok(text) => view! { <span class="notice" role="status">{text}</span> }.into_any(),
-                Err(error) => view! { <WriteError error=error/> }.into_any(),
+                Err(problem) => view! { <ProblemView problem=problem/> }.into_any(),
             })}
         </span>
     }
@@ -215,7 +238,7 @@ pub fn MetadataEditor(
     keys: Signal<Vec<String>>,
 ) -> impl IntoView {
     let entry = RwSignal::new(String::new());
-    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let outcome = RwSignal::new(None::<Result<String, Problem>>);
     let noun = match map {
         MetadataMap::Labels => "label",
         MetadataMap::Annotations => "annotation",
@@ -224,7 +247,7 @@ pub fn MetadataEditor(
     let send = move |key: String, value: Option<String>| {
         if let Some(value) = &value {
             if let Err(problem) = check_metadata_entry(map, &key, value) {
-                outcome.set(Some(Err(ApiError::bad_response(0, problem))));
+                outcome.set(Some(Err(Problem::Input(problem))));
                 return;
             }
         }
@@ -239,17 +262,16 @@ pub fn MetadataEditor(
             if result.is_ok() {
                 entry.set(String::new());
             }
-            outcome.set(Some(result));
+            outcome.set(Some(result.map_err(Problem::from)));
         });
     };
     let add = move |_| {
         let text = entry.get_untracked();
         match text.split_once('=') {
             Some((key, value)) => send(key.trim().to_string(), Some(value.to_string())),
-            None => outcome.set(Some(Err(ApiError::bad_response(
-                0,
-                format!("write the {noun} as key=value"),
-            )))),
+            None => outcome.set(Some(Err(Problem::Input(format!(
+                "write the {noun} as key=value"
+            ))))),
         }
     };
     view! {
@@ -267,7 +289,7 @@ pub fn MetadataEditor(
             <button type="button" on:click=add>{format!("Set {noun}")}</button>
             {move || outcome.get().map(|result| match result {
                 Ok(text) => view! { <span class="notice" role="status">{text}</span> }.into_any(),
-                Err(error) => view! { <WriteError error=error/> }.into_any(),
+                Err(problem) => view! { <ProblemView problem=problem/> }.into_any(),
             })}
         </div>
     }

@@ -44,6 +44,8 @@ enum Outcome {
         applied: bool,
     },
     Failed(ApiError),
+    /// Not sent: the text cannot be used for this action.
+    Refused(String),
     /// A 409 on save: the edit was replayed onto the latest version.
     Reapplied {
         theirs: Vec<FieldChange>,
@@ -213,6 +215,9 @@ pub fn ObjectEditor(
     // The edit replayed onto `latest` (a 409, or a write seen on the watch).
     let reapply = move |latest: Value| {
         let Ok(yours) = checked.get_untracked() else {
+            outcome.set(Some(Outcome::Refused(
+                "Fix the YAML first: your text cannot be merged while it does not parse.".into(),
+            )));
             return;
         };
         let merge = three_way(
@@ -436,6 +441,7 @@ pub fn ObjectEditor(
                     </div>
                 }.into_any(),
                 Outcome::Failed(error) => view! { <WriteError error=error/> }.into_any(),
+                Outcome::Refused(text) => view! { <p class="error" role="alert">{text}</p> }.into_any(),
                 Outcome::Reapplied { theirs, yours } => view! {
                     <div class="warning reapplied" role="alert">
                         <p><strong>"Someone else saved this object while you edited it."</strong>
