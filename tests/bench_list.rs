@@ -4,10 +4,11 @@
 //! records after paint), the longest frame while scrolling from top to bottom, the rows in
 //! the DOM, page memory (JS heap plus wasm memory), and `kubectl get pods` on the same
 //! cluster as the reference users know. The cluster runs without its simulated controllers,
-//! so the figures are the API server's and the page's. Prints figures; asserts only that it
-//! really ran.
+//! so the figures are the API server's and the page's. Prints figures and writes them to
+//! `target/bench/list.json`; asserts only that it really ran.
 //!
-//! `KUBE_ATLAS_BENCH_PODS=10000,50000` picks other sizes.
+//! `KUBE_ATLAS_BENCH_PODS=10000,50000` picks other sizes. Quick mode
+//! (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test`): one list of 1,000 pods.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -15,6 +16,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::bench::{self, Figures};
 use common::Harness;
 use futures::{stream, StreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Pod};
@@ -23,13 +25,14 @@ use thirtyfour::prelude::*;
 
 const NAMESPACE: &str = "bench";
 const DEFAULT_SIZES: [usize; 3] = [10_000, 50_000, 100_000];
+const QUICK_SIZES: [usize; 1] = [1_000];
 
 fn sizes() -> Vec<usize> {
     std::env::var("KUBE_ATLAS_BENCH_PODS")
         .ok()
         .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
         .filter(|v: &Vec<usize>| !v.is_empty())
-        .unwrap_or_else(|| DEFAULT_SIZES.to_vec())
+        .unwrap_or_else(|| bench::pick(&DEFAULT_SIZES[..], &QUICK_SIZES[..]).to_vec())
 }
 
 /// A pod as a real cluster stores it (labels, owner, a container with resources), bound to
@@ -112,8 +115,15 @@ function step(t) {
 requestAnimationFrame(step);
 "#;
 
+/// `kubectl get pods` as measured: wall time, peak memory, rows printed.
+struct Kubectl {
+    wall_ms: f64,
+    max_rss_mib: f64,
+    rows: usize,
+}
+
 /// `kubectl get pods -n bench` wall time and peak memory (GNU time), where both exist.
-fn kubectl_reference(server: &str, expected: usize) -> Option<String> {
+fn kubectl_reference(server: &str) -> Option<Kubectl> {
     let home = std::env::temp_dir().join("kube-atlas-bench-kubectl");
     let out = std::process::Command::new("/usr/bin/time")
         .args(["-f", "%e %M"])
@@ -129,16 +139,16 @@ fn kubectl_reference(server: &str, expected: usize) -> Option<String> {
     let mut figures = stderr.lines().last()?.split_whitespace();
     let wall: f64 = figures.next()?.parse().ok()?;
     let max_rss_kb: f64 = figures.next()?.parse().ok()?;
-    Some(format!(
-        "kubectl_get_pods wall_ms={:.0} max_rss_mib={:.0} rows={} (expected {expected})",
-        wall * 1000.0,
-        max_rss_kb / 1024.0,
-        lines.saturating_sub(1)
-    ))
+    Some(Kubectl {
+        wall_ms: wall * 1000.0,
+        max_rss_mib: max_rss_kb / 1024.0,
+        rows: lines.saturating_sub(1),
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn big_pod_lists() {
+    let mut figures = Figures::new("list");
     let harness = Harness::start_quiet().await;
     let client = harness.kube_client();
     let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -158,10 +168,9 @@ async fn big_pod_lists() {
         let started = Instant::now();
         create_pods(&pods, have, size).await;
         have = size;
-        println!(
-            "bench list: created pods={size} in {:.1} s",
-            started.elapsed().as_secs_f64()
-        );
+        let created_s = started.elapsed().as_secs_f64();
+        println!("bench list: created pods={size} in {created_s:.1} s");
+        figures.add(format!("pods={size} created_s"), None, created_s, "s");
         driver.goto("about:blank").await.expect("blank");
         driver.goto(&url).await.expect("page loads");
         let within = Duration::from_secs(300);
@@ -190,25 +199,57 @@ async fn big_pod_lists() {
             scroll["atEnd"] == true && last_row.contains(&format!("web-{:06}", size - 1)),
             "scrolled to the last pod: {scroll}"
         );
+        let longest_frame = scroll["worst"].as_f64().unwrap_or(0.0);
+        let longest_loaf = scroll["longest_loaf"].as_f64().unwrap_or(0.0);
+        let rows_in_dom = scroll["rows"].as_f64().unwrap_or(0.0);
+        assert!(rows_in_dom > 0.0, "rows drawn: {scroll}");
         println!(
             "bench list: pods={size} first_rows_ms={first_rows:.0} whole_list_ms={loaded:.0} \
-             longest_frame_while_scrolling_ms={:.1} (rAF interval over {} frames; longest \
-             long-animation-frame {:.1} ms) rows_in_dom={} js_heap_mib={:.1} wasm_memory_mib={:.1} \
+             longest_frame_while_scrolling_ms={longest_frame:.1} (rAF interval over {} frames; longest \
+             long-animation-frame {longest_loaf:.1} ms) rows_in_dom={} js_heap_mib={:.1} wasm_memory_mib={:.1} \
              page_memory_mib={:.1} (times from navigation start, after paint; release build, \
              headless Chromium, {} cores)",
-            scroll["worst"].as_f64().unwrap_or(0.0),
             scroll["frames"],
-            scroll["longest_loaf"].as_f64().unwrap_or(0.0),
             scroll["rows"],
             heap_mib,
             wasm_mib,
             heap_mib + wasm_mib,
             std::thread::available_parallelism().map_or(0, |n| n.get()),
         );
-        match kubectl_reference(harness.base_url(), size) {
-            Some(line) => println!("bench list: pods={size} {line}"),
+        for (name, value, unit) in [
+            ("first_rows_ms", first_rows, "ms"),
+            ("whole_list_ms", loaded, "ms"),
+            ("longest_frame_while_scrolling_ms", longest_frame, "ms"),
+            ("longest_long_animation_frame_ms", longest_loaf, "ms"),
+            ("rows_in_dom", rows_in_dom, "rows"),
+            ("js_heap_mib", heap_mib, "MiB"),
+            ("wasm_memory_mib", wasm_mib, "MiB"),
+            ("page_memory_mib", heap_mib + wasm_mib, "MiB"),
+        ] {
+            figures.add(format!("pods={size} {name}"), None, value, unit);
+        }
+        match kubectl_reference(harness.base_url()) {
+            Some(kubectl) => {
+                println!(
+                    "bench list: pods={size} kubectl_get_pods wall_ms={:.0} max_rss_mib={:.0} rows={} (expected {size})",
+                    kubectl.wall_ms, kubectl.max_rss_mib, kubectl.rows
+                );
+                for (name, value, unit) in [
+                    ("wall_ms", kubectl.wall_ms, "ms"),
+                    ("max_rss_mib", kubectl.max_rss_mib, "MiB"),
+                    ("rows", kubectl.rows as f64, "rows"),
+                ] {
+                    figures.add(
+                        format!("pods={size} kubectl_get_pods {name}"),
+                        None,
+                        value,
+                        unit,
+                    );
+                }
+            }
             None => println!("bench list: pods={size} kubectl or /usr/bin/time not available"),
         }
     }
     harness.stop().await;
+    figures.save();
 }

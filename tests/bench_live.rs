@@ -20,7 +20,10 @@
 //! Knobs: `KUBE_ATLAS_BENCH_LIVE_PODS` (50000), `KUBE_ATLAS_BENCH_LIVE_RATE` (2000 writes/s),
 //! `KUBE_ATLAS_BENCH_LIVE_SECS` (30), `KUBE_ATLAS_BENCH_IDLE_SECS` (60),
 //! `KUBE_ATLAS_BENCH_PROFILE=1` (a CPU profile of the page during the churn: top functions),
-//! `KUBE_ATLAS_BENCH_LIVE_PARTS=idle` or `churn` (one part only).
+//! `KUBE_ATLAS_BENCH_LIVE_PARTS=idle` or `churn` (one part only). Quick mode
+//! (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test` on a debug build) changes the
+//! defaults to 1,000 pods, 50 writes/s for 10 s, and 5 s idle visible and 5 s hidden, and
+//! writes `target/bench/quick/live.json`.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -31,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use common::bench::{self, Figures};
 use common::{page_memory_mib, Harness, FRAMES_START_SCRIPT, FRAMES_STOP_SCRIPT};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
@@ -62,6 +66,7 @@ fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
 /// One printed (and saved) figure.
 struct Figure {
     name: String,
+    /// "-": none.
     goal: String,
     measured: String,
     /// The number the goal is about, for tools reading the JSON.
@@ -112,24 +117,15 @@ impl Report {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let document = json!({
-            "cores": cores,
-            "load_average": load_average.trim(),
-            "figures": self.figures.iter().map(|f| json!({
-                "figure": f.name, "goal": f.goal, "measured": f.measured,
-                "value": f.value, "unit": f.unit,
-            })).collect::<Vec<_>>(),
-            "notes": self.notes,
-        });
-        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/bench"));
-        std::fs::create_dir_all(&dir).expect("target/bench");
-        let path = dir.join("live.json");
-        std::fs::write(
-            &path,
-            serde_json::to_string_pretty(&document).expect("json"),
-        )
-        .expect("live.json written");
-        println!("bench live: wrote {}", path.display());
+        let mut figures = Figures::new("live");
+        for f in &self.figures {
+            let goal = Some(f.goal.as_str()).filter(|g| *g != "-");
+            figures.add_detailed(f.name.as_str(), goal, f.value, f.unit, f.measured.as_str());
+        }
+        for note in &self.notes {
+            figures.note(note.as_str());
+        }
+        figures.save();
     }
 }
 
@@ -238,7 +234,7 @@ document.addEventListener('visibilitychange',
 "#;
 
 async fn idle(report: &mut Report) {
-    let idle_secs = env_number("KUBE_ATLAS_BENCH_IDLE_SECS", 60u64);
+    let idle_secs = env_number("KUBE_ATLAS_BENCH_IDLE_SECS", bench::pick(60u64, 5));
     let harness = Harness::start_config(demo_cluster::Config {
         controllers: false,
         empty: true,
@@ -248,7 +244,7 @@ async fn idle(report: &mut Report) {
     .await;
     let (rows, _) = open_loaded_list(&harness, IDLE_PODS, Duration::from_secs(60)).await;
     // Past the start-up work (the WebSocket probe, the first age tick, discovery settling).
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    tokio::time::sleep(Duration::from_secs(bench::pick(5, 2))).await;
     let driver = &harness.driver;
     let devtools = driver.cdp();
     devtools
@@ -273,7 +269,7 @@ async fn idle(report: &mut Report) {
 
     // Hidden: another tab in front (chromedriver's CDP commands go to the current tab, so
     // the list's tab is read before and after).
-    let hidden_secs = (idle_secs / 2).max(10);
+    let hidden_secs = bench::pick((idle_secs / 2).max(10), idle_secs);
     driver
         .execute(VISIBILITY_SCRIPT, vec![])
         .await
@@ -509,9 +505,12 @@ fn profile_top(profile: &Value, top: usize) -> Vec<(String, f64)> {
 }
 
 async fn churn(report: &mut Report) {
-    let asked = env_number("KUBE_ATLAS_BENCH_LIVE_PODS", 50_000usize);
-    let rate = env_number("KUBE_ATLAS_BENCH_LIVE_RATE", 2_000u32);
-    let secs = env_number("KUBE_ATLAS_BENCH_LIVE_SECS", 30u64);
+    let asked = env_number(
+        "KUBE_ATLAS_BENCH_LIVE_PODS",
+        bench::pick(50_000usize, 1_000),
+    );
+    let rate = env_number("KUBE_ATLAS_BENCH_LIVE_RATE", bench::pick(2_000u32, 50));
+    let secs = env_number("KUBE_ATLAS_BENCH_LIVE_SECS", bench::pick(30u64, 10));
     let profile = std::env::var_os("KUBE_ATLAS_BENCH_PROFILE").is_some();
     let pods = pods_that_fit(asked, report);
 

@@ -12,7 +12,9 @@
 //!    cluster runs with a 2-minute TTL and the page, with bounded history, must level off
 //!    once the cluster has.
 //!
-//! Prints figures; asserts only that it really ran.
+//! Prints figures and writes them to `target/bench/timeline.json`; asserts only that it
+//! really ran. Quick mode (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test`): a 10-pod
+//! rollout, and 10 s of churn (300 pods, 50 writes/s) sampled every 5 s.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -20,6 +22,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::bench::{self, Figures};
 use common::{
     page_memory_mib, wait_for, wait_until_within, Harness, FRAMES_START_SCRIPT, FRAMES_STOP_SCRIPT,
 };
@@ -75,6 +78,8 @@ async fn activity_rows(driver: &WebDriver) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_pod_rollout_into_the_activity_view() {
+    let replicas = bench::pick(100, 10);
+    let mut figures = Figures::new("timeline");
     let harness = Harness::start().await;
     let client = harness.kube_client();
     harness.create_namespace("rollout").await;
@@ -92,7 +97,7 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
         let started = Instant::now();
         if step == "create" {
             deployments
-                .create(&PostParams::default(), &deployment(100, image))
+                .create(&PostParams::default(), &deployment(replicas, image))
                 .await
                 .expect("created");
         } else {
@@ -102,30 +107,47 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
                 .await
                 .expect("new image");
         }
-        // Done when 100 pods run the image (or after 120 s).
+        // Done when all pods run the image (or after 120 s).
         wait_until_within(
-            "100 pods running",
+            &format!("{replicas} pods running"),
             Duration::from_secs(120),
             async || running_pods(&client, "rollout").await,
-            |n| *n >= 100,
+            |n| *n >= replicas as usize,
         )
         .await;
         // Let the last writes reach the page.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let frames = measure_frames(&harness.driver).await;
         let rows = activity_rows(&harness.driver).await;
+        let took_s = started.elapsed().as_secs_f64();
+        let number = |name: &str| frames[name].as_f64().unwrap_or(0.0);
         println!(
-            "bench timeline: rollout_step={step:?} pods=100 took_s={:.1} longest_frame_ms={:.0} longest_animation_frame_ms={:.0} frames_over_50ms={} frames={} activity_rows_drawn={}",
-            started.elapsed().as_secs_f64(),
-            frames["worst"].as_f64().unwrap_or(0.0),
-            frames["loafMax"].as_f64().unwrap_or(0.0),
+            "bench timeline: rollout_step={step:?} pods={replicas} took_s={took_s:.1} longest_frame_ms={:.0} longest_animation_frame_ms={:.0} frames_over_50ms={} frames={} activity_rows_drawn={}",
+            number("worst"),
+            number("loafMax"),
             frames["over50"],
             frames["frames"],
             rows,
         );
         assert!(rows > 0, "the activity view drew rows");
+        for (name, goal, value, unit) in [
+            ("took_s", None, took_s, "s"),
+            ("longest_frame_ms", Some("≤ 50 ms"), number("worst"), "ms"),
+            ("longest_animation_frame_ms", None, number("loafMax"), "ms"),
+            ("frames_over_50ms", None, number("over50"), "frames"),
+            ("frames", None, number("frames"), "frames"),
+            ("activity_rows_drawn", None, rows as f64, "rows"),
+        ] {
+            figures.add(
+                format!("rollout_step={step:?} pods={replicas} {name}"),
+                goal,
+                value,
+                unit,
+            );
+        }
     }
     harness.stop().await;
+    figures.save();
 }
 
 fn minutes() -> u64 {
@@ -135,11 +157,48 @@ fn minutes() -> u64 {
         .unwrap_or(10)
 }
 
+/// How long the churn runs and how often memory is read: every minute for [`minutes`], or in
+/// quick mode every 5 s for 10 s; printed as `churn_<unit>=<mark>`.
+struct ChurnPlan {
+    samples: u64,
+    unit: &'static str,
+    /// Units between two samples.
+    step: u64,
+    every: Duration,
+}
+
+impl ChurnPlan {
+    fn new() -> ChurnPlan {
+        if bench::quick() {
+            ChurnPlan {
+                samples: 2,
+                unit: "second",
+                step: 5,
+                every: Duration::from_secs(5),
+            }
+        } else {
+            ChurnPlan {
+                samples: minutes(),
+                unit: "minute",
+                step: 1,
+                every: Duration::from_secs(60),
+            }
+        }
+    }
+
+    /// The sample's minute, or its second in quick mode.
+    fn mark(&self, sample: u64) -> u64 {
+        sample * self.step
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_with_churn_and_the_activity_view_open() {
+    let plan = ChurnPlan::new();
+    let mut figures = Figures::new("timeline");
     let harness = Harness::start_config(demo_cluster::Config {
-        pods: 2_000,
-        churn: 200,
+        pods: bench::pick(2_000, 300),
+        churn: bench::pick(200, 50),
         event_ttl: Duration::from_secs(120),
         ..Default::default()
     })
@@ -167,10 +226,12 @@ async fn memory_with_churn_and_the_activity_view_open() {
     wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
     let mut series = Vec::new();
     let started = Instant::now();
-    for minute in 0..=minutes() {
-        if minute > 0 {
-            tokio::time::sleep(Duration::from_secs(60)).await;
+    let unit = plan.unit;
+    for sample in 0..=plan.samples {
+        if sample > 0 {
+            tokio::time::sleep(plan.every).await;
         }
+        let mark = plan.mark(sample);
         let (heap, wasm) = page_memory_mib(&harness.driver).await;
         let event_count = count(
             events
@@ -184,21 +245,57 @@ async fn memory_with_churn_and_the_activity_view_open() {
                 .map(|l| l.items.len()),
         );
         println!(
-            "bench timeline: churn_minute={minute} js_heap_mib={heap:.1} wasm_memory_mib={wasm:.1} total_mib={:.1} cluster_pods={pod_count} cluster_events={event_count}",
+            "bench timeline: churn_{unit}={mark} js_heap_mib={heap:.1} wasm_memory_mib={wasm:.1} total_mib={:.1} cluster_pods={pod_count} cluster_events={event_count}",
             heap + wasm
         );
+        for (name, value, value_unit) in [
+            ("js_heap_mib", heap, "MiB"),
+            ("wasm_memory_mib", wasm, "MiB"),
+            ("total_mib", heap + wasm, "MiB"),
+            ("cluster_pods", pod_count as f64, "pods"),
+            ("cluster_events", event_count as f64, "events"),
+        ] {
+            figures.add(
+                format!("churn_{unit}={mark} {name}"),
+                None,
+                value,
+                value_unit,
+            );
+        }
         series.push(heap + wasm);
     }
     let rows = activity_rows(&harness.driver).await;
     let half = series.len() / 2;
     let late_growth = series.last().copied().unwrap_or(0.0) - series[half];
-    println!(
-        "bench timeline: churn_minutes={} activity_rows_drawn={rows} memory_start_mib={:.1} memory_end_mib={:.1} growth_in_second_half_mib={late_growth:.1} elapsed_s={:.0}",
-        minutes(),
+    let (start_mib, end_mib) = (
         series.first().copied().unwrap_or(0.0),
         series.last().copied().unwrap_or(0.0),
-        started.elapsed().as_secs_f64()
+    );
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let span = plan.mark(plan.samples);
+    println!(
+        "bench timeline: churn_{unit}s={span} activity_rows_drawn={rows} memory_start_mib={start_mib:.1} memory_end_mib={end_mib:.1} growth_in_second_half_mib={late_growth:.1} elapsed_s={elapsed_s:.0}",
     );
     assert!(rows > 0, "the churn reached the activity view");
+    for (name, goal, value, value_unit) in [
+        ("activity_rows_drawn", None, rows as f64, "rows"),
+        ("memory_start_mib", None, start_mib, "MiB"),
+        ("memory_end_mib", None, end_mib, "MiB"),
+        (
+            "growth_in_second_half_mib",
+            Some("flat"),
+            late_growth,
+            "MiB",
+        ),
+        ("elapsed_s", None, elapsed_s, "s"),
+    ] {
+        figures.add(
+            format!("churn_{unit}s={span} {name}"),
+            goal,
+            value,
+            value_unit,
+        );
+    }
     harness.stop().await;
+    figures.save();
 }

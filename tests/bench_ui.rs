@@ -1,7 +1,9 @@
 //! UI benchmark (run by `cargo xtask bench`, not by `cargo xtask test`): how long the release
 //! build takes, in headless Chromium, from navigation start until the API tree is painted
 //! (the app takes the time after the next paint), on the demo cluster with 300 extra CRD
-//! groups. Cold (first) and warm loads are reported apart. Prints figures; asserts no timing.
+//! groups. Cold (first) and warm loads are reported apart. Prints figures and writes them to
+//! `target/bench/ui.json`; asserts no timing. Quick mode (`KUBE_ATLAS_BENCH_QUICK=1`, run by
+//! `cargo xtask test`): 20 CRD groups, one cold and one warm load.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -9,14 +11,20 @@ mod common;
 
 use std::time::Duration;
 
+use common::bench::{self, Figures};
 use common::Harness;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use thirtyfour::prelude::*;
 
-const CRD_GROUPS: usize = 300;
+fn crd_groups() -> usize {
+    bench::pick(300, 20)
+}
+
 /// One cold load, then warm ones.
-const LOADS: usize = 6;
+fn loads() -> usize {
+    bench::pick(6, 2)
+}
 
 fn crd(i: usize) -> CustomResourceDefinition {
     let group = format!("g{i:03}.bench.kube-atlas.dev");
@@ -41,10 +49,12 @@ fn crd(i: usize) -> CustomResourceDefinition {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tree_ready_time_with_300_crd_groups() {
+    let groups = crd_groups();
+    let mut figures = Figures::new("ui");
     let harness = Harness::start().await;
     let client = harness.kube_client();
     let crds: Api<CustomResourceDefinition> = Api::all(client);
-    for i in 0..CRD_GROUPS {
+    for i in 0..groups {
         crds.create(&PostParams::default(), &crd(i))
             .await
             .expect("CRD created");
@@ -66,17 +76,23 @@ async fn tree_ready_time_with_300_crd_groups() {
                     })
             })
             .count();
-        if established >= CRD_GROUPS {
+        if established >= groups {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "only {established} of {CRD_GROUPS} CRDs established"
+            "only {established} of {groups} CRDs established"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    measure(&harness, &harness.url("/"), "demo cluster + 300 CRD groups").await;
+    measure(
+        &harness,
+        &harness.url("/"),
+        &format!("demo cluster + {groups} CRD groups"),
+        &mut figures,
+    )
+    .await;
 
     // The real kube-apiserver discovery document plus 300 synthetic CRD groups, served as
     // aggregated /apis by a proxy in front of the demo cluster.
@@ -86,8 +102,8 @@ async fn tree_ready_time_with_300_crd_groups() {
     );
     match std::fs::read_to_string(fixture) {
         Ok(real) => {
-            let body = kube_atlas::model::with_synthetic_crds(&real, CRD_GROUPS)
-                .expect("synthetic document");
+            let body =
+                kube_atlas::model::with_synthetic_crds(&real, groups).expect("synthetic document");
             let port = common::start_test_proxy(
                 harness.cluster_addr(),
                 common::ProxyMode::AggregatedApis(std::sync::Arc::new(body)),
@@ -96,7 +112,8 @@ async fn tree_ready_time_with_300_crd_groups() {
             measure(
                 &harness,
                 &format!("http://127.0.0.1:{port}/"),
-                "real fixture + 300 synthetic CRD groups",
+                &format!("real fixture + {groups} synthetic CRD groups"),
+                &mut figures,
             )
             .await;
         }
@@ -105,13 +122,14 @@ async fn tree_ready_time_with_300_crd_groups() {
         ),
     }
     harness.stop().await;
+    figures.save();
 }
 
-async fn measure(harness: &Harness, url: &str, scenario: &str) {
+async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Figures) {
     let mut samples = Vec::new();
     let mut app_samples = Vec::new();
     let mut groups_shown = 0;
-    for _ in 0..LOADS {
+    for _ in 0..loads() {
         harness.driver.goto(url).await.expect("page loads");
         let nav = harness
             .driver
@@ -141,19 +159,26 @@ async fn measure(harness: &Harness, url: &str, scenario: &str) {
             .unwrap_or_default();
         samples.push(ready);
     }
+    assert!(groups_shown > 0, "the tree drew rows ({scenario})");
     // The first load of an origin in a fresh profile is cold (nothing cached, wasm compiled
     // from scratch); the later ones are warm (HTTP and code caches filled).
-    let report = |label: &str, what: &str, all: &[f64]| {
+    let mut report = |label: &str, what: &str, all: &[f64]| {
         let cold = all[0];
         let mut warm = all[1..].to_vec();
         warm.sort_by(f64::total_cmp);
+        let (median, min, max) = (warm[warm.len() / 2], warm[0], warm[warm.len() - 1]);
         println!(
-            "bench ui: {label} cold={cold:.1} warm_median={:.1} warm_min={:.1} warm_max={:.1} ({what}; {} warm loads, {groups_shown} groups shown, {scenario}, release build, headless Chromium)",
-            warm[warm.len() / 2],
-            warm[0],
-            warm[warm.len() - 1],
+            "bench ui: {label} cold={cold:.1} warm_median={median:.1} warm_min={min:.1} warm_max={max:.1} ({what}; {} warm loads, {groups_shown} groups shown, {scenario}, release build, headless Chromium)",
             warm.len(),
         );
+        for (stat, value) in [
+            ("cold", cold),
+            ("warm_median", median),
+            ("warm_min", min),
+            ("warm_max", max),
+        ] {
+            figures.add(format!("{label} {stat} ({scenario})"), None, value, "ms");
+        }
     };
     report(
         "tree_painted_since_app_start_ms",
@@ -164,5 +189,11 @@ async fn measure(harness: &Harness, url: &str, scenario: &str) {
         "tree_painted_since_navigation_ms",
         "from navigation start to the first paint of the tree",
         &samples,
+    );
+    figures.add(
+        format!("groups shown ({scenario})"),
+        None,
+        groups_shown as f64,
+        "groups",
     );
 }

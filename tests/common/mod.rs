@@ -599,3 +599,137 @@ pub async fn page_memory_mib(driver: &WebDriver) -> (f64, f64) {
     let mib = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) / (1024.0 * 1024.0);
     (mib(&memory["heap"]), mib(&memory["wasm"]))
 }
+
+/// What the browser benchmarks share: quick mode and the JSON file of a part's figures.
+pub mod bench {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+
+    use serde_json::{json, Value};
+
+    /// `KUBE_ATLAS_BENCH_QUICK=1` (set by `cargo xtask test`): small sizes and short runs,
+    /// so the harness is exercised on every test run; figures go to `target/bench/quick/`.
+    pub fn quick() -> bool {
+        std::env::var("KUBE_ATLAS_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+    }
+
+    /// `full`, or `quick` in quick mode.
+    pub fn pick<T>(full: T, quick: T) -> T {
+        if self::quick() {
+            quick
+        } else {
+            full
+        }
+    }
+
+    /// Where a run's JSON files go: `target/bench/`, or `target/bench/quick/` in quick mode.
+    pub fn dir() -> PathBuf {
+        let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/bench"));
+        if quick() {
+            dir.join("quick")
+        } else {
+            dir
+        }
+    }
+
+    /// The figures of one part (`list`, `timeline`, ...) as they are measured: each also
+    /// printed by the benchmark on its `bench <part>: ...` lines.
+    pub struct Figures {
+        part: &'static str,
+        figures: Vec<Value>,
+        notes: Vec<String>,
+    }
+
+    impl Figures {
+        pub fn new(part: &'static str) -> Figures {
+            Figures {
+                part,
+                figures: Vec::new(),
+                notes: Vec::new(),
+            }
+        }
+
+        /// One figure: `goal` is the project's goal for it, if it has one.
+        pub fn add(&mut self, name: impl Into<String>, goal: Option<&str>, value: f64, unit: &str) {
+            let name = name.into();
+            assert!(value.is_finite(), "bench {}: {name} = {value}", self.part);
+            self.figures
+                .push(json!({"name": name, "goal": goal, "value": value, "unit": unit}));
+        }
+
+        /// As [`Figures::add`], with the printed text that goes with the value (`detail`).
+        pub fn add_detailed(
+            &mut self,
+            name: impl Into<String>,
+            goal: Option<&str>,
+            value: f64,
+            unit: &str,
+            detail: impl Into<String>,
+        ) {
+            self.add(name, goal, value, unit);
+            if let Some(figure) = self.figures.last_mut() {
+                figure["detail"] = Value::String(detail.into());
+            }
+        }
+
+        pub fn note(&mut self, note: impl Into<String>) {
+            self.notes.push(note.into());
+        }
+
+        /// Adds these figures to the part's file (`<dir>/<part>.json`), which holds every
+        /// figure this process saved for the part (tests of one target may run at once),
+        /// and returns its path. Asserts that there are figures.
+        pub fn save(self) -> PathBuf {
+            assert!(
+                !self.figures.is_empty(),
+                "bench {}: no figures measured",
+                self.part
+            );
+            /// What this process saved so far, by part.
+            #[derive(Default)]
+            struct Saved {
+                figures: Vec<Value>,
+                notes: Vec<String>,
+            }
+            static SAVED: Mutex<BTreeMap<&str, Saved>> = Mutex::new(BTreeMap::new());
+            let mut saved = SAVED.lock().unwrap_or_else(|e| e.into_inner());
+            let Saved { figures, notes } = saved.entry(self.part).or_default();
+            figures.extend(self.figures);
+            notes.extend(self.notes);
+            let load_average = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+            let document = json!({
+                "part": self.part,
+                "quick": quick(),
+                "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+                "date": k8s_openapi::jiff::Timestamp::now()
+                    .strftime("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string(),
+                "commit": git_commit(),
+                "load_average": load_average.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+                "figures": figures,
+                "notes": notes,
+            });
+            let dir = dir();
+            std::fs::create_dir_all(&dir).expect("the bench folder");
+            let path = dir.join(format!("{}.json", self.part));
+            let text = serde_json::to_string_pretty(&document).expect("json");
+            std::fs::write(&path, text + "\n")
+                .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+            println!("bench {}: wrote {}", self.part, path.display());
+            path
+        }
+    }
+
+    /// `git rev-parse HEAD` of the checkout, if git answers.
+    fn git_commit() -> Option<String> {
+        let output = std::process::Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let commit = String::from_utf8(output.stdout).ok()?.trim().to_string();
+        (output.status.success() && !commit.is_empty()).then_some(commit)
+    }
+}

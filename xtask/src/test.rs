@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::cmd::{self, TestCounts};
-use crate::{build, setup};
+use crate::{bench, build, setup};
 
 pub fn run() -> Result<()> {
     let started = Instant::now();
@@ -71,6 +71,11 @@ pub fn run() -> Result<()> {
     step("end-to-end tests (Chromium against a fresh demo cluster)");
     totals.add(cmd::run_tests(&mut browser_tests(&E2E_TARGETS))?);
 
+    // So the benchmark harness cannot rot: the browser benchmarks at small sizes on the same
+    // build and browser (figures in target/bench/quick/; `cargo xtask bench` measures).
+    step("benchmarks in quick mode (small sizes, short runs)");
+    totals.add(bench::quick_tests()?);
+
     println!(
         "xtask: all checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -87,7 +92,7 @@ pub fn run() -> Result<()> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 7] = [
+const E2E_TARGETS: [&str; 8] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -95,6 +100,7 @@ const E2E_TARGETS: [&str; 7] = [
     "e2e_events",
     "e2e_timeline",
     "e2e_edit",
+    "e2e_chaos",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to
