@@ -24,13 +24,14 @@ commands:
        [--event-ttl D] [--chaos SPEC]
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster)
-  test                        fmt, clippy, native tests, browser component tests, e2e tests
+  test                        fmt, clippy, native tests, browser component tests, e2e tests,
+                              the benchmarks in quick mode
                               (their screenshots go to target/screenshots)
   screenshots                 run the e2e tests, writing the README's docs/screenshots
   bench [ui-size|model|server|ui|list|timeline|live]
                               benchmarks (prints figures); all of them without an argument;
-                              live: idle CPU, 2,000 watch events/s into 50,000 pods, lag
-                              (also written to target/bench/live.json)
+                              each part also writes target/bench/<part>.json (figures, goals,
+                              cores, date, commit) and a closing table is printed
 ";
 
 fn main() {
