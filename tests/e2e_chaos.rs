@@ -1,4 +1,5 @@
-//! End-to-end: the dashboard on a demo cluster in chaos mode (`--chaos`). Watch streams are cut
+//! End-to-end: faults and hostile input. The page's Content-Security-Policy refuses injected
+//! scripts. The dashboard on a demo cluster in chaos mode (`--chaos`): Watch streams are cut
 //! at random and resumes answered 410 Expired while objects come and go; the live list must
 //! end equal to the server's state (no duplicate, no ghost, no missing row), and its status
 //! line must have said it relisted. Writes go straight to the cluster's registry, so the
@@ -106,5 +107,55 @@ async fn a_live_list_converges_to_the_server_while_watches_are_cut_and_expired()
         .unwrap_or_default();
     harness.screenshot("chaos-list").await;
     assert!(status.to_lowercase().contains("relist"), "{status}");
+    harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_carries_a_content_security_policy_that_refuses_injected_scripts() {
+    let harness = Harness::start().await;
+    harness.open("#/list/core/v1/namespaces").await;
+    // The app itself starts and talks to its API under the policy (WebSocket watch included).
+    wait_for(&harness.driver, ".stream-status[data-phase=live]").await;
+    let outcome = harness
+        .driver
+        .execute_async(
+            r#"const done = arguments[arguments.length - 1];
+               const policy = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+               const violations = [];
+               document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective));
+               // An inline script, and an inline event handler, as injected markup would carry.
+               const script = document.createElement('script');
+               script.textContent = 'window.__injected = "script";';
+               document.head.appendChild(script);
+               const holder = document.createElement('div');
+               holder.innerHTML = '<img src="data:," onerror="window.__injected = \'handler\'">';
+               document.body.appendChild(holder);
+               setTimeout(() => done({
+                   policy: policy ? policy.content : null,
+                   injected: window.__injected || null,
+                   violations,
+               }), 500);"#,
+            vec![],
+        )
+        .await
+        .expect("script runs")
+        .json()
+        .clone();
+    let policy = outcome["policy"].as_str().unwrap_or_default();
+    assert!(
+        policy.contains("script-src 'self' 'wasm-unsafe-eval'")
+            && policy.contains("connect-src 'self'"),
+        "{outcome}"
+    );
+    assert!(
+        outcome["injected"].is_null(),
+        "an injected script ran: {outcome}"
+    );
+    assert!(
+        outcome["violations"].as_array().is_some_and(|v| v
+            .iter()
+            .any(|d| d.as_str().is_some_and(|d| d.starts_with("script-src")))),
+        "the browser reported the refusal: {outcome}"
+    );
     harness.stop().await;
 }

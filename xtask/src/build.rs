@@ -31,6 +31,7 @@ pub fn release_ui() -> Result<UiSize> {
     }
     bundle_editor()?;
     cmd::run(cmd::command("trunk").args(["build", "--release", "--dist", DIST]))?;
+    lock_down_index(Path::new(DIST))?;
     let size = measure(Path::new(DIST))?;
     println!(
         "xtask: dist/ built: wasm {} KiB raw, {} KiB gzip; js glue {} KiB gzip",
@@ -46,6 +47,71 @@ pub fn release_ui() -> Result<UiSize> {
         size.editor_gzip / 1024
     );
     Ok(size)
+}
+
+/// The Content-Security-Policy of the served page. The page acts with whatever rights the
+/// proxy holds (often cluster-admin), so a rendering bug must not become code execution:
+/// scripts only from this origin (and wasm compilation), no inline script, connections only
+/// to this origin (its API and watch WebSockets). Styles may be inline: Leptos sets style
+/// attributes (the virtual table's offsets) and CodeMirror adds its style elements.
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+     object-src 'none'; base-uri 'self'; form-action 'self'";
+
+/// Fits Trunk's page to [`CONTENT_SECURITY_POLICY`]: its inline start-up module moves to a
+/// file of its own beside the JS glue, and the policy goes first in `<head>` (a `<meta>`,
+/// so it holds wherever dist/ is served from, `kubectl proxy --www` included). `trunk serve`
+/// keeps its inline scripts (live reload) and no policy.
+fn lock_down_index(dist: &Path) -> Result<()> {
+    let path = dist.join("index.html");
+    let html =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let glue = files_with_extension(dist, "js")?
+        .into_iter()
+        .next()
+        .context("no JS glue in dist/")?;
+    let stem = glue
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .context("the JS glue's file name")?
+        .to_string();
+    let start_file = format!("{stem}-start.js");
+    let (page, start_script) = with_external_start(&html, &start_file)?;
+    std::fs::write(dist.join(&start_file), start_script)
+        .with_context(|| format!("writing {start_file}"))?;
+    std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// The page with its one inline module script replaced by `src="./{start_file}"` and the
+/// policy added, and the script's text.
+fn with_external_start(html: &str, start_file: &str) -> Result<(String, String)> {
+    const OPEN: &str = "<script type=\"module\">";
+    let start = html
+        .find(OPEN)
+        .context("Trunk's start-up script is not in index.html")?;
+    let body_start = start + OPEN.len();
+    let end = html[body_start..]
+        .find("</script>")
+        .map(|i| body_start + i)
+        .context("Trunk's start-up script does not end")?;
+    if html[end..].contains(OPEN) {
+        bail!("index.html has more than one inline module script");
+    }
+    let script = html[body_start..end].trim().to_string() + "\n";
+    let mut page = String::with_capacity(html.len());
+    page.push_str(&html[..start]);
+    page.push_str(&format!(
+        "<script type=\"module\" src=\"./{start_file}\"></script>"
+    ));
+    page.push_str(&html[end + "</script>".len()..]);
+    let meta = format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\" />"
+    );
+    let head = page.find("<head>").context("index.html has no <head>")? + "<head>".len();
+    page.insert_str(head, &format!("\n    {meta}"));
+    Ok((page, script))
 }
 
 /// The YAML editor (CodeMirror 6) bundled by esbuild into editor/dist/, which Trunk then
@@ -187,6 +253,25 @@ pub fn demo(args: &[String]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_up_script_leaves_the_page_and_the_policy_comes_first() {
+        let html = "<!DOCTYPE html>\n<html><head>\n<meta charset=\"utf-8\" />\n<script type=\"module\">\nimport init from './app-1.js';\nawait init();\n</script>\n<link rel=\"stylesheet\" href=\"./a.css\"/></head><body></body></html>";
+        let (page, script) = with_external_start(html, "app-1-start.js").expect("rewritten");
+        assert_eq!(script, "import init from './app-1.js';\nawait init();\n");
+        assert!(page.contains("<script type=\"module\" src=\"./app-1-start.js\"></script>"));
+        assert!(
+            !page.contains("await init()"),
+            "no inline script left: {page}"
+        );
+        let policy = page.find("Content-Security-Policy").expect("policy");
+        assert!(
+            policy < page.find("<script").expect("script"),
+            "the policy comes first"
+        );
+        assert!(page.contains("script-src 'self' 'wasm-unsafe-eval'"));
+        assert!(with_external_start("<html><head></head></html>", "x.js").is_err());
+    }
 
     #[test]
     fn editor_bundle_is_measured_apart_from_the_page_start() {
