@@ -226,7 +226,10 @@ pub fn App() -> impl IntoView {
                     expanded=expanded
                 />
             </nav>
-            <main class="main">
+            // Pages that fill the height (lists, pod logs) with their own scrolling: a class
+            // here rather than `:has()` in the CSS, which made every change inside the page
+            // recompute the style of all of it.
+            <main class="main" class:fill-page=move || page.with(Page::fills_height)>
                 {move || {
                     if let Some(error) = discovery.fatal.get() {
                         return view! {

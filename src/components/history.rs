@@ -359,7 +359,11 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
             <p class="muted">"No writes yet. Change the object (scale it, edit its image) or wait for its controllers: every write along its chain appears here as it happens."</p>
         })}
         <div class="activity-scroll">
-            <table class="activity" aria-label="Controller activity">
+            <table
+                class="activity"
+                aria-label="Controller activity"
+                style:width=move || format!("{}px", 96 + 190 * lanes.with(Vec::len))
+            >
                 <thead><tr><th scope="col">"Time"</th>{header}</tr></thead>
                 <tbody>
                     <For each=move || shown.with(|(rows, _)| rows.clone()) key=|row| row.key.clone() let:row>

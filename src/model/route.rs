@@ -419,6 +419,16 @@ impl Page {
         }
     }
 
+    /// Whether the page fills the window's height and scrolls inside (a virtualized list,
+    /// pod logs) instead of scrolling as a whole.
+    pub fn fills_height(&self) -> bool {
+        match self {
+            Page::ResourceList(_) => true,
+            Page::Object(route) => route.tab == ObjectTab::Logs,
+            _ => false,
+        }
+    }
+
     /// The resource the page is about (the tree selection on home).
     pub fn resource(&self) -> Option<&ResourceId> {
         match self {

@@ -352,7 +352,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         }
     };
     view! {
-        <section class="object-page" aria-label=format!("{} {}", identity.resource.plural, identity.name)>
+        <section class="object-page" class:fill-page=move || tab.get() == ObjectTab::Logs aria-label=format!("{} {}", identity.resource.plural, identity.name)>
             <p class="breadcrumb">
                 <a href=list_href>{identity.resource.plural.clone()}</a>
                 {identity.namespace.clone().map(|ns| format!(" · namespace {ns}"))}
