@@ -303,13 +303,15 @@ pub fn BlameView(
     }
 }
 
-/// Rows drawn at most: the newest (a long churn would otherwise redraw thousands per change).
-const SHOWN_ACTIVITY_ROWS: usize = 400;
+/// Rows drawn at first, the newest, and how many more each "Show older" adds: every change
+/// re-lays out the drawn rows, so a busy chain with hundreds drawn made long frames.
+const SHOWN_ACTIVITY_ROWS: usize = 150;
 
 /// Swimlanes: one column per actor, one row per write or Event object in time order.
 #[component]
 pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> impl IntoView {
     let grouped = RwSignal::new(true);
+    let limit = RwSignal::new(SHOWN_ACTIVITY_ROWS);
     let tree = StoredValue::new(tree);
     let lanes = Memo::new(move |_| activity.with(|a| a.lanes.clone()));
     // Rows newest first, keyed so that a new write draws one row, not the whole table; and
@@ -318,11 +320,12 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
         let lane_count = lanes.with(Vec::len);
         activity.with(|activity| {
             let all = activity.rows(grouped.get());
-            let hidden = all.len().saturating_sub(SHOWN_ACTIVITY_ROWS);
+            let limit = limit.get();
+            let hidden = all.len().saturating_sub(limit);
             let rows = all
                 .into_iter()
                 .rev()
-                .take(SHOWN_ACTIVITY_ROWS)
+                .take(limit)
                 .map(|row| ShownRow::of(activity, &row.items, lane_count))
                 .collect::<Vec<_>>();
             (rows, hidden)
@@ -390,7 +393,12 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
         {move || {
             let hidden = shown.with(|(_, hidden)| *hidden);
             (hidden > 0).then(|| view! {
-                <p class="muted">{format!("{hidden} older row(s) not shown; the newest {SHOWN_ACTIVITY_ROWS} are.")}</p>
+                <p class="muted">
+                    {format!("{hidden} older row(s) not shown; the newest {} are. ", limit.get())}
+                    <button type="button" on:click=move |_| limit.update(|l| *l += SHOWN_ACTIVITY_ROWS)>
+                        "Show older"
+                    </button>
+                </p>
             })
         }}
     }

@@ -101,8 +101,25 @@ pub fn use_activity(
         throttle.update_value(|t| t.scheduled = true);
         let run = move || {
             let started = js_sys::Date::now();
+            let performance = web_sys::window().and_then(|w| w.performance());
+            // Marks for the benchmarks (a PerformanceObserver sees them; DevTools shows them),
+            // the previous ones cleared so a long session does not pile them up.
+            if let Some(p) = &performance {
+                p.clear_marks_with_mark_name("activity-start");
+                p.clear_measures_with_measure_name("activity-compute");
+                p.clear_measures_with_measure_name("activity-compute-and-draw");
+                p.mark("activity-start").ok();
+            }
             let next = compute();
+            if let Some(p) = &performance {
+                p.measure_with_start_mark("activity-compute", "activity-start")
+                    .ok();
+            }
             shown.set(next);
+            if let Some(p) = &performance {
+                p.measure_with_start_mark("activity-compute-and-draw", "activity-start")
+                    .ok();
+            }
             let finished = js_sys::Date::now();
             throttle.update_value(|t| t.ran(started, finished));
         };

@@ -570,6 +570,16 @@ try {
   });
   b.observer.observe({type: 'long-animation-frame'});
 } catch (e) {}
+// The app's own measures (e.g. `activity-compute`): the longest of each name.
+b.measures = {};
+try {
+  b.measureObserver = new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      b.measures[e.name] = Math.max(b.measures[e.name] || 0, e.duration);
+    }
+  });
+  b.measureObserver.observe({type: 'measure'});
+} catch (e) {}
 "#;
 
 /// Stops [`FRAMES_START_SCRIPT`] and returns its figures: `worst`, `frames`, `over50`,
@@ -578,7 +588,8 @@ pub const FRAMES_STOP_SCRIPT: &str = r#"
 const b = window.__liveFrames;
 b.running = false;
 if (b.observer) { b.observer.takeRecords(); b.observer.disconnect(); }
-const {observer, ...figures} = b;
+if (b.measureObserver) { b.measureObserver.disconnect(); }
+const {observer, measureObserver, ...figures} = b;
 return figures;
 "#;
 
