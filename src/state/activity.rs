@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{
-    activity, seen_events, Activity, HistoryStore, ObjectTimeline, SeenEvent,
+    activity_cached, seen_events, Activity, ActivityCache, HistoryStore, ObjectTimeline, SeenEvent,
 };
 use crate::model::watch::{Output, WatchKey, WatchStatus};
 use crate::model::{resolve_category, ApiTree, NamespaceArg, ResourceId};
@@ -63,6 +63,7 @@ pub fn use_activity(
     });
     let stores = StoredValue::new(stores);
     let events = StoredValue::new(events);
+    let cache = StoredValue::new_local(ActivityCache::default());
     let compute = move || -> Activity {
         let Some(root) = root.get_untracked() else {
             return Activity::default();
@@ -77,7 +78,9 @@ pub fn use_activity(
             let guards: Vec<_> = stores.iter().map(|s| s.read_untracked()).collect();
             let timelines: Vec<&ObjectTimeline> =
                 guards.iter().flat_map(|h| h.timelines()).collect();
-            activity(&root, &timelines, &seen)
+            cache
+                .try_update_value(|cache| activity_cached(&root, &timelines, &seen, cache))
+                .unwrap_or_default()
         })
     };
     let shown = RwSignal::new(Activity::default());

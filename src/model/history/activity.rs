@@ -20,6 +20,7 @@
 //! says how it was inferred. Nothing else is guessed.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -91,8 +92,17 @@ pub struct EventItem {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemDetail {
-    Write(WriteItem),
+    /// Shared with [`ActivityCache`]: a write reads the same on every recompute.
+    Write(Arc<WriteItem>),
     Event(EventItem),
+}
+
+/// What recomputing the activity can keep from the last time: each write's item (its
+/// summary and change lines take most of the work), by (uid, revision seq). Only the lane is
+/// inferred again, since an Event arriving later can name the actor.
+#[derive(Debug, Default)]
+pub struct ActivityCache {
+    writes: HashMap<(String, u64), Arc<WriteItem>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -401,6 +411,17 @@ fn summary(timeline: &ObjectTimeline, revision: &Revision) -> String {
 /// The activity of `root`'s chain from the timelines of the watched kinds and the Event
 /// objects seen.
 pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent]) -> Activity {
+    activity_cached(root, timelines, events, &mut ActivityCache::default())
+}
+
+/// [`activity`], reusing (and then keeping only) the write items `cache` holds.
+pub fn activity_cached(
+    root: &str,
+    timelines: &[&ObjectTimeline],
+    events: &[SeenEvent],
+    cache: &mut ActivityCache,
+) -> Activity {
+    let mut kept: HashMap<(String, u64), Arc<WriteItem>> = HashMap::new();
     let chain = chain_of(root, timelines);
     let mut events_about: EventsAbout = HashMap::new();
     for event in events {
@@ -425,10 +446,10 @@ pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent])
             let inference = infer_lane(timeline, revision, &events_about);
             let lane = lanes.lane(inference.id, inference.label, inference.how);
             lane_of_write.insert((timeline.identity.uid.clone(), revision.seq), lane);
-            items.push(ActivityItem {
-                at_ms: revision.observed_ms,
-                lane,
-                detail: ItemDetail::Write(WriteItem {
+            let key = (timeline.identity.uid.clone(), revision.seq);
+            let write = match cache.writes.get(&key) {
+                Some(write) => Arc::clone(write),
+                None => Arc::new(WriteItem {
                     uid: timeline.identity.uid.clone(),
                     api_version: timeline.identity.api_version.clone(),
                     kind: timeline.identity.kind.clone(),
@@ -447,6 +468,12 @@ pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent])
                         .collect(),
                     owner_uid: controller_uid(&timeline.latest),
                 }),
+            };
+            kept.insert(key, Arc::clone(&write));
+            items.push(ActivityItem {
+                at_ms: revision.observed_ms,
+                lane,
+                detail: ItemDetail::Write(write),
             });
         }
     }
@@ -524,6 +551,8 @@ pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent])
     items.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut chain_uids: Vec<String> = chain.into_keys().collect();
     chain_uids.sort();
+    // Only what this recompute used stays: writes whose revisions were dropped go.
+    cache.writes = kept;
     Activity {
         lanes: lanes.lanes,
         items,
@@ -730,6 +759,41 @@ mod tests {
             .nth(nth)
             .unwrap_or_else(|| panic!("write {nth} on {uid}: {activity:#?}"));
         &activity.lanes[item.lane]
+    }
+
+    #[test]
+    fn a_recompute_reuses_the_write_items_and_lanes_still_follow_later_events() {
+        let (stores, events) = rollout();
+        let mut cache = ActivityCache::default();
+        // First without the Events: the binding has no named binder yet.
+        let before = activity_cached("d1", &timelines(&stores), &[], &mut cache);
+        let after = activity_cached("d1", &timelines(&stores), &events, &mut cache);
+        assert_eq!(after, activity("d1", &timelines(&stores), &events), "same result");
+        let writes = |a: &Activity| -> Vec<Arc<WriteItem>> {
+            a.items
+                .iter()
+                .filter_map(|i| match &i.detail {
+                    ItemDetail::Write(w) => Some(Arc::clone(w)),
+                    ItemDetail::Event(_) => None,
+                })
+                .collect()
+        };
+        let (first, second) = (writes(&before), writes(&after));
+        assert!(!first.is_empty());
+        assert!(
+            first.iter().all(|w| second.iter().any(|v| Arc::ptr_eq(w, v))),
+            "every write item was reused"
+        );
+        // The lane is inferred again: the Scheduled Event now names the binder.
+        assert_eq!(lane_of_write(&before, "p1", 1).id, "binding");
+        assert_eq!(
+            lane_of_write(&after, "p1", 1).id,
+            "component:default-scheduler"
+        );
+        // Only what the last recompute used is kept.
+        let none = activity_cached("nobody", &timelines(&stores), &events, &mut cache);
+        assert!(none.items.is_empty());
+        assert!(cache.writes.is_empty());
     }
 
     #[test]

@@ -14,7 +14,8 @@ pub mod recording;
 pub mod timeline;
 
 pub use activity::{
-    activity, seen_events, Activity, ActivityItem, ActivityRow, ItemDetail, Lane, SeenEvent,
+    activity, activity_cached, seen_events, Activity, ActivityCache, ActivityItem, ActivityRow,
+    ItemDetail, Lane, SeenEvent,
 };
 pub use attribution::{writers, Evidence, Writer};
 pub use blame::{blame_lines, BlameLine, LineOwner};
