@@ -768,7 +768,11 @@ mod tests {
         // First without the Events: the binding has no named binder yet.
         let before = activity_cached("d1", &timelines(&stores), &[], &mut cache);
         let after = activity_cached("d1", &timelines(&stores), &events, &mut cache);
-        assert_eq!(after, activity("d1", &timelines(&stores), &events), "same result");
+        assert_eq!(
+            after,
+            activity("d1", &timelines(&stores), &events),
+            "same result"
+        );
         let writes = |a: &Activity| -> Vec<Arc<WriteItem>> {
             a.items
                 .iter()
@@ -781,7 +785,9 @@ mod tests {
         let (first, second) = (writes(&before), writes(&after));
         assert!(!first.is_empty());
         assert!(
-            first.iter().all(|w| second.iter().any(|v| Arc::ptr_eq(w, v))),
+            first
+                .iter()
+                .all(|w| second.iter().any(|v| Arc::ptr_eq(w, v))),
             "every write item was reused"
         );
         // The lane is inferred again: the Scheduled Event now names the binder.
