@@ -150,10 +150,15 @@ pub fn App() -> impl IntoView {
 
     // `:` opens the palette (k9s), `/` focuses the filter, unless the user is typing.
     let _ = window_event_listener(ev::keydown, move |event| {
+        // Form fields, and editable content (the YAML editor is a contenteditable, where
+        // every other key of YAML is a colon).
         let typing = event
             .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(t).ok())
+            .is_some_and(|el| {
+                matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                    || el.is_content_editable()
+            });
         if typing || event.ctrl_key() || event.meta_key() || event.alt_key() {
             return;
         }

@@ -23,6 +23,11 @@ use crate::model::ResourceId;
 use crate::state::edit::{self, Written};
 use crate::state::navigation::use_navigation;
 
+/// Texts shorter than this are checked on every change; longer ones once typing pauses for
+/// [`CHECK_PAUSE_MS`].
+const CHECK_AT_ONCE_BELOW: usize = 100_000;
+const CHECK_PAUSE_MS: u64 = 300;
+
 /// The object's YAML as the editor shows it.
 fn yaml_of(object: &Value) -> String {
     crate::model::yaml::to_yaml(object).unwrap_or_else(|e| format!("# {e}\n"))
@@ -127,8 +132,14 @@ pub fn ObjectEditor(
     ));
 
     let dirty = Memo::new(move |_| text.with(|t| clean_text.with(|c| t != c)));
-    let checked =
-        Memo::new(move |_| text.with(|t| target.with_value(|target| document_to_save(target, t))));
+    // The text as a document to save, parsed now (what every action sends).
+    let check_now = move || {
+        text.try_with_untracked(|t| target.with_value(|target| document_to_save(target, t)))
+            .unwrap_or_else(|| Err(EditProblem::MissingName))
+    };
+    // What the page shows of it: checked as typed, or for a big text once typing pauses
+    // (parsing a megabyte on every key would make typing lag).
+    let checked = RwSignal::new(check_now());
     // Parse errors, and the fields the server's last answer named (a 422's causes, apply
     // conflicts), each at its line.
     let diagnostics = Signal::derive(move || {
@@ -193,6 +204,7 @@ pub fn ObjectEditor(
         base.set(new_base);
         clean_text.set(clean);
         text.set(new_text.clone());
+        checked.set(check_now());
         let n = set_text.with_untracked(|r| r.as_ref().map_or(1, |r| r.0 + 1));
         set_text.set(Some((n, new_text)));
     };
@@ -201,20 +213,50 @@ pub fn ObjectEditor(
     }
     on_cleanup(move || navigation.set_leave_question(None));
 
-    let on_change = Callback::new(move |new_text: String| {
-        text.set(new_text.clone());
-        review.set(None);
+    // After a change: the check shown and the draft kept (or dropped when back to clean).
+    let settle = move || {
+        checked.set(check_now());
         if dirty.get_untracked() {
-            remember(&new_text);
-            navigation.set_leave_question(leave_question());
+            text.with_untracked(|t| remember(t));
         } else {
             forget();
+        }
+    };
+    let typing = StoredValue::new(0u64);
+    let on_change = Callback::new(move |new_text: String| {
+        let big = new_text.len() >= CHECK_AT_ONCE_BELOW;
+        text.set(new_text);
+        review.set(None);
+        if dirty.get_untracked() {
+            navigation.set_leave_question(leave_question());
+        }
+        if !big {
+            settle();
+            return;
+        }
+        let generation = typing.get_value() + 1;
+        typing.set_value(generation);
+        set_timeout(
+            move || {
+                if typing.try_get_value() == Some(generation) {
+                    typing.set_value(0);
+                    settle();
+                }
+            },
+            std::time::Duration::from_millis(CHECK_PAUSE_MS),
+        );
+    });
+    // Leaving while a big text's pause is pending: its draft is kept now.
+    on_cleanup(move || {
+        if typing.try_get_value().is_some_and(|g| g != 0) && dirty.try_get_untracked() == Some(true)
+        {
+            text.try_with_untracked(|t| remember(t));
         }
     });
 
     // The edit replayed onto `latest` (a 409, or a write seen on the watch).
     let reapply = move |latest: Value| {
-        let Ok(yours) = checked.get_untracked() else {
+        let Ok(yours) = check_now() else {
             outcome.set(Some(Outcome::Refused(
                 "Fix the YAML first: your text cannot be merged while it does not parse.".into(),
             )));
@@ -242,7 +284,8 @@ pub fn ObjectEditor(
         }
     };
     let save = move |apply: Option<bool>| {
-        let Ok(document) = checked.get_untracked() else {
+        let Ok(document) = check_now() else {
+            checked.set(check_now());
             return;
         };
         busy.set(true);
@@ -291,7 +334,8 @@ pub fn ObjectEditor(
         });
     };
     let run_review = move |_| {
-        let Ok(document) = checked.get_untracked() else {
+        let Ok(document) = check_now() else {
+            checked.set(check_now());
             return;
         };
         busy.set(true);
@@ -314,9 +358,12 @@ pub fn ObjectEditor(
                         warnings,
                     }));
                 }
-                Err(error) if error.is_conflict() => {
-                    outcome.set(Some(Outcome::Failed(error)));
-                }
+                // Written meanwhile: the edit is replayed onto the latest, as on save, and
+                // reviewed again from there.
+                Err(error) if error.is_conflict() => match edit::read(&path.get_value()).await {
+                    Ok(latest) => reapply(latest),
+                    Err(read_error) => outcome.set(Some(Outcome::Failed(read_error))),
+                },
                 Err(error) => outcome.set(Some(Outcome::Failed(error))),
             }
         });
