@@ -443,10 +443,17 @@ async fn a_gone_pod_ends_the_stream_and_its_lines_stay_through_a_failed_reconnec
         |text| text.contains("Stream ended.") && text.contains(" lines"),
     )
     .await;
-    assert!(shown_lines(driver)
-        .await
-        .iter()
-        .any(|l| l.contains("Ready to accept connections")));
+    // Lines are drawn once per frame: the status can say "ended" a frame before them.
+    wait_until(
+        "the lines read without follow",
+        async || shown_lines(driver).await,
+        |lines| {
+            lines
+                .iter()
+                .any(|l| l.contains("Ready to accept connections"))
+        },
+    )
+    .await;
     assert_eq!(open_log_streams(driver, "short-lived").await, 0);
     click(driver, "input[aria-label='Stream (-f)']").await;
     wait_until(
