@@ -12,22 +12,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{wait_for, wait_until_within, Harness};
+use common::{shown_names, wait_for, wait_until_within, Harness};
 use demo_cluster::registry::{DeleteOptions, WriteOptions};
 use thirtyfour::prelude::*;
-
-/// The names in the list grid's name column, as shown (duplicates kept).
-async fn shown_names(driver: &WebDriver) -> Vec<String> {
-    driver
-        .execute(
-            "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row td.name-cell')).map(c => c.textContent.trim());",
-            vec![],
-        )
-        .await
-        .ok()
-        .and_then(|r| r.convert::<Vec<String>>().ok())
-        .unwrap_or_default()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_list_converges_to_the_server_while_watches_are_cut_and_expired() {

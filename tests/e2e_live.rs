@@ -12,26 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{start_test_proxy, wait_for, wait_until, wait_until_within, Harness, ProxyMode};
+use common::{
+    shown_names, start_test_proxy, wait_for, wait_until, wait_until_within, Harness, ProxyMode,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use thirtyfour::prelude::*;
-
-/// The names in the list grid's name column, as shown.
-async fn shown_names(driver: &WebDriver) -> Vec<String> {
-    let Ok(cells) = driver
-        .find_all(By::Css("table[role=grid] tbody tr.vt-row td.name-cell"))
-        .await
-    else {
-        return Vec::new();
-    };
-    let mut names = Vec::new();
-    for cell in cells {
-        names.push(cell.text().await.unwrap_or_default());
-    }
-    names
-}
 
 /// Polls until `check` holds for the shown names, at most `limit`; returns them and the time.
 async fn wait_names(

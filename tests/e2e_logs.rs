@@ -40,6 +40,16 @@ async fn shown_lines(driver: &WebDriver) -> Vec<String> {
     serde_json::from_value(lines).unwrap_or_default()
 }
 
+/// Waits until a shown line contains `text`.
+async fn wait_for_line(driver: &WebDriver, what: &str, text: &str) {
+    wait_until(
+        what,
+        async || shown_lines(driver).await,
+        |lines| lines.iter().any(|l| l.contains(text)),
+    )
+    .await;
+}
+
 /// The number (1-based, from the start of the stream) of the last line in the DOM.
 async fn last_line_number(driver: &WebDriver) -> u64 {
     script(
@@ -421,14 +431,10 @@ async fn a_gone_pod_ends_the_stream_and_its_lines_stay_through_a_failed_reconnec
     )
     .await;
     open_logs(&harness, "short-lived").await;
-    wait_until(
+    wait_for_line(
+        driver,
         "redis's start-up lines",
-        async || shown_lines(driver).await,
-        |lines| {
-            lines
-                .iter()
-                .any(|l| l.contains("Ready to accept connections"))
-        },
+        "Ready to accept connections",
     )
     .await;
     assert!(text_of(driver, ".pod-logs-status")
@@ -444,14 +450,10 @@ async fn a_gone_pod_ends_the_stream_and_its_lines_stay_through_a_failed_reconnec
     )
     .await;
     // Lines are drawn once per frame: the status can say "ended" a frame before them.
-    wait_until(
+    wait_for_line(
+        driver,
         "the lines read without follow",
-        async || shown_lines(driver).await,
-        |lines| {
-            lines
-                .iter()
-                .any(|l| l.contains("Ready to accept connections"))
-        },
+        "Ready to accept connections",
     )
     .await;
     assert_eq!(open_log_streams(driver, "short-lived").await, 0);

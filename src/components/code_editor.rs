@@ -160,6 +160,15 @@ pub struct EditorDiagnostic {
 }
 
 impl EditorDiagnostic {
+    /// A YAML parse error, at its line and column.
+    pub fn of_yaml(error: &crate::model::yaml::YamlError) -> Self {
+        Self::error(
+            u32::try_from(error.line).unwrap_or(1),
+            u32::try_from(error.column).unwrap_or(1),
+            error.message.clone(),
+        )
+    }
+
     pub fn error(line: u32, column: u32, message: impl Into<String>) -> Self {
         Self {
             line,
@@ -206,6 +215,36 @@ struct LiveEditor {
 fn fallback_rows(text: &str) -> u32 {
     let lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
     lines.clamp(8, 30)
+}
+
+/// Once `host` is in the page, loads the bundle (once) and calls `mount` with it and the host;
+/// a bundle that cannot load leaves `state` failed.
+fn mount_once_loaded(
+    host: NodeRef<html::Div>,
+    state: RwSignal<LoadState>,
+    mount: impl Fn(EditorBundle, web_sys::HtmlElement) + 'static,
+) {
+    let mount = std::rc::Rc::new(mount);
+    let started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let Some(parent) = host.get() else {
+            return;
+        };
+        if started.get_value() {
+            return;
+        }
+        started.set_value(true);
+        let parent: web_sys::HtmlElement = parent.into();
+        let mount = std::rc::Rc::clone(&mount);
+        spawn_local(async move {
+            match editor_bundle().await {
+                Ok(bundle) => mount(bundle, parent),
+                Err(error) => {
+                    state.try_set(LoadState::Failed(error));
+                }
+            }
+        });
+    });
 }
 
 /// Why the bundle did not load and what is shown instead, once loading has failed.
@@ -303,25 +342,7 @@ pub fn CodeEditor(
         }
     };
 
-    let started = StoredValue::new(false);
-    Effect::new(move |_| {
-        let Some(parent) = host.get() else {
-            return;
-        };
-        if started.get_value() {
-            return;
-        }
-        started.set_value(true);
-        let parent: web_sys::HtmlElement = parent.into();
-        spawn_local(async move {
-            match editor_bundle().await {
-                Ok(bundle) => mount(bundle, parent),
-                Err(error) => {
-                    state.try_set(LoadState::Failed(error));
-                }
-            }
-        });
-    });
+    mount_once_loaded(host, state, mount);
 
     Effect::new(move |_| {
         let list = diagnostics.get();
@@ -455,47 +476,29 @@ pub fn MergeView(
     let handle = move || live.try_with_value(Option::clone)?;
     let options = StoredValue::new((original_label.clone(), modified_label.clone()));
 
-    let started = StoredValue::new(false);
-    Effect::new(move |_| {
-        let Some(parent) = host.get() else {
+    mount_once_loaded(host, state, move |bundle, parent| {
+        let Some((left, right)) = options.try_get_value() else {
             return;
         };
-        if started.get_value() {
+        let js = js_options(&[
+            ("originalLabel", JsValue::from_str(&left)),
+            ("modifiedLabel", JsValue::from_str(&right)),
+            ("collapseUnchanged", JsValue::from_bool(!show_all)),
+            ("isolateStyles", JsValue::from_bool(ISOLATE_STYLES)),
+        ]);
+        let (Some(a), Some(b)) = (original.try_get_untracked(), modified.try_get_untracked())
+        else {
             return;
-        }
-        started.set_value(true);
-        let parent: web_sys::HtmlElement = parent.into();
-        spawn_local(async move {
-            let bundle = match editor_bundle().await {
-                Ok(bundle) => bundle,
-                Err(error) => {
-                    state.try_set(LoadState::Failed(error));
-                    return;
-                }
-            };
-            let Some((left, right)) = options.try_get_value() else {
-                return;
-            };
-            let js = js_options(&[
-                ("originalLabel", JsValue::from_str(&left)),
-                ("modifiedLabel", JsValue::from_str(&right)),
-                ("collapseUnchanged", JsValue::from_bool(!show_all)),
-                ("isolateStyles", JsValue::from_bool(ISOLATE_STYLES)),
-            ]);
-            let (Some(a), Some(b)) = (original.try_get_untracked(), modified.try_get_untracked())
-            else {
-                return;
-            };
-            match bundle.create_merge_view(&parent, &a, &b, &js) {
-                Ok(view) => {
-                    live.set_value(Some(view));
-                    state.set(LoadState::Ready);
-                }
-                Err(error) => {
-                    state.set(LoadState::Failed(describe_js_error(&error)));
-                }
+        };
+        match bundle.create_merge_view(&parent, &a, &b, &js) {
+            Ok(view) => {
+                live.set_value(Some(view));
+                state.set(LoadState::Ready);
             }
-        });
+            Err(error) => {
+                state.set(LoadState::Failed(describe_js_error(&error)));
+            }
+        }
     });
     Effect::new(move |_| {
         let (a, b) = (original.get(), modified.get());

@@ -144,11 +144,7 @@ pub fn ObjectEditor(
     // conflicts), each at its line.
     let diagnostics = Signal::derive(move || {
         let mut marks: Vec<EditorDiagnostic> = checked.with(|c| match c {
-            Err(EditProblem::Yaml(e)) => vec![EditorDiagnostic::error(
-                u32::try_from(e.line).unwrap_or(1),
-                u32::try_from(e.column).unwrap_or(1),
-                e.message.clone(),
-            )],
+            Err(EditProblem::Yaml(e)) => vec![EditorDiagnostic::of_yaml(e)],
             _ => Vec::new(),
         });
         let named: Vec<(String, String)> = outcome.with(|o| match o {
@@ -255,6 +251,14 @@ pub fn ObjectEditor(
     });
 
     // The edit replayed onto `latest` (a 409, or a write seen on the watch).
+    // What an action sends: the text parsed now; when it does not parse, the page shows why.
+    let document_to_send = move || match check_now() {
+        Ok(document) => Some(document),
+        Err(problem) => {
+            checked.set(Err(problem));
+            None
+        }
+    };
     let reapply = move |latest: Value| {
         let Ok(yours) = check_now() else {
             outcome.set(Some(Outcome::Refused(
@@ -283,9 +287,15 @@ pub fn ObjectEditor(
             pending.set(Some(Pending { merge, latest }));
         }
     };
+    // A 409: someone wrote meanwhile; the edit goes onto what the server has now.
+    let reapply_onto_latest = move || async move {
+        match edit::read(&path.get_value()).await {
+            Ok(latest) => reapply(latest),
+            Err(error) => outcome.set(Some(Outcome::Failed(error))),
+        }
+    };
     let save = move |apply: Option<bool>| {
-        let Ok(document) = check_now() else {
-            checked.set(check_now());
+        let Some(document) = document_to_send() else {
             return;
         };
         busy.set(true);
@@ -325,17 +335,13 @@ pub fn ObjectEditor(
                         Outcome::ApplyConflicts(conflicts)
                     }));
                 }
-                Err(error) if error.is_conflict() => match edit::read(&path).await {
-                    Ok(latest) => reapply(latest),
-                    Err(read_error) => outcome.set(Some(Outcome::Failed(read_error))),
-                },
+                Err(error) if error.is_conflict() => reapply_onto_latest().await,
                 Err(error) => outcome.set(Some(Outcome::Failed(error))),
             }
         });
     };
     let run_review = move |_| {
-        let Ok(document) = check_now() else {
-            checked.set(check_now());
+        let Some(document) = document_to_send() else {
             return;
         };
         busy.set(true);
@@ -360,10 +366,7 @@ pub fn ObjectEditor(
                 }
                 // Written meanwhile: the edit is replayed onto the latest, as on save, and
                 // reviewed again from there.
-                Err(error) if error.is_conflict() => match edit::read(&path.get_value()).await {
-                    Ok(latest) => reapply(latest),
-                    Err(read_error) => outcome.set(Some(Outcome::Failed(read_error))),
-                },
+                Err(error) if error.is_conflict() => reapply_onto_latest().await,
                 Err(error) => outcome.set(Some(Outcome::Failed(error))),
             }
         });

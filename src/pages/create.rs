@@ -68,11 +68,7 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
     let parsed = Memo::new(move |_| text.with(|t| parse_documents(t)));
     let diagnostics = Signal::derive(move || {
         parsed.with(|p| match p {
-            Err(e) => vec![EditorDiagnostic::error(
-                u32::try_from(e.line).unwrap_or(1),
-                u32::try_from(e.column).unwrap_or(1),
-                e.message.clone(),
-            )],
+            Err(e) => vec![EditorDiagnostic::of_yaml(e)],
             Ok(_) => Vec::new(),
         })
     });

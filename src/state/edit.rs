@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::api::{self, ApiError, ApiRequest, PatchType, WriteOptions};
 use crate::model::request::{FieldValidation, PropagationPolicy};
+use crate::state::object::json_of;
 
 /// The field manager of every write made from the dashboard.
 pub const FIELD_MANAGER: &str = "kube-atlas";
@@ -35,20 +36,15 @@ fn body_of(object: &Value) -> String {
 
 async fn written(request: ApiRequest) -> Result<Written, ApiError> {
     let fetched = api::send(&request, None).await?;
-    let object = serde_json::from_str(&fetched.body).map_err(|e| {
-        ApiError::bad_response(fetched.status, format!("the answer is not JSON: {e}"))
-    })?;
     Ok(Written {
-        object,
+        object: json_of(&fetched)?,
         warnings: fetched.warnings,
     })
 }
 
 /// Reads the object now.
 pub async fn read(path: &str) -> Result<Value, ApiError> {
-    let fetched = api::send(&ApiRequest::get(path), None).await?;
-    serde_json::from_str(&fetched.body)
-        .map_err(|e| ApiError::bad_response(fetched.status, format!("the answer is not JSON: {e}")))
+    json_of(&api::send(&ApiRequest::get(path), None).await?)
 }
 
 /// PUT of the whole object; its `metadata.resourceVersion` makes the server answer 409 when

@@ -42,7 +42,7 @@ pub fn object_path(
 }
 
 /// Reads JSON, or says plainly that the answer was not JSON.
-fn json_of(fetched: &api::Fetched) -> Result<Value, ApiError> {
+pub(crate) fn json_of(fetched: &api::Fetched) -> Result<Value, ApiError> {
     serde_json::from_str(&fetched.body)
         .map_err(|e| ApiError::bad_response(fetched.status, format!("the answer is not JSON: {e}")))
 }

@@ -506,6 +506,20 @@ pub async fn wait_until<T: std::fmt::Debug>(
     wait_until_within(what, Duration::from_secs(30), read, check).await
 }
 
+/// The names in a list grid's name column, as shown (duplicates kept), read in one script
+/// (a live list redraws, so elements read one by one may go stale).
+pub async fn shown_names(driver: &WebDriver) -> Vec<String> {
+    driver
+        .execute(
+            "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row td.name-cell')).map(c => c.textContent.trim());",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<String>>().ok())
+        .unwrap_or_default()
+}
+
 impl Harness {
     /// Opens `fragment` (`#/list/...`) of the served dashboard.
     pub async fn open(&self, fragment: &str) {
