@@ -12,8 +12,11 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{shown_names, wait_for, wait_until_within, Harness};
-use demo_cluster::registry::{DeleteOptions, WriteOptions};
+use common::{
+    logged_requests, shown_names, texts_at, wait_for, wait_until_within, Harness, ProxyMode,
+    SHUTTING_DOWN,
+};
+use demo_cluster::registry::{DeleteOptions, PatchType, WriteOptions};
 use thirtyfour::prelude::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -61,16 +64,7 @@ async fn a_live_list_converges_to_the_server_while_watches_are_cut_and_expired()
         }
         tokio::time::sleep(Duration::from_millis(150)).await;
     }
-    let expected: BTreeSet<String> = registry
-        .list(&configmaps, Some("chaos"))
-        .0
-        .into_iter()
-        .filter_map(|o| {
-            o.pointer("/metadata/name")
-                .and_then(|n| n.as_str())
-                .map(str::to_string)
-        })
-        .collect();
+    let expected = server_names(&registry, &configmaps, "chaos");
     assert_eq!(expected.len(), 10 - 7 + 20, "the server's own count");
     let shown = wait_until_within(
         "the list equals the server's state",
@@ -94,6 +88,291 @@ async fn a_live_list_converges_to_the_server_while_watches_are_cut_and_expired()
         .unwrap_or_default();
     harness.screenshot("chaos-list").await;
     assert!(status.to_lowercase().contains("relist"), "{status}");
+    harness.stop().await;
+}
+
+/// Names of the objects of `resource` in `namespace` the server holds, sorted.
+fn server_names(
+    registry: &demo_cluster::registry::Registry,
+    resource: &demo_cluster::registry::kinds::ResourceDef,
+    namespace: &str,
+) -> BTreeSet<String> {
+    registry
+        .list(resource, Some(namespace))
+        .0
+        .into_iter()
+        .filter_map(|o| {
+            o.pointer("/metadata/name")
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The object page, its timeline and activity view and a pod list, on a cluster that fails
+/// reads (500, 429 with Retry-After) besides cutting and expiring watches, while a Deployment
+/// is scaled and rolled out: each view ends equal to a fresh read of the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_pages_timelines_and_activity_converge_while_reads_fail() {
+    let spec = "drop-watch=0.1,expire=0.3,error=0.1,throttle=0.1,latency=10ms";
+    let harness = Harness::start_config(demo_cluster::Config {
+        speed: 20.0,
+        chaos: Some(spec.parse().expect("chaos spec")),
+        seed: 11,
+        ..Default::default()
+    })
+    .await;
+    let registry = harness.registry();
+    let (namespaces, deployments, replicasets, pods) = (
+        registry.builtin("", "namespaces").expect("namespaces"),
+        registry
+            .builtin("apps", "deployments")
+            .expect("deployments"),
+        registry
+            .builtin("apps", "replicasets")
+            .expect("replicasets"),
+        registry.builtin("", "pods").expect("pods"),
+    );
+    // Written straight into the registry: the writer is not subject to the faults.
+    let writes = WriteOptions::default();
+    registry
+        .create(
+            &namespaces,
+            "",
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "faults"}}),
+            &writes,
+        )
+        .expect("namespace created");
+    registry
+        .create(
+            &deployments,
+            "faults",
+            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "web"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}}),
+            &writes,
+        )
+        .expect("deployment created");
+    let base = "#/obj/apps/v1/deployments/faults/web";
+    harness.open(&format!("{base}?tab=timeline")).await;
+    wait_for(&harness.driver, "ol.timeline li.revision").await;
+
+    let patch = |body: serde_json::Value| {
+        registry
+            .patch(
+                &deployments,
+                "faults",
+                "web",
+                PatchType::Merge,
+                body.to_string().as_bytes(),
+                &writes,
+            )
+            .expect("deployment patched");
+    };
+    for body in [
+        serde_json::json!({"spec": {"replicas": 3}}),
+        serde_json::json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:1.26"}]}}}}),
+        serde_json::json!({"spec": {"replicas": 2}}),
+    ] {
+        patch(body);
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+    }
+    // The controllers settle: the rollout is complete and nothing writes any more.
+    let settled = |deployment: &serde_json::Value| {
+        let field = |path: &str| deployment.pointer(path).and_then(|v| v.as_i64());
+        field("/status/observedGeneration") == field("/metadata/generation")
+            && field("/status/updatedReplicas") == Some(2)
+            && field("/status/availableReplicas") == Some(2)
+            && field("/status/replicas") == Some(2)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !registry
+        .get(&deployments, "faults", "web")
+        .is_ok_and(|d| settled(&d))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the rollout never settled"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let latest = registry
+        .get(&deployments, "faults", "web")
+        .expect("deployment read");
+    let latest_rv = latest
+        .pointer("/metadata/resourceVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
+
+    // Timeline: its newest revision is the server's, and no revision shows twice.
+    let revisions = wait_until_within(
+        "the timeline's newest revision is the server's",
+        Duration::from_secs(60),
+        async || texts_at(&harness.driver, "ol.timeline li.revision", Some("data-rv")).await,
+        |rvs| rvs.contains(&latest_rv),
+    )
+    .await;
+    let distinct: BTreeSet<&String> = revisions.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        revisions.len(),
+        "no duplicate revisions: {revisions:?}"
+    );
+    harness.screenshot("chaos-timeline").await;
+
+    // Overview (same page, another tab): the object as the server has it, its ReplicaSets.
+    let owned_sets: BTreeSet<String> = registry
+        .list(&replicasets, Some("faults"))
+        .0
+        .iter()
+        .filter_map(|o| o.pointer("/metadata/name").and_then(|n| n.as_str()))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(owned_sets.len(), 2, "old and new ReplicaSet");
+    harness
+        .driver
+        .execute(
+            &format!("location.hash = {:?};", format!("{base}?tab=overview")),
+            vec![],
+        )
+        .await
+        .expect("tab changes");
+    let shown_rv_script = "return Array.from(document.querySelectorAll('table.props tr'))\
+        .filter(r => r.querySelector('th')?.textContent === 'resourceVersion')\
+        .map(r => r.querySelector('td').textContent.trim());";
+    wait_until_within(
+        "the overview shows the server's resourceVersion",
+        Duration::from_secs(60),
+        async || {
+            harness
+                .driver
+                .execute(shown_rv_script, vec![])
+                .await
+                .ok()
+                .and_then(|r| r.convert::<Vec<String>>().ok())
+                .unwrap_or_default()
+        },
+        |shown| shown.as_slice() == [latest_rv.clone()],
+    )
+    .await;
+    let shown_sets = wait_until_within(
+        "the overview names both ReplicaSets, once each",
+        Duration::from_secs(60),
+        async || texts_at(&harness.driver, "li.owned[data-kind=ReplicaSet]", None).await,
+        |sets| {
+            sets.len() == owned_sets.len()
+                && owned_sets
+                    .iter()
+                    .all(|s| sets.iter().any(|t| t.contains(s.as_str())))
+        },
+    )
+    .await;
+    assert_eq!(shown_sets.len(), 2);
+
+    // Activity: its watches list (retried through the faults) and the controllers show.
+    harness
+        .driver
+        .execute(
+            &format!("location.hash = {:?};", format!("{base}?tab=activity")),
+            vec![],
+        )
+        .await
+        .expect("tab changes");
+    wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
+
+    // A list of the pods, opened under the same faults, equals the server's.
+    harness.open("#/list/core/v1/pods?ns=faults").await;
+    let expected = server_names(&registry, &pods, "faults");
+    assert_eq!(expected.len(), 2, "{expected:?}");
+    let shown = wait_until_within(
+        "the pod list equals the server's pods",
+        Duration::from_secs(60),
+        async || shown_names(&harness.driver).await,
+        |names| names.iter().cloned().collect::<BTreeSet<_>>() == expected,
+    )
+    .await;
+    assert_eq!(shown.len(), expected.len(), "no duplicate rows");
+    harness.stop().await;
+}
+
+/// A read that a failing server or a misbehaving proxy answers with an HTML 502 page, a bare
+/// 429 with only a `Retry-After` header, and a 503 Status is tried again with backoff: the
+/// user sees the object, never an error, and the request log shows every attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_is_retried_through_a_proxy_page_throttling_and_a_503() {
+    let harness = Harness::start_quiet().await;
+    let registry = harness.registry();
+    let configmaps = registry.builtin("", "configmaps").expect("configmaps");
+    registry
+        .create(
+            &configmaps,
+            "default",
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "settings"}, "data": {"mode": "steady"}}),
+            &WriteOptions::default(),
+        )
+        .expect("configmap created");
+    let path = "/api/v1/namespaces/default/configmaps/settings";
+    let mode = ProxyMode::fail_first(
+        path,
+        &[
+            (
+                "GET",
+                502,
+                "Content-Type: text/html\r\n",
+                "<html><body><h1>502 Bad Gateway</h1><script>window.__injected = 1</script></body></html>",
+            ),
+            ("GET", 429, "Retry-After: 1\r\nContent-Type: text/plain\r\n", "slow down"),
+            (
+                "GET",
+                503,
+                "Content-Type: application/json\r\n",
+                SHUTTING_DOWN,
+            ),
+        ],
+    );
+    harness
+        .open_through_proxy(
+            mode.clone(),
+            "#/obj/core/v1/configmaps/default/settings?tab=versions",
+        )
+        .await;
+    let read = wait_for(&harness.driver, "details.version-read[data-version=v1]").await;
+    let text = read.text().await.unwrap_or_default();
+    assert!(text.contains("mode: steady"), "the object is shown: {text}");
+    assert!(
+        harness
+            .driver
+            .find_all(By::Css("details.version-read .error"))
+            .await
+            .expect("query")
+            .is_empty(),
+        "no error is shown for a failure a retry got past"
+    );
+    assert_eq!(mode.answers_left(), 0, "every failure was met");
+    let attempts: Vec<String> = logged_requests(&harness.driver)
+        .await
+        .into_iter()
+        .filter(|(method, _, logged)| method == "GET" && logged == path)
+        .map(|(_, status, _)| status)
+        .collect();
+    assert_eq!(
+        attempts,
+        ["502", "429", "503", "200"],
+        "each attempt is logged"
+    );
+    let never_ran = harness
+        .driver
+        .execute("return window.__injected === undefined;", vec![])
+        .await
+        .expect("script")
+        .convert::<bool>()
+        .unwrap_or(false);
+    assert!(never_ran, "the proxy's HTML was never run");
     harness.stop().await;
 }
 

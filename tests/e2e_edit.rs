@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{wait_for, wait_until, Harness};
+use common::{logged_requests, wait_for, wait_until, Harness, ProxyMode, SHUTTING_DOWN};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
@@ -535,6 +535,72 @@ async fn malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back() {
             .and_then(|d| d.get("text").cloned()),
         Some("hello".into()),
         "a draft is not a save"
+    );
+    harness.stop().await;
+}
+
+/// A save that the server fails (503) is not sent again behind the user's back (it may have
+/// been stored): the error is shown, the edit stays in the editor, and saving again works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_save_is_not_repeated_and_keeps_the_edit() {
+    let harness = Harness::start_quiet().await;
+    harness.create_namespace("failing").await;
+    let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "failing");
+    let config: ConfigMap = serde_json::from_value(
+        serde_json::json!({"metadata": {"name": "settings"}, "data": {"mode": "steady"}}),
+    )
+    .expect("configmap");
+    configs
+        .create(&PostParams::default(), &config)
+        .await
+        .expect("configmap");
+    let path = "/api/v1/namespaces/failing/configmaps/settings";
+    let mode = ProxyMode::fail_first(
+        path,
+        &[(
+            "PUT",
+            503,
+            "Content-Type: application/json\r\n",
+            SHUTTING_DOWN,
+        )],
+    );
+    harness
+        .open_through_proxy(
+            mode.clone(),
+            "#/obj/core/v1/configmaps/failing/settings?tab=edit",
+        )
+        .await;
+    edit_text(&harness.driver, "mode: steady", "mode: changed").await;
+    click_button(&harness.driver, "Save").await;
+    let error = wait_for(&harness.driver, ".write-error").await;
+    let message = error.text().await.unwrap_or_default();
+    assert!(message.contains("shutting down"), "{message}");
+    assert_eq!(mode.answers_left(), 0);
+    assert!(
+        editor_text(&harness.driver).await.contains("mode: changed"),
+        "the edit is still there"
+    );
+    assert_eq!(
+        config_data(&configs, "settings")
+            .await
+            .and_then(|d| d.get("mode").cloned()),
+        Some("steady".into()),
+        "nothing was stored"
+    );
+    let puts = logged_requests(&harness.driver)
+        .await
+        .into_iter()
+        .filter(|(method, _, logged)| method == "PUT" && logged.starts_with(path))
+        .count();
+    assert_eq!(puts, 1, "the failed write was sent once");
+    // The user decides to try again, and it lands.
+    click_button(&harness.driver, "Save").await;
+    wait_for(&harness.driver, ".notice.saved").await;
+    assert_eq!(
+        config_data(&configs, "settings")
+            .await
+            .and_then(|d| d.get("mode").cloned()),
+        Some("changed".into())
     );
     harness.stop().await;
 }

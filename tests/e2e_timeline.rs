@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{wait_for, wait_until, Harness};
+use common::{texts_at, wait_for, wait_until, Harness};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
@@ -31,18 +31,10 @@ fn deployment(name: &str, replicas: i32) -> Deployment {
     .expect("deployment")
 }
 
-/// Every value of attribute `attr` on elements at `css`, read in one script (live views
-/// redraw, so elements may go stale between separate reads).
+/// Every value of attribute `attr` on elements at `css`, read in one script.
 async fn attributes(driver: &WebDriver, css: &str, attr: &str) -> BTreeSet<String> {
-    let script = format!(
-        "return Array.from(document.querySelectorAll({css:?})).map(e => e.getAttribute({attr:?}) || '');"
-    );
-    driver
-        .execute(&script, vec![])
+    texts_at(driver, css, Some(attr))
         .await
-        .ok()
-        .and_then(|r| r.convert::<Vec<String>>().ok())
-        .unwrap_or_default()
         .into_iter()
         .collect()
 }

@@ -17,6 +17,7 @@ use gloo_net::http::{Method, RequestBuilder};
 
 pub use crate::model::errors::ApiError;
 pub use crate::model::request::{warning_texts, ApiRequest, PatchType, Verb, WriteOptions};
+use crate::model::retry::{parse_retry_after, ReadRetry};
 
 pub use crate::browser::now_ms;
 
@@ -183,11 +184,34 @@ pub(crate) async fn open(
 
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
 /// [`ApiError::Aborted`]. Non-2xx answers other than 304 become [`ApiError::Status`] with the
-/// server's full Status.
+/// server's full Status. Reads that meet a transient failure (429, 5xx, no answer) are tried
+/// again with backoff (see [`crate::model::retry`]); each attempt shows in the request log.
 pub async fn send(
     request: &ApiRequest,
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<Fetched, ApiError> {
+    let aborted = || signal.is_some_and(web_sys::AbortSignal::aborted);
+    let mut retry = ReadRetry::new(request.verb, (js_sys::Math::random() * 1e15) as u64 + 1);
+    loop {
+        let (error, retry_after_header) = match send_once(request, signal).await {
+            Ok(fetched) => return Ok(fetched),
+            Err(failed) => failed,
+        };
+        let Some(delay_ms) = retry.after_failure(&error, retry_after_header) else {
+            return Err(error);
+        };
+        gloo_timers::future::TimeoutFuture::new(delay_ms).await;
+        if aborted() {
+            return Err(ApiError::Aborted);
+        }
+    }
+}
+
+/// One attempt at `request`: the answer, or the error with the answer's `Retry-After` header.
+async fn send_once(
+    request: &ApiRequest,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<Fetched, (ApiError, Option<u32>)> {
     let id = observe(|o| o.started(request, Transport::Fetch));
     let started = now_ms();
     let finish = |outcome: RequestOutcome| {
@@ -204,7 +228,7 @@ pub async fn send(
                 error: Some(error.log_text()),
                 ..Default::default()
             });
-            return Err(error.into_api_error());
+            return Err((error.into_api_error(), None));
         }
     };
     let status = response.status();
@@ -215,6 +239,9 @@ pub async fn send(
         .get("warning")
         .map(|w| warning_texts(&w))
         .unwrap_or_default();
+    let retry_after = headers
+        .get("retry-after")
+        .and_then(|h| parse_retry_after(&h));
     let body = match response.text().await {
         Ok(body) => body,
         Err(error) => {
@@ -224,11 +251,12 @@ pub async fn send(
                 error: Some(error.to_string()),
                 ..Default::default()
             });
-            return Err(if aborted() {
+            let error = if aborted() {
                 ApiError::Aborted
             } else {
                 ApiError::Unreachable(format!("the answer broke off: {error}"))
-            });
+            };
+            return Err((error, None));
         }
     };
     finish(RequestOutcome {
@@ -246,7 +274,7 @@ pub async fn send(
             body,
         });
     }
-    Err(ApiError::from_response(status, &body))
+    Err((ApiError::from_response(status, &body), retry_after))
 }
 
 /// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.

@@ -91,7 +91,7 @@ impl ApiError {
             None => ApiError::Status {
                 code,
                 reason: None,
-                message: body.chars().take(200).collect(),
+                message: summarize_foreign_body(body),
                 details: None,
             },
         }
@@ -147,6 +147,63 @@ impl ApiError {
     pub fn is_aborted(&self) -> bool {
         matches!(self, ApiError::Aborted)
     }
+}
+
+/// What to say of an answer that is not a Kubernetes Status: a proxy's or load balancer's
+/// HTML error page is named by its title or first heading (never its markup), other text is
+/// cut to one short line without control characters.
+fn summarize_foreign_body(body: &str) -> String {
+    const LIMIT: usize = 200;
+    let trimmed = body.trim_start();
+    let lower = trimmed
+        .get(..trimmed.len().min(512))
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let looks_like_html = lower.starts_with("<!doctype html")
+        || lower.starts_with("<html")
+        || lower.contains("<body");
+    if looks_like_html {
+        let heading = ["title", "h1"]
+            .iter()
+            .find_map(|tag| element_text(trimmed, tag))
+            .filter(|t| !t.is_empty());
+        return match heading {
+            Some(heading) => format!("an HTML page, not a Kubernetes Status: “{heading}”"),
+            None => "an HTML page, not a Kubernetes Status".to_string(),
+        };
+    }
+    let one_line: String = trimmed
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(LIMIT)
+        .collect();
+    one_line.trim_end().to_string()
+}
+
+/// The text inside the first `<tag>` of an HTML document, tags inside it dropped.
+fn element_text(html: &str, tag: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let open = lower.find(&format!("<{tag}"))?;
+    let start = open + lower[open..].find('>')? + 1;
+    let end = start + lower[start..].find(&format!("</{tag}"))?;
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.get(start..end)?.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(if c.is_control() { ' ' } else { c }),
+            _ => {}
+        }
+    }
+    Some(
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(120)
+            .collect(),
+    )
 }
 
 /// Why discovery could not be loaded at all (a partial failure is in `Discovery::errors`).
@@ -319,5 +376,35 @@ mod tests {
             classify_discovery_failure("/api", internal),
             DiscoveryLoadError::Failed(_)
         ));
+    }
+
+    #[test]
+    fn answers_from_a_proxy_are_named_not_echoed() {
+        let page = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\
+            <body><h1>Bad <b>Gateway</b></h1><script>alert(1)</script></body></html>";
+        let error = ApiError::from_response(502, page);
+        assert_eq!(error.code(), Some(502));
+        let text = error.to_string();
+        assert!(
+            text.contains("an HTML page, not a Kubernetes Status: “502 Bad Gateway”"),
+            "{text}"
+        );
+        assert!(!text.contains('<'), "{text}");
+        let headed = ApiError::from_response(
+            503,
+            "<html><body><h1>Service\nUnavailable</h1></body></html>",
+        );
+        assert!(
+            headed.to_string().contains("“Service Unavailable”"),
+            "{headed}"
+        );
+        // Plain text: one short line, control characters gone.
+        let plain = ApiError::from_response(
+            500,
+            &format!("upstream\u{1b}[31m reset\n{}", "x".repeat(500)),
+        );
+        let text = plain.to_string();
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.chars().count() < 260, "{}", text.len());
     }
 }

@@ -16,6 +16,7 @@ pub mod object_view;
 pub mod owners;
 pub mod quick_access;
 pub mod request;
+pub mod retry;
 pub mod route;
 pub mod selector;
 pub mod synthetic;

@@ -339,6 +339,42 @@ pub enum ProxyMode {
     /// Accept WebSocket upgrades and then say nothing, as Trunk's dev proxy does; everything
     /// else passes through.
     SilentWebSockets,
+    /// Answer the requests for `path` (query ignored) with these raw responses in turn, each
+    /// to a request of its method, as a failing server or a misbehaving proxy would; then
+    /// pass them through.
+    FailFirst {
+        path: String,
+        answers: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<(String, String)>>>,
+    },
+}
+
+impl ProxyMode {
+    /// [`ProxyMode::FailFirst`] answering requests for `path` with each of `answers`
+    /// (method, status, extra header lines, body) once, in order.
+    pub fn fail_first(path: &str, answers: &[(&str, u16, &str, &str)]) -> ProxyMode {
+        let raw = answers
+            .iter()
+            .map(|(method, status, headers, body)| {
+                let response = format!(
+                    "HTTP/1.1 {status} Failed\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                (method.to_string(), response)
+            })
+            .collect();
+        ProxyMode::FailFirst {
+            path: path.to_string(),
+            answers: std::sync::Arc::new(std::sync::Mutex::new(raw)),
+        }
+    }
+
+    /// The [`ProxyMode::FailFirst`] answers not yet given.
+    pub fn answers_left(&self) -> usize {
+        match self {
+            ProxyMode::FailFirst { answers, .. } => answers.lock().map(|a| a.len()).unwrap_or(0),
+            _ => 0,
+        }
+    }
 }
 
 async fn wait_while_frozen(frozen: Option<&std::sync::atomic::AtomicBool>) {
@@ -403,6 +439,25 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                     return;
                 }
                 let request_line = text.lines().next().unwrap_or_default().to_string();
+                if let ProxyMode::FailFirst { path, answers } = &mode {
+                    let mut words = request_line.split_whitespace();
+                    let (method, requested) = (
+                        words.next().unwrap_or_default(),
+                        words.next().unwrap_or_default(),
+                    );
+                    let next = (requested.split('?').next() == Some(path.as_str()))
+                        .then(|| {
+                            let mut answers = answers.lock().ok()?;
+                            let due = answers.front().is_some_and(|(m, _)| m == method);
+                            due.then(|| answers.pop_front()).flatten()
+                        })
+                        .flatten()
+                        .map(|(_, answer)| answer);
+                    if let Some(answer) = next {
+                        let _ = client.write_all(answer.as_bytes()).await;
+                        return;
+                    }
+                }
                 if let ProxyMode::AggregatedApis(body) = &mode {
                     let path = request_line.split_whitespace().nth(1).unwrap_or_default();
                     if path.split('?').next() == Some("/apis")
@@ -457,6 +512,15 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
 }
 
 impl Harness {
+    /// Opens `fragment` of the dashboard served through a test proxy in `mode`.
+    pub async fn open_through_proxy(&self, mode: ProxyMode, fragment: &str) {
+        let port = start_test_proxy(self.cluster_addr(), mode).await;
+        self.driver
+            .goto(format!("http://127.0.0.1:{port}/{fragment}"))
+            .await
+            .expect("page loads");
+    }
+
     pub fn cluster_addr(&self) -> std::net::SocketAddr {
         self.base_url
             .trim_start_matches("http://")
@@ -757,4 +821,51 @@ pub mod bench {
         let commit = String::from_utf8(output.stdout).ok()?.trim().to_string();
         (output.status.success() && !commit.is_empty()).then_some(commit)
     }
+}
+
+/// The request log's rows, oldest first: (method, status as shown, path as shown). Opens
+/// the log to read it (a closed log draws no rows) and closes it again.
+pub async fn logged_requests(driver: &WebDriver) -> Vec<(String, String, String)> {
+    let rows = driver
+        .execute(
+            "const log = document.querySelector('details.request-log');
+             log.open = true;
+             return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+                 const rows = Array.from(document.querySelectorAll('.request-log tr.log-row'))
+                     .map(r => Array.from(r.querySelectorAll('td')).slice(0, 3).map(c => c.textContent.trim()));
+                 log.open = false;
+                 done(rows.reverse());
+             })));",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<Vec<String>>>().ok())
+        .unwrap_or_default();
+    rows.into_iter()
+        .filter_map(|row| match row.as_slice() {
+            [method, status, path] => Some((method.clone(), status.clone(), path.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A 503 Status as kube-apiserver sends while it shuts down, for [`ProxyMode::fail_first`].
+pub const SHUTTING_DOWN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is shutting down","reason":"ServiceUnavailable","code":503}"#;
+
+/// What one script finds on the page: for every element at `css`, in order, the value of
+/// `attribute`, or its text when None (read at once: live views redraw, so elements read
+/// one by one may go stale).
+pub async fn texts_at(driver: &WebDriver, css: &str, attribute: Option<&str>) -> Vec<String> {
+    let read = match attribute {
+        Some(attribute) => format!("e.getAttribute({attribute:?}) || ''"),
+        None => "e.textContent.trim()".to_string(),
+    };
+    let script = format!("return Array.from(document.querySelectorAll({css:?})).map(e => {read});");
+    driver
+        .execute(&script, vec![])
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<String>>().ok())
+        .unwrap_or_default()
 }
