@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::{
     logged_requests, shown_names, texts_at, wait_for, wait_until_within, Harness, ProxyMode,
-    SHUTTING_DOWN,
+    Severance, SHUTTING_DOWN,
 };
 use demo_cluster::registry::{DeleteOptions, PatchType, WriteOptions};
 use thirtyfour::prelude::*;
@@ -373,6 +373,90 @@ async fn a_read_is_retried_through_a_proxy_page_throttling_and_a_503() {
         .convert::<bool>()
         .unwrap_or(false);
     assert!(never_ran, "the proxy's HTML was never run");
+    harness.stop().await;
+}
+
+/// Connections that die without a word, as when a laptop sleeps or its network changes: the
+/// list must catch up as soon as the browser says it is back (online again, or the frozen
+/// page resumed), not when the dead stream would time out minutes later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_catch_up_at_once_when_the_network_returns_or_the_page_resumes() {
+    let harness = Harness::start_quiet().await;
+    let registry = harness.registry();
+    let configmaps = registry.builtin("", "configmaps").expect("configmaps");
+    let writes = WriteOptions::default();
+    let create = |name: &str| {
+        registry
+            .create(
+                &configmaps,
+                "default",
+                serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}),
+                &writes,
+            )
+            .expect("configmap created");
+    };
+    create("first");
+    let severance = std::sync::Arc::new(Severance::default());
+    harness
+        .open_through_proxy(
+            ProxyMode::Severable(severance.clone()),
+            "#/list/core/v1/configmaps?ns=default",
+        )
+        .await;
+    wait_for(&harness.driver, ".stream-status[data-phase=live]").await;
+    let devtools = harness.driver.cdp();
+    let network = |offline: bool| serde_json::json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1});
+    let expect_names = async |expected: &[&str], what: &str| {
+        let expected: BTreeSet<String> = expected.iter().map(|n| n.to_string()).collect();
+        let shown = wait_until_within(
+            what,
+            Duration::from_secs(10),
+            async || shown_names(&harness.driver).await,
+            |names| names.iter().cloned().collect::<BTreeSet<_>>() == expected,
+        )
+        .await;
+        assert_eq!(shown.len(), expected.len(), "no duplicate rows: {shown:?}");
+    };
+    expect_names(&["first"], "listed").await;
+
+    // The network goes away and its connections with it; the cluster changes meanwhile.
+    severance.sever();
+    devtools
+        .send_raw("Network.emulateNetworkConditions", network(true))
+        .await
+        .expect("offline");
+    create("while-offline");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    severance.restore();
+    devtools
+        .send_raw("Network.emulateNetworkConditions", network(false))
+        .await
+        .expect("online");
+    expect_names(&["first", "while-offline"], "caught up once online").await;
+
+    // The page is frozen (a background tab, a sleeping laptop); its connections die.
+    severance.sever();
+    devtools
+        .send_raw(
+            "Page.setWebLifecycleState",
+            serde_json::json!({"state": "frozen"}),
+        )
+        .await
+        .expect("frozen");
+    create("while-frozen");
+    registry
+        .delete(&configmaps, "default", "first", &DeleteOptions::default())
+        .expect("configmap deleted");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    severance.restore();
+    devtools
+        .send_raw(
+            "Page.setWebLifecycleState",
+            serde_json::json!({"state": "active"}),
+        )
+        .await
+        .expect("active");
+    expect_names(&["while-offline", "while-frozen"], "caught up once resumed").await;
     harness.stop().await;
 }
 

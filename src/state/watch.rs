@@ -30,8 +30,8 @@ use crate::model::history::{
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
     decode_event, Command, EventType, Input, LineDecoder, ListMode, LiveTable, MechanicsLog,
-    ObjectCache, Output, StoreChange, Subscribed, Subscriptions, WatchKey, WatchStatus, WatchStore,
-    Watcher, LINGER_MS,
+    ObjectCache, Output, Silence, SleepDetector, StoreChange, Subscribed, Subscriptions, WatchKey,
+    WatchStatus, WatchStore, Watcher, IDLE_TIMEOUT_MS, LINGER_MS, WAKE_TICK_MS,
 };
 
 /// Whether WebSocket watches reach the API server through whatever serves this page.
@@ -326,6 +326,35 @@ impl WatchHub {
                 .ok();
         }
         visibility.forget();
+        // A page frozen in the background, or restored from the back/forward cache, resumes
+        // with streams that may have died meanwhile.
+        for (target, event) in [
+            (window.document().map(web_sys::EventTarget::from), "resume"),
+            (Some(web_sys::EventTarget::from(window.clone())), "pageshow"),
+        ] {
+            let hub = *self;
+            let resumed = Closure::<dyn Fn()>::new(move || hub.reconnect_all());
+            if let Some(target) = target {
+                target
+                    .add_event_listener_with_callback(event, resumed.as_ref().unchecked_ref())
+                    .ok();
+            }
+            resumed.forget();
+        }
+        // A machine that slept wakes with its streams silently dead and often no other
+        // signal (the tab stayed visible, the network never went "offline"): the wall clock
+        // jumps, and a cheap tick notices.
+        let hub = *self;
+        let mut detector = SleepDetector::default();
+        gloo_timers::callback::Interval::new(WAKE_TICK_MS, move || {
+            let hidden = web_sys::window()
+                .and_then(|w| w.document())
+                .is_some_and(|d| d.hidden());
+            if detector.tick(js_sys::Date::now(), hidden) {
+                hub.reconnect_all();
+            }
+        })
+        .forget();
     }
 
     /// Starts recording what every stream receives, from now on. Each open stream's current
@@ -604,16 +633,21 @@ impl WatchHub {
             Ok(socket) => socket,
             Err(error) => return stream.feed(Input::StreamFailed(error)),
         };
+        let silence = Cell::new(Silence::since(now_ms()));
+        let dead = silent_too_long(&silence);
+        futures::pin_mut!(dead);
         loop {
             let kicked = stream.kicked();
             let received = socket.next();
             futures::pin_mut!(received);
-            let received = match select(received, kicked).await {
+            let received = match select(received, select(kicked, dead.as_mut())).await {
                 Either::Left((received, _)) => received,
-                Either::Right(_) => return continue_after_kick(stream),
+                Either::Right((Either::Left(_), _)) => return continue_after_kick(stream),
+                Either::Right((Either::Right(_), _)) => return stream.feed(silent_stream()),
             };
             let command = match received {
                 Received::Text(text) => {
+                    silence.set(Silence::since(now_ms()));
                     self.socket_works();
                     stream.feed(event_input(&text))
                 }
@@ -685,7 +719,11 @@ impl WatchHub {
         let mut decoder = LineDecoder::default();
         let next = Cell::new(None);
         let kicked = stream.kicked();
+        let silence = Cell::new(Silence::since(now_ms()));
+        let dead = silent_too_long(&silence);
+        futures::pin_mut!(dead);
         let reading = stream_text(request, signal.as_ref(), |chunk| {
+            silence.set(Silence::since(now_ms()));
             for event in decoder.push(chunk) {
                 let input = match event {
                     Ok(event) => Input::Event(event),
@@ -700,11 +738,15 @@ impl WatchHub {
             ControlFlow::Continue(())
         });
         futures::pin_mut!(reading);
-        let ended = match select(reading, kicked).await {
+        let ended = match select(reading, select(kicked, dead)).await {
             Either::Left((ended, _)) => ended,
-            Either::Right(_) => {
+            Either::Right((Either::Left(_), _)) => {
                 abort.abort();
                 return continue_after_kick(stream);
+            }
+            Either::Right((Either::Right(_), _)) => {
+                abort.abort();
+                return stream.feed(silent_stream());
             }
         };
         if let Some(command) = next.take() {
@@ -729,6 +771,21 @@ impl Drop for HttpSlot {
 }
 
 /// After a kick: nothing (closed), or resume at once from where the watcher is.
+/// Resolves once the stream has heard nothing for [`IDLE_TIMEOUT_MS`]: its connection died
+/// without a word (a machine that slept, a proxy or NAT that forgot it).
+async fn silent_too_long(silence: &Cell<Silence>) {
+    while let Some(left_ms) = silence.get().remaining_ms(now_ms()) {
+        gloo_timers::future::TimeoutFuture::new(left_ms).await;
+    }
+}
+
+fn silent_stream() -> Input {
+    Input::StreamFailed(ApiError::Unreachable(format!(
+        "the watch said nothing for {} s",
+        IDLE_TIMEOUT_MS / 1000
+    )))
+}
+
 fn continue_after_kick(stream: &Rc<KeyStream>) -> Command {
     if stream.closed.get() {
         return Command::Continue;

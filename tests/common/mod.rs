@@ -336,6 +336,11 @@ pub enum ProxyMode {
     /// Pass everything through, but while the flag is set forward nothing in either direction
     /// and hold new connections: to the browser the server looks stopped (SIGSTOP).
     Freezable(std::sync::Arc<std::sync::atomic::AtomicBool>),
+    /// Pass everything through until [`Severance::sever`]: from then on the connections open
+    /// at that moment are dead without a word (bytes in either direction vanish, nothing is
+    /// closed), as after a laptop sleeps or a NAT forgets them; new connections wait until
+    /// [`Severance::restore`], then work.
+    Severable(std::sync::Arc<Severance>),
     /// Accept WebSocket upgrades and then say nothing, as Trunk's dev proxy does; everything
     /// else passes through.
     SilentWebSockets,
@@ -375,6 +380,59 @@ impl ProxyMode {
             _ => 0,
         }
     }
+}
+
+/// The switch of a [`ProxyMode::Severable`] proxy.
+#[derive(Default)]
+pub struct Severance {
+    severed: std::sync::atomic::AtomicBool,
+    /// Counts severings: a connection opened in an older epoch is dead.
+    epoch: std::sync::atomic::AtomicU64,
+}
+
+impl Severance {
+    pub fn sever(&self) {
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.severed
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn restore(&self) {
+        self.severed
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn epoch(&self) -> u64 {
+        self.epoch.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Copies `from` to `to` while the connection, opened in `epoch`, lives; once severed, takes
+/// and drops what arrives and never closes `to` (a dead peer sends no FIN).
+async fn pump_until_severed(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+    severance: std::sync::Arc<Severance>,
+    epoch: u64,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let read = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        if severance.epoch() != epoch {
+            continue;
+        }
+        if to.write_all(&buffer[..read]).await.is_err() {
+            break;
+        }
+    }
+    if severance.epoch() != epoch {
+        std::future::pending::<()>().await;
+    }
+    let _ = to.shutdown().await;
 }
 
 async fn wait_while_frozen(frozen: Option<&std::sync::atomic::AtomicBool>) {
@@ -430,6 +488,9 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                     _ => None,
                 };
                 wait_while_frozen(frozen.as_deref()).await;
+                if let ProxyMode::Severable(severance) = &mode {
+                    wait_while_frozen(Some(&severance.severed)).await;
+                }
                 if matches!(mode, ProxyMode::SilentWebSockets)
                     && lower_text.contains("upgrade: websocket")
                 {
@@ -495,7 +556,15 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                 if server.write_all(rewritten.as_bytes()).await.is_err() {
                     return;
                 }
-                if frozen.is_some() {
+                if let ProxyMode::Severable(severance) = &mode {
+                    let epoch = severance.epoch();
+                    let (client_read, client_write) = client.into_split();
+                    let (server_read, server_write) = server.into_split();
+                    tokio::join!(
+                        pump_until_severed(client_read, server_write, severance.clone(), epoch),
+                        pump_until_severed(server_read, client_write, severance.clone(), epoch)
+                    );
+                } else if frozen.is_some() {
                     let (client_read, client_write) = client.into_split();
                     let (server_read, server_write) = server.into_split();
                     tokio::join!(

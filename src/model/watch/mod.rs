@@ -14,6 +14,7 @@ pub mod mechanics;
 #[cfg(test)]
 mod simulation;
 pub mod store;
+pub mod wake;
 
 pub use backoff::Backoff;
 pub use event::{decode_event, ErrorStatus, EventType, LineDecoder, WatchDecodeError, WatchEvent};
@@ -22,3 +23,4 @@ pub use key::{split_page, Output, WatchKey};
 pub use machine::{Command, Input, ListMode, Step, StoreChange, StreamPhase, WatchStatus, Watcher};
 pub use mechanics::{Happening, MechanicsLog};
 pub use store::{object_key, ChangeMark, LiveTable, ObjectCache, ObjectKey, WatchStore};
+pub use wake::{Silence, SleepDetector, IDLE_TIMEOUT_MS, WAKE_TICK_MS};
