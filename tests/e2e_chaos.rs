@@ -460,6 +460,96 @@ async fn lists_catch_up_at_once_when_the_network_returns_or_the_page_resumes() {
     harness.stop().await;
 }
 
+/// A 5 MB object and text made to deceive: the list, the YAML view and the editor show the
+/// big one without a hang, and control and right-to-left override characters in an
+/// annotation are shown as visible signs, not obeyed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_five_megabyte_object_and_deceptive_text_are_shown_plainly() {
+    let harness = Harness::start_quiet().await;
+    let registry = harness.registry();
+    let configmaps = registry.builtin("", "configmaps").expect("configmaps");
+    let blob: String = "0123456789abcdef".repeat(5 * 1024 * 1024 / 16);
+    for object in [
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "huge"}, "data": {"blob": blob, "tail": "the end"}}),
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "spoof", "annotations": {
+                "note": "invoice-\u{202E}gnp.exe \u{1b}[31mred\u{7}"}}}),
+    ] {
+        registry
+            .create(&configmaps, "default", object, &WriteOptions::default())
+            .expect("configmap created");
+    }
+    harness.open("#/list/core/v1/configmaps?ns=default").await;
+    wait_until_within(
+        "both listed",
+        Duration::from_secs(30),
+        async || shown_names(&harness.driver).await,
+        |names| names.iter().any(|n| n == "huge") && names.iter().any(|n| n == "spoof"),
+    )
+    .await;
+
+    harness
+        .open("#/obj/core/v1/configmaps/default/huge?tab=yaml")
+        .await;
+    let text = wait_until_within(
+        "the YAML view shows the whole object",
+        Duration::from_secs(30),
+        async || {
+            harness
+                .driver
+                .execute(
+                    "const pre = document.querySelector('pre.object-text');
+                     return pre ? [pre.textContent.length, pre.textContent.includes('tail: the end')] : null;",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|r| r.convert::<Option<(usize, bool)>>().ok())
+                .flatten()
+        },
+        |shown| shown.is_some_and(|(length, tail)| length > 5_000_000 && tail),
+    )
+    .await;
+    assert!(text.is_some());
+    // The editor opens on it too, and the page still answers.
+    harness
+        .driver
+        .execute(
+            "location.hash = '#/obj/core/v1/configmaps/default/huge?tab=edit';",
+            vec![],
+        )
+        .await
+        .expect("tab changes");
+    wait_for(&harness.driver, ".code-editor .cm-content").await;
+    harness
+        .driver
+        .query(By::XPath("//button[normalize-space(.)='Save']"))
+        .wait(Duration::from_secs(30), Duration::from_millis(100))
+        .first()
+        .await
+        .expect("the editor's Save button");
+    harness.screenshot("hostile-huge-editor").await;
+
+    harness.open("#/obj/core/v1/configmaps/default/spoof").await;
+    let annotation = wait_until_within(
+        "the annotation is shown",
+        Duration::from_secs(30),
+        async || texts_at(&harness.driver, ".kv .pair", None).await,
+        |pairs| pairs.iter().any(|p| p.starts_with("note=")),
+    )
+    .await
+    .into_iter()
+    .find(|p| p.starts_with("note="))
+    .unwrap_or_default();
+    assert_eq!(
+        annotation,
+        r"note=invoice-\u202egnp.exe \u001b[31mred\u0007"
+    );
+    harness.screenshot("hostile-controls").await;
+    harness.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_carries_a_content_security_policy_that_refuses_injected_scripts() {
     let harness = Harness::start().await;

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::age::{parse_timestamp, EpochMillis};
 use super::mapping::{kind_to_resource, split_api_version, NamespaceArg};
 use super::selector::escape_field_value;
+use super::text::with_visible_controls;
 use super::tree::{ApiTree, ResourceId};
 use super::watch::{ObjectCache, Output, WatchKey};
 
@@ -261,7 +262,8 @@ pub fn event_record(object: &Value) -> Option<EventRecord> {
         api,
         event_type: EventType::parse(text("/type").unwrap_or("Normal")),
         reason: text("/reason").unwrap_or_default().to_string(),
-        message: text(message).unwrap_or_default().to_string(),
+        // Shown as is in timelines and the activity view: controls made visible.
+        message: with_visible_controls(text(message).unwrap_or_default()).into_owned(),
         regarding: object
             .pointer(regarding)
             .and_then(ObjectRef::of)

@@ -23,6 +23,7 @@ pub mod synthetic;
 pub mod table;
 #[cfg(test)]
 mod test_rng;
+pub mod text;
 pub mod tree;
 pub mod tree_nav;
 pub mod version;

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::age::{age_of, parse_timestamp, EpochMillis};
 use super::meta::{text_field, ObjectMeta};
+use super::text::with_visible_controls;
 
 /// `metadata` of a list or Table response.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -835,7 +836,7 @@ pub fn format_cell(
 fn plain_text(cell: &Value) -> String {
     match cell {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => with_visible_controls(s).into_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
         other => other.to_string(),
@@ -1236,6 +1237,11 @@ mod tests {
         assert_eq!(text(&column("string", ""), json!(["a", 1])), r#"["a",1]"#);
         assert_eq!(text(&column("date", ""), json!(CREATED)), "3m10s");
         assert_eq!(text(&column("string", "date"), json!("soon")), "soon");
+        // A custom column's text cannot hide or reorder itself.
+        assert_eq!(
+            text(&column("string", ""), json!("\u{202E}gnp.exe\u{1b}")),
+            r"\u202egnp.exe\u001b"
+        );
         // An Age cell without a creationTimestamp keeps the server's text.
         let age = ColumnDefinition {
             name: "Age".into(),

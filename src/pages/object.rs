@@ -19,6 +19,7 @@ use crate::model::object_view::{
 };
 use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::text::with_visible_controls;
 use crate::model::yaml::to_yaml;
 use crate::model::{kind_to_resource, ApiTree, ResourceId};
 use crate::pages::resource_list::{epoch_now, use_clock};
@@ -462,18 +463,21 @@ fn metadata_view(entries: Vec<MetadataEntry>, label: &'static str) -> AnyView {
             {entries
                 .into_iter()
                 .map(|entry| {
+                    // Copied as it is; shown with its control characters made visible.
                     let whole = format!("{}={}", entry.key, entry.value);
+                    let shown = |text: &str| with_visible_controls(text).into_owned();
                     if entry.fold {
                         view! {
                             <details class="pair" role="listitem">
-                                <summary>{format!("{}={}", entry.key, entry.folded_value())}</summary>
+                                <summary>{shown(&format!("{}={}", entry.key, entry.folded_value()))}</summary>
                                 <Copyable text=whole.clone()/>
                             </details>
                         }
                         .into_any()
                     } else {
-                        let title = whole.clone();
-                        view! { <span class="pair" role="listitem" title=title>{whole}</span> }.into_any()
+                        let text = shown(&whole);
+                        let title = text.clone();
+                        view! { <span class="pair" role="listitem" title=title>{text}</span> }.into_any()
                     }
                 })
                 .collect_view()}
