@@ -131,15 +131,19 @@ pub struct LineDecoder {
 
 impl LineDecoder {
     pub fn push(&mut self, chunk: &str) -> Vec<Result<WatchEvent, WatchDecodeError>> {
-        self.pending.push_str(chunk);
-        let mut events = Vec::new();
-        while let Some(end) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=end).collect();
-            if !line.trim().is_empty() {
-                events.push(decode_event(&line));
-            }
-        }
-        events
+        // Only the new chunk can hold a line's end: a big object arriving in many chunks is
+        // scanned once, not once per chunk.
+        let Some(last_end) = chunk.rfind('\n') else {
+            self.pending.push_str(chunk);
+            return Vec::new();
+        };
+        self.pending.push_str(&chunk[..=last_end]);
+        let complete = std::mem::replace(&mut self.pending, chunk[last_end + 1..].to_string());
+        complete
+            .split('\n')
+            .filter(|line| !line.trim().is_empty())
+            .map(decode_event)
+            .collect()
     }
 }
 
