@@ -616,7 +616,7 @@ impl Registry {
     ) -> ApiResult<(Value, bool)> {
         if patch_type == PatchType::Strategic && !def.builtin {
             return Err(ApiError::unsupported_media_type(
-                "application/strategic-merge-patch+json",
+                crate::status::CUSTOM_RESOURCE_PATCH_MEDIA_TYPES,
             ));
         }
         let patch: Value = match patch_type {
