@@ -1366,3 +1366,118 @@ async fn wait_for_subscribers(
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test]
+async fn reviews_are_answered_not_stored() {
+    let app = app();
+    let post =
+        |uri: &str, body: Value| with_body("POST", uri, "application/json", body.to_string());
+    let ssar = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "create", "group": "apps", "resource": "deployments", "namespace": "default"}}});
+    let (s, answer) = json_of(
+        &app,
+        post(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            ssar.clone(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{answer}");
+    assert_eq!(answer["status"]["allowed"], true);
+    assert_eq!(answer["spec"], ssar["spec"]);
+    // Nothing to list or get: reviews are create-only.
+    let (s, doc) = json_of(
+        &app,
+        get("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+    )
+    .await;
+    assert_status("list reviews", s, &doc, 405, "MethodNotAllowed");
+
+    let cases = [
+        // Neither resourceAttributes nor nonResourceAttributes.
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"kind": "SelfSubjectAccessReview", "spec": {}}),
+            422,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"spec": {"resourceAttributes": {}, "nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            422,
+        ),
+        // No user or group to ask about.
+        (
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            json!({"spec": {"resourceAttributes": {"verb": "get"}}}),
+            422,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+            json!({"spec": {"user": "u", "resourceAttributes": {"verb": "get", "namespace": "other"}}}),
+            400,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+            json!({"spec": {"user": "u", "nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            422,
+        ),
+        (
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            json!({"spec": {}}),
+            400,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"kind": "TokenReview"}),
+            400,
+        ),
+    ];
+    for (uri, body, code) in cases {
+        let (s, doc) = json_of(&app, post(uri, body.clone())).await;
+        assert_eq!(s.as_u16(), code, "{uri} {body}: {doc}");
+        assert_eq!(doc["kind"], "Status");
+    }
+
+    let sar = json_ok(&app, post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        json!({"spec": {"user": "bob", "groups": ["dev"], "nonResourceAttributes": {"path": "/healthz", "verb": "get"}}}))).await;
+    assert_eq!(sar["kind"], "SubjectAccessReview");
+    assert_eq!(sar["status"]["allowed"], true);
+    let local = json_ok(&app, post("/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+        json!({"spec": {"user": "bob", "resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "shop"}}}))).await;
+    assert_eq!(local["metadata"]["namespace"], "shop");
+    assert_eq!(local["status"]["allowed"], true);
+    let rules = json_ok(
+        &app,
+        post(
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            json!({"spec": {"namespace": "default"}}),
+        ),
+    )
+    .await;
+    assert_eq!(rules["status"]["resourceRules"][0]["verbs"], json!(["*"]));
+    assert_eq!(rules["status"]["incomplete"], false);
+    let me = json_ok(
+        &app,
+        post(
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            json!({}),
+        ),
+    )
+    .await;
+    assert_eq!(me["apiVersion"], "authentication.k8s.io/v1");
+    assert_eq!(me["status"]["userInfo"]["username"], "kubernetes-admin");
+    let token = json_ok(
+        &app,
+        post(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            json!({"spec": {"token": "abc", "audiences": ["demo"]}}),
+        ),
+    )
+    .await;
+    assert_eq!(token["status"]["authenticated"], true);
+    assert_eq!(token["status"]["audiences"], json!(["demo"]));
+    assert_eq!(
+        token["status"]["user"]["groups"],
+        json!(["system:masters", "system:authenticated"])
+    );
+}
