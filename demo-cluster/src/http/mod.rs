@@ -1,5 +1,6 @@
 //! HTTP layer: routing, the Host check, body limits, and the non-resource endpoints.
 
+pub mod compress;
 pub mod discovery;
 pub mod negotiate;
 pub mod resource;
@@ -90,6 +91,7 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
     if www.is_none() {
         api = api.route("/", any(root_paths));
     }
+    api = api.route_layer(middleware::from_fn(compress::gzip_large_responses));
     // `route_layer` wraps only the routes added so far: the API, not the health checks, the
     // static files or the 404 fallback added below.
     if let Some(chaos) = &state.chaos {
