@@ -9,6 +9,7 @@ pub mod controllers;
 pub mod http;
 pub mod load;
 pub mod logs;
+pub mod names;
 pub mod openapi;
 pub mod protobuf;
 pub mod registry;

@@ -138,6 +138,13 @@ mod tests {
     }
 
     #[test]
+    fn listens_on_loopback_unless_told_otherwise() {
+        let args = Args::try_parse_from(["demo-cluster"]).expect("no flags needed");
+        assert_eq!(args.listen.ip(), std::net::Ipv4Addr::LOCALHOST);
+        assert_eq!(demo_cluster::Config::default().listen, args.listen);
+    }
+
+    #[test]
     fn durations_read_as_kube_apiserver_flags_do() {
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));

@@ -151,7 +151,9 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
 
 /// Adds the schema of a built-in kind to the generator; returns its definition name.
 fn builtin_schema(generator: &mut SchemaGenerator, group: &str, kind: &str) -> Option<String> {
-    use k8s_openapi::api::{apps, batch, coordination, core, events, rbac};
+    use k8s_openapi::api::{
+        apps, authentication, authorization, batch, coordination, core, events, rbac,
+    };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
     fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
         generator.subschema_for::<T>();
@@ -184,6 +186,24 @@ fn builtin_schema(generator: &mut SchemaGenerator, group: &str, kind: &str) -> O
             add::<apiextensions::v1::CustomResourceDefinition>(generator)
         }
         ("coordination.k8s.io", "Lease") => add::<coordination::v1::Lease>(generator),
+        ("authentication.k8s.io", "SelfSubjectReview") => {
+            add::<authentication::v1::SelfSubjectReview>(generator)
+        }
+        ("authentication.k8s.io", "TokenReview") => {
+            add::<authentication::v1::TokenReview>(generator)
+        }
+        ("authorization.k8s.io", "LocalSubjectAccessReview") => {
+            add::<authorization::v1::LocalSubjectAccessReview>(generator)
+        }
+        ("authorization.k8s.io", "SelfSubjectAccessReview") => {
+            add::<authorization::v1::SelfSubjectAccessReview>(generator)
+        }
+        ("authorization.k8s.io", "SelfSubjectRulesReview") => {
+            add::<authorization::v1::SelfSubjectRulesReview>(generator)
+        }
+        ("authorization.k8s.io", "SubjectAccessReview") => {
+            add::<authorization::v1::SubjectAccessReview>(generator)
+        }
         _ => None,
     }
 }

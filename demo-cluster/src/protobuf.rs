@@ -73,6 +73,57 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (1, "metadata", Msg("ObjectMeta"), false),
             (2, "deleteOptions", Msg("DeleteOptions"), false),
         ],
+        // What `kubectl auth can-i` and `kubectl auth whoami` send.
+        "SelfSubjectAccessReview" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("SelfSubjectAccessReviewSpec"), false),
+        ],
+        "SelfSubjectAccessReviewSpec" => &[
+            (1, "resourceAttributes", Msg("ResourceAttributes"), false),
+            (
+                2,
+                "nonResourceAttributes",
+                Msg("NonResourceAttributes"),
+                false,
+            ),
+        ],
+        "SubjectAccessReview" | "LocalSubjectAccessReview" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("SubjectAccessReviewSpec"), false),
+        ],
+        "SubjectAccessReviewSpec" => &[
+            (1, "resourceAttributes", Msg("ResourceAttributes"), false),
+            (
+                2,
+                "nonResourceAttributes",
+                Msg("NonResourceAttributes"),
+                false,
+            ),
+            (3, "user", Str, false),
+            (4, "groups", Str, true),
+            (6, "uid", Str, false),
+        ],
+        "ResourceAttributes" => &[
+            (1, "namespace", Str, false),
+            (2, "verb", Str, false),
+            (3, "group", Str, false),
+            (4, "version", Str, false),
+            (5, "resource", Str, false),
+            (6, "subresource", Str, false),
+            (7, "name", Str, false),
+        ],
+        "NonResourceAttributes" => &[(1, "path", Str, false), (2, "verb", Str, false)],
+        "SelfSubjectRulesReview" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("SelfSubjectRulesReviewSpec"), false),
+        ],
+        "SelfSubjectRulesReviewSpec" => &[(1, "namespace", Str, false)],
+        "SelfSubjectReview" => &[(1, "metadata", Msg("ObjectMeta"), false)],
+        "TokenReview" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("TokenReviewSpec"), false),
+        ],
+        "TokenReviewSpec" => &[(1, "token", Str, false), (2, "audiences", Str, true)],
         "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
         "ConfigMap" => &[
             (1, "metadata", Msg("ObjectMeta"), false),

@@ -6,6 +6,26 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
 /// `resource.group`, or just `resource` for the core group (kube-apiserver's qualified resource).
+/// What a create or update body may be written in.
+pub const BODY_MEDIA_TYPES: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+/// Patch types of built-in kinds, in kube-apiserver's order.
+pub const PATCH_MEDIA_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+/// Custom resources have no strategic merge patch (their schemas carry no merge keys).
+pub const CUSTOM_RESOURCE_PATCH_MEDIA_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
 pub fn qualified_resource(group: &str, resource: &str) -> String {
     if group.is_empty() {
         resource.to_string()
@@ -213,11 +233,15 @@ impl ApiError {
         )
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// 415 naming what the endpoint reads (one of the `*_MEDIA_TYPES` lists).
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {content_type:?})"),
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
         )
     }
 

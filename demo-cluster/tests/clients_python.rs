@@ -22,6 +22,7 @@ async fn run_check(check: &'static str) {
         Tuning {
             watch_cache_capacity: 100,
             bookmark_interval: Duration::from_millis(200),
+            ..Tuning::default()
         },
     )
     .await

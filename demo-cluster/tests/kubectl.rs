@@ -111,3 +111,46 @@ async fn kubectl_end_to_end() {
     drop(k);
     cluster.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_auth_answers_for_the_demo_admin() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        assert_eq!(
+            k.ok(&["auth", "can-i", "create", "deployments"]).trim(),
+            "yes"
+        );
+        assert_eq!(
+            k.ok(&["auth", "can-i", "delete", "nodes", "--all-namespaces"])
+                .trim(),
+            "yes"
+        );
+        assert_eq!(k.ok(&["auth", "can-i", "get", "/healthz"]).trim(), "yes");
+        assert_eq!(
+            k.ok(&["auth", "can-i", "list", "pods", "--as", "someone", "-n", "shop"])
+                .trim(),
+            "yes"
+        );
+        let rules = k.ok(&["auth", "can-i", "--list"]);
+        assert!(
+            rules.contains("Resources") && rules.contains("*.*") && rules.contains("[*]"),
+            "{rules}"
+        );
+        let whoami = k.ok(&["auth", "whoami"]);
+        assert!(
+            whoami.contains("kubernetes-admin") && whoami.contains("system:masters"),
+            "{whoami}"
+        );
+        let whoami = k.ok(&[
+            "auth",
+            "whoami",
+            "-o",
+            "jsonpath={.status.userInfo.username}",
+        ]);
+        assert_eq!(whoami, "kubernetes-admin");
+    })
+    .await
+    .expect("kubectl ran");
+}

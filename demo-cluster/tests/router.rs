@@ -60,6 +60,29 @@ async fn json_of(app: &Router, r: Request<Body>) -> (StatusCode, Value) {
     (s, body)
 }
 
+/// A request carrying `body` as `content_type`.
+fn with_body(method: &str, uri: &str, content_type: &str, body: impl Into<Body>) -> Request<Body> {
+    req(method, uri)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(body.into())
+        .unwrap()
+}
+
+/// Creates ConfigMap `name` in `default`; returns the created object.
+async fn create_configmap(app: &Router, name: &str) -> Value {
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+    json_ok(
+        app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            "application/json",
+            cm.to_string(),
+        ),
+    )
+    .await
+}
+
 /// The JSON body of a request that must succeed.
 async fn json_ok(app: &Router, r: Request<Body>) -> Value {
     let what = format!("{} {}", r.method(), r.uri());
@@ -821,15 +844,7 @@ async fn openapi_documents_let_kubectl_validate_on_the_server() {
 #[tokio::test]
 async fn hostile_inputs_get_4xx_not_panics() {
     let app = app();
-    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "h"}});
-    json_of(
-        &app,
-        req("POST", "/api/v1/namespaces/default/configmaps")
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(cm.to_string()))
-            .unwrap(),
-    )
-    .await;
+    let cm = create_configmap(&app, "h").await;
     let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
     let (s, _) = json_of(
         &app,
@@ -1086,4 +1101,383 @@ async fn events_are_shared_between_core_and_events_k8s_io() {
     let as_core = json_ok(&app, get("/api/v1/namespaces/default/events/p.2")).await;
     assert_eq!(as_core["message"], "changed");
     assert!(as_core.get("note").is_none());
+}
+
+/// A Status answer: its code is the HTTP status and it names `reason`.
+fn assert_status(what: &str, s: StatusCode, doc: &Value, code: u16, reason: &str) {
+    assert_eq!(s.as_u16(), code, "{what}: {doc}");
+    assert_eq!(doc["kind"], "Status", "{what}: {doc}");
+    assert_eq!(doc["code"], code, "{what}: {doc}");
+    assert_eq!(doc["reason"], reason, "{what}: {doc}");
+}
+
+#[tokio::test]
+async fn bodies_in_unsupported_media_types_get_415() {
+    let app = app();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}});
+    // As kube-apiserver: a create or update without Content-Type is read as JSON.
+    let created = json_ok(
+        &app,
+        req("POST", "/api/v1/namespaces/default/configmaps")
+            .body(Body::from(cm.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(created["metadata"]["name"], "m");
+    let object = "/api/v1/namespaces/default/configmaps/m";
+    const BODIES: &str = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    const PATCHES: &str = "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml";
+    let cases = [
+        (
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            Some("text/plain"),
+            BODIES,
+        ),
+        (
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            Some("application/xml; charset=utf-8"),
+            BODIES,
+        ),
+        ("PUT", object, Some("text/html"), BODIES),
+        ("PUT", object, Some("application/merge-patch+json"), BODIES),
+        // A patch names its type: without one, or with a plain JSON type, it cannot be read.
+        ("PATCH", object, None, PATCHES),
+        ("PATCH", object, Some("application/json"), PATCHES),
+        ("PATCH", object, Some("application/yaml"), PATCHES),
+    ];
+    for (method, uri, content_type, accepted) in cases {
+        let mut r = req(method, uri);
+        if let Some(ct) = content_type {
+            r = r.header(header::CONTENT_TYPE, ct);
+        }
+        let what = format!("{method} {uri} as {content_type:?}");
+        let (s, doc) = json_of(&app, r.body(Body::from(cm.to_string())).unwrap()).await;
+        assert_status(&what, s, &doc, 415, "UnsupportedMediaType");
+        assert_eq!(
+            doc["message"],
+            format!("the body of the request was in an unknown format - accepted media types include: {accepted}"),
+            "{what}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn bodies_over_the_limit_get_413() {
+    let app = app();
+    create_configmap(&app, "big").await;
+    let limit = demo_cluster::http::MAX_BODY_BYTES;
+    let object = "/api/v1/namespaces/default/configmaps/big";
+    let huge_data = |len: usize| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"},
+               "data": {"k": "x".repeat(len)}})
+        .to_string()
+    };
+    for (method, content_type) in [
+        ("PUT", "application/json"),
+        ("PATCH", "application/merge-patch+json"),
+        ("PATCH", "application/apply-patch+yaml"),
+    ] {
+        let (s, doc) = json_of(
+            &app,
+            with_body(method, object, content_type, huge_data(limit)),
+        )
+        .await;
+        assert_status(method, s, &doc, 413, "RequestEntityTooLarge");
+    }
+    // A body sent in chunks, without a length, is cut at the limit all the same.
+    let chunk = axum::body::Bytes::from(vec![b' '; 1024 * 1024]);
+    let chunks =
+        (0..limit / chunk.len() + 2).map(move |_| Ok::<_, std::convert::Infallible>(chunk.clone()));
+    let (s, doc) = json_of(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            "application/json",
+            Body::from_stream(futures_util::stream::iter(chunks)),
+        ),
+    )
+    .await;
+    assert_status("chunked POST", s, &doc, 413, "RequestEntityTooLarge");
+    // Just under the limit is read.
+    let (s, doc) = json_of(
+        &app,
+        with_body("PUT", object, "application/json", huge_data(limit - 200)),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{doc}");
+}
+
+#[tokio::test]
+async fn bad_selectors_get_400() {
+    let app = app();
+    let bad_labels = [
+        "a in (b",
+        "a in b",
+        "a notin ()x",
+        "=b",
+        "a=b=c",
+        "!",
+        "a,,b",
+        "-a=b",
+        "a/b/c=d",
+        "a=-b",
+        "a>",
+        "a gt 1",
+    ];
+    let bad_fields = [
+        "spec.foo=x",
+        "metadata.name",
+        "metadata.name~x",
+        "=x",
+        "metadata.labels=x",
+    ];
+    let queries = bad_labels
+        .iter()
+        .map(|s| format!("labelSelector={}", urlencode(s)))
+        .chain(
+            bad_fields
+                .iter()
+                .map(|s| format!("fieldSelector={}", urlencode(s))),
+        );
+    for query in queries {
+        for collection in [
+            "/api/v1/configmaps",
+            "/api/v1/namespaces/default/pods",
+            "/apis/apps/v1/deployments",
+            "/api/v1/nodes",
+        ] {
+            for extra in ["", "&watch=true", "&limit=1"] {
+                let uri = format!("{collection}?{query}{extra}");
+                let (s, doc) = json_of(&app, get(&uri)).await;
+                assert_status(&uri, s, &doc, 400, "BadRequest");
+            }
+        }
+        for collection in [
+            "/api/v1/namespaces/default/configmaps",
+            "/apis/apps/v1/namespaces/default/deployments",
+            "/api/v1/nodes",
+        ] {
+            let uri = format!("{collection}?{query}");
+            let (s, doc) = json_of(&app, req("DELETE", &uri).body(Body::empty()).unwrap()).await;
+            assert_status(&format!("DELETE {uri}"), s, &doc, 400, "BadRequest");
+        }
+    }
+    // Collections of namespaced kinds are deleted one namespace at a time.
+    let (s, doc) = json_of(
+        &app,
+        req("DELETE", "/api/v1/configmaps")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_status("DELETE all configmaps", s, &doc, 405, "MethodNotAllowed");
+    let (s, _) = json_of(
+        &app,
+        get("/api/v1/namespaces/default/configmaps?labelSelector=a%20notin%20()"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "an empty set is a set");
+}
+
+#[tokio::test]
+async fn unknown_groups_versions_and_resources_get_404_status() {
+    let app = app();
+    let paths = [
+        "/api/v2",
+        "/api/v2/pods",
+        "/api/v1/nopes",
+        "/api/v1/namespaces/default/nopes",
+        "/api/v1/namespaces/default/nopes/x",
+        // Nodes are cluster-scoped: there is no namespaced path to them.
+        "/api/v1/namespaces/default/nodes",
+        "/api/v1/namespaces/default/pods/p/nope",
+        "/apis/apps/v2",
+        "/apis/apps/v2/deployments",
+        "/apis/apps/v1beta1/namespaces/default/deployments",
+        "/apis/apps/v1/nopes",
+        "/apis/apps/v1/namespaces/default/deployments/d/nope",
+        "/apis/nope.example",
+        "/apis/nope.example/v1",
+        "/apis/nope.example/v1/things",
+        "/apis/nope.example/v1/namespaces/default/things/x",
+        "/apis/batch/v1/namespaces/default/deployments",
+        "/nope",
+    ];
+    for path in paths {
+        for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+            let (s, doc) = json_of(
+                &app,
+                with_body(method, path, "application/merge-patch+json", "{}"),
+            )
+            .await;
+            let what = format!("{method} {path}");
+            // Discovery documents exist only for GET; other verbs on them are 405.
+            if s == StatusCode::METHOD_NOT_ALLOWED {
+                assert_status(&what, s, &doc, 405, "MethodNotAllowed");
+                continue;
+            }
+            assert_status(&what, s, &doc, 404, "NotFound");
+            assert_eq!(
+                doc["message"], "the server could not find the requested resource",
+                "{what}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn abandoned_watches_release_their_subscription() {
+    let tuning = Tuning::default();
+    let registry = build_registry(&Config::default(), &tuning).unwrap();
+    let app = router(AppState::new(registry.clone(), tuning, vec![]), None);
+    let before = registry.store.subscriber_count();
+    let mut watches = vec![];
+    for uri in [
+        "/api/v1/configmaps?watch=true",
+        "/api/v1/namespaces/default/pods?watch=true&resourceVersion=0",
+        "/apis/apps/v1/deployments?watch=true&allowWatchBookmarks=true",
+    ] {
+        let resp = app.clone().oneshot(get(uri)).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "{uri}");
+        watches.push(resp);
+    }
+    // Each watch subscribes from its own task, soon after its headers are answered.
+    wait_for_subscribers(&registry, before + 3, "the watches to subscribe").await;
+    // The client goes away without reading to the end: the response body is dropped.
+    drop(watches);
+    wait_for_subscribers(&registry, before, "abandoned watches to unsubscribe").await;
+}
+
+async fn wait_for_subscribers(
+    registry: &demo_cluster::registry::Registry,
+    want: usize,
+    what: &str,
+) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    while registry.store.subscriber_count() != want {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited 5 s for {what}: {} subscribers, want {want}",
+            registry.store.subscriber_count()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn reviews_are_answered_not_stored() {
+    let app = app();
+    let post =
+        |uri: &str, body: Value| with_body("POST", uri, "application/json", body.to_string());
+    let ssar = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "create", "group": "apps", "resource": "deployments", "namespace": "default"}}});
+    let (s, answer) = json_of(
+        &app,
+        post(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            ssar.clone(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{answer}");
+    assert_eq!(answer["status"]["allowed"], true);
+    assert_eq!(answer["spec"], ssar["spec"]);
+    // Nothing to list or get: reviews are create-only.
+    let (s, doc) = json_of(
+        &app,
+        get("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+    )
+    .await;
+    assert_status("list reviews", s, &doc, 405, "MethodNotAllowed");
+
+    let cases = [
+        // Neither resourceAttributes nor nonResourceAttributes.
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"kind": "SelfSubjectAccessReview", "spec": {}}),
+            422,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"spec": {"resourceAttributes": {}, "nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            422,
+        ),
+        // No user or group to ask about.
+        (
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            json!({"spec": {"resourceAttributes": {"verb": "get"}}}),
+            422,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+            json!({"spec": {"user": "u", "resourceAttributes": {"verb": "get", "namespace": "other"}}}),
+            400,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+            json!({"spec": {"user": "u", "nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            422,
+        ),
+        (
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            json!({"spec": {}}),
+            400,
+        ),
+        (
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            json!({"kind": "TokenReview"}),
+            400,
+        ),
+    ];
+    for (uri, body, code) in cases {
+        let (s, doc) = json_of(&app, post(uri, body.clone())).await;
+        assert_eq!(s.as_u16(), code, "{uri} {body}: {doc}");
+        assert_eq!(doc["kind"], "Status");
+    }
+
+    let sar = json_ok(&app, post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        json!({"spec": {"user": "bob", "groups": ["dev"], "nonResourceAttributes": {"path": "/healthz", "verb": "get"}}}))).await;
+    assert_eq!(sar["kind"], "SubjectAccessReview");
+    assert_eq!(sar["status"]["allowed"], true);
+    let local = json_ok(&app, post("/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+        json!({"spec": {"user": "bob", "resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "shop"}}}))).await;
+    assert_eq!(local["metadata"]["namespace"], "shop");
+    assert_eq!(local["status"]["allowed"], true);
+    let rules = json_ok(
+        &app,
+        post(
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            json!({"spec": {"namespace": "default"}}),
+        ),
+    )
+    .await;
+    assert_eq!(rules["status"]["resourceRules"][0]["verbs"], json!(["*"]));
+    assert_eq!(rules["status"]["incomplete"], false);
+    let me = json_ok(
+        &app,
+        post(
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            json!({}),
+        ),
+    )
+    .await;
+    assert_eq!(me["apiVersion"], "authentication.k8s.io/v1");
+    assert_eq!(me["status"]["userInfo"]["username"], "kubernetes-admin");
+    let token = json_ok(
+        &app,
+        post(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            json!({"spec": {"token": "abc", "audiences": ["demo"]}}),
+        ),
+    )
+    .await;
+    assert_eq!(token["status"]["authenticated"], true);
+    assert_eq!(token["status"]["audiences"], json!(["demo"]));
+    assert_eq!(
+        token["status"]["user"]["groups"],
+        json!(["system:masters", "system:authenticated"])
+    );
 }

@@ -1,5 +1,6 @@
 //! HTTP layer: routing, the Host check, body limits, and the non-resource endpoints.
 
+pub mod compress;
 pub mod discovery;
 pub mod negotiate;
 pub mod resource;
@@ -32,6 +33,9 @@ pub struct Tuning {
     /// Events kept for watch resumption and chunked-list snapshots.
     pub watch_cache_capacity: usize,
     pub bookmark_interval: Duration,
+    /// How long a request body may take to arrive (kube-apiserver's one-minute request
+    /// timeout): a client that stalls mid-body must not hold a task and its buffer forever.
+    pub request_body_timeout: Duration,
 }
 
 impl Default for Tuning {
@@ -39,6 +43,7 @@ impl Default for Tuning {
         Tuning {
             watch_cache_capacity: 10_000,
             bookmark_interval: Duration::from_secs(45),
+            request_body_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -86,6 +91,7 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
     if www.is_none() {
         api = api.route("/", any(root_paths));
     }
+    api = api.route_layer(middleware::from_fn(compress::gzip_large_responses));
     // `route_layer` wraps only the routes added so far: the API, not the health checks, the
     // static files or the 404 fallback added below.
     if let Some(chaos) = &state.chaos {
@@ -223,15 +229,45 @@ async fn openapi_v3_doc(State(app): State<AppState>, req: Request) -> Response {
 }
 
 async fn api_entry(State(app): State<AppState>, req: Request) -> Response {
-    match dispatch(app, req).await {
+    let (parts, body) = req.into_parts();
+    let body = match receive_body(&app, body).await {
+        Ok(body) => body,
+        Err(e) => {
+            // What is left of the body was not read, so the connection cannot carry another
+            // request: closing it spares waiting for (or draining) the rest.
+            let mut resp = e.into_response();
+            resp.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            return resp;
+        }
+    };
+    match dispatch(app, parts, body).await {
         Ok(r) => r,
         Err(e) => e.into_response(),
     }
 }
 
-async fn dispatch(app: AppState, req: Request) -> Result<Response, ApiError> {
-    let (parts, body) = req.into_parts();
-    let body = read_body(body).await?;
+async fn receive_body(app: &AppState, body: Body) -> Result<axum::body::Bytes, ApiError> {
+    // A Content-Length over the limit is refused before waiting for the body.
+    if axum::body::HttpBody::size_hint(&body).lower() > MAX_BODY_BYTES as u64 {
+        return Err(ApiError::too_large());
+    }
+    tokio::time::timeout(app.tuning.request_body_timeout, read_body(body))
+        .await
+        .map_err(|_| {
+            ApiError::timeout(
+                "request did not complete within requested timeout - the request body did not arrive in time",
+            )
+        })?
+}
+
+async fn dispatch(
+    app: AppState,
+    parts: axum::http::request::Parts,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
     let segs: Vec<String> = parts
         .uri
         .path()

@@ -20,7 +20,9 @@ use super::{table, watch, AppState};
 use crate::chaos::WatchFaults;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{DeleteOptions, DeleteOutcome, PatchType, Registry, WriteOptions};
-use crate::status::{ApiError, ApiResult};
+use crate::status::{
+    ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES, PATCH_MEDIA_TYPES,
+};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
 use crate::storage::store::{write_partial_metadata, ObjectRef, StoredObject};
 
@@ -140,7 +142,7 @@ fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
             .map_err(|e| ApiError::bad_request(format!("unable to decode protobuf body: {e}"))),
         "application/yaml" => serde_yaml_ng::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}"))),
-        other => Err(ApiError::unsupported_media_type(other)),
+        _ => Err(ApiError::unsupported_media_type(BODY_MEDIA_TYPES)),
     }
 }
 
@@ -611,14 +613,24 @@ fn delete_options_of(
     Ok(opts)
 }
 
-fn patch_type(headers: &HeaderMap) -> ApiResult<PatchType> {
-    match content_type(headers).as_str() {
-        "application/json-patch+json" => Ok(PatchType::Json),
-        "application/merge-patch+json" => Ok(PatchType::Merge),
-        "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
-        "application/apply-patch+yaml" => Ok(PatchType::Apply),
-        other => Err(ApiError::unsupported_media_type(other)),
-    }
+/// The patch type named by Content-Type; a patch without one cannot be read (415).
+fn patch_type(headers: &HeaderMap, def: &ResourceDef) -> ApiResult<PatchType> {
+    let accepted = if def.builtin {
+        PATCH_MEDIA_TYPES
+    } else {
+        CUSTOM_RESOURCE_PATCH_MEDIA_TYPES
+    };
+    let named = headers
+        .get(header::CONTENT_TYPE)
+        .map(|_| content_type(headers));
+    let patch_type = match named.as_deref() {
+        Some("application/json-patch+json") => PatchType::Json,
+        Some("application/merge-patch+json") => PatchType::Merge,
+        Some("application/strategic-merge-patch+json") if def.builtin => PatchType::Strategic,
+        Some("application/apply-patch+yaml") => PatchType::Apply,
+        _ => return Err(ApiError::unsupported_media_type(accepted)),
+    };
+    Ok(patch_type)
 }
 
 type Warnings = Arc<std::sync::Mutex<Vec<String>>>;
@@ -695,6 +707,14 @@ async fn handle_inner(
                 }
                 Method::DELETE => {
                     require_verb(&def, "deletecollection")?;
+                    // As kube-apiserver: namespaced kinds are deleted by collection only
+                    // within one namespace.
+                    if def.namespaced && ns.is_none() {
+                        return Err(ApiError::method_not_allowed(
+                            "deletecollection",
+                            &def.resource,
+                        ));
+                    }
                     let (labels, fields) = parse_selectors(&def, &q)?;
                     let opts = delete_options(&parts.headers, &body, &q)?;
                     let (items, _) = registry.list(&def, ns);
@@ -739,7 +759,7 @@ async fn handle_inner(
                 }
                 Method::PATCH => {
                     require_verb(&def, "patch")?;
-                    let pt = patch_type(&parts.headers)?;
+                    let pt = patch_type(&parts.headers, &def)?;
                     let mut opts = write_options(&parts, &q, warnings)?;
                     if pt == PatchType::Apply {
                         opts.field_manager = explicit_manager(&q);
@@ -791,7 +811,7 @@ async fn handle_inner(
                     ))
                 }
                 ("status", Method::PATCH) => {
-                    let pt = patch_type(&parts.headers)?;
+                    let pt = patch_type(&parts.headers, &def)?;
                     let mut opts = write_options(&parts, &q, warnings)?;
                     opts.subresource = "status".into();
                     if pt == PatchType::Apply {
@@ -812,7 +832,7 @@ async fn handle_inner(
                     Ok(json_response(StatusCode::OK, &scale))
                 }
                 ("scale", Method::PATCH) => {
-                    let pt = patch_type(&parts.headers)?;
+                    let pt = patch_type(&parts.headers, &def)?;
                     let opts = write_options(&parts, &q, warnings)?;
                     let patch: Value = match pt {
                         PatchType::Apply => serde_yaml_ng::from_slice(&body)

@@ -182,6 +182,14 @@ impl B {
     }
 }
 
+/// A create-only review kind (answered by `registry::reviews`, never stored).
+fn review(group: &str, resource: &str, kind: &str, namespaced: bool) -> ResourceDef {
+    let singular = resource.trim_end_matches('s');
+    B::new(group, resource, singular, kind, namespaced)
+        .verbs(&["create"])
+        .0
+}
+
 /// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
@@ -252,6 +260,42 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         B::new("events.k8s.io", "events", "event", "Event", true)
             .short(&["ev"])
             .stored_in(""),
+        review(
+            "authentication.k8s.io",
+            "selfsubjectreviews",
+            "SelfSubjectReview",
+            false,
+        ),
+        review(
+            "authentication.k8s.io",
+            "tokenreviews",
+            "TokenReview",
+            false,
+        ),
+        review(
+            "authorization.k8s.io",
+            "localsubjectaccessreviews",
+            "LocalSubjectAccessReview",
+            true,
+        ),
+        review(
+            "authorization.k8s.io",
+            "selfsubjectaccessreviews",
+            "SelfSubjectAccessReview",
+            false,
+        ),
+        review(
+            "authorization.k8s.io",
+            "selfsubjectrulesreviews",
+            "SelfSubjectRulesReview",
+            false,
+        ),
+        review(
+            "authorization.k8s.io",
+            "subjectaccessreviews",
+            "SubjectAccessReview",
+            false,
+        ),
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
         B::new(

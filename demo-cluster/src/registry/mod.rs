@@ -6,6 +6,7 @@ pub mod convert;
 pub mod kinds;
 pub mod managed_fields;
 pub mod patch;
+pub mod reviews;
 pub mod strategy;
 
 use std::collections::HashSet;
@@ -347,6 +348,10 @@ impl Registry {
     ) -> ApiResult<Value> {
         Self::normalize_body(def, namespace, &mut body)?;
         self.check_unknown_fields(def, &mut body, opts)?;
+        // Reviews are answered, never stored.
+        if let Some(answer) = reviews::answer(def, namespace, &body) {
+            return answer;
+        }
         let mut body = convert::to_storage(def, body);
         let meta = &mut body["metadata"];
         let mut name = meta["name"].as_str().unwrap_or_default().to_string();
@@ -616,7 +621,7 @@ impl Registry {
     ) -> ApiResult<(Value, bool)> {
         if patch_type == PatchType::Strategic && !def.builtin {
             return Err(ApiError::unsupported_media_type(
-                "application/strategic-merge-patch+json",
+                crate::status::CUSTOM_RESOURCE_PATCH_MEDIA_TYPES,
             ));
         }
         let patch: Value = match patch_type {

@@ -4,21 +4,9 @@
 use serde_json::{json, Map, Value};
 
 use super::kinds::ResourceDef;
+use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::status::Cause;
 use crate::storage::selectors::{labels_of, LabelSelector};
-
-fn is_dns1123_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-}
-
-fn is_dns1123_subdomain(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns1123_label)
-}
 
 fn ensure_object<'a>(obj: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {
     if !obj[key].is_object() {

@@ -4,6 +4,8 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+use crate::names::{is_label_value, is_qualified_name};
+
 #[derive(Debug, Clone, PartialEq)]
 enum LabelOp {
     Eq(String),
@@ -24,19 +26,6 @@ struct LabelRequirement {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LabelSelector {
     requirements: Vec<LabelRequirement>,
-}
-
-fn valid_label_key(k: &str) -> bool {
-    !k.is_empty()
-        && k.len() <= 317
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
-}
-
-fn valid_label_value(v: &str) -> bool {
-    v.len() <= 63
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -96,7 +85,8 @@ impl LabelSelector {
                 }
             } else if let Some(open) = part.find('(') {
                 let close = part.rfind(')').ok_or_else(err)?;
-                if close < open {
+                // Nothing may follow the set but the next requirement.
+                if close < open || !part[close + 1..].trim().is_empty() {
                     return Err(err());
                 }
                 let head: Vec<&str> = part[..open].split_whitespace().collect();
@@ -122,7 +112,7 @@ impl LabelSelector {
                     op: LabelOp::Exists,
                 }
             };
-            if !valid_label_key(&req.key) {
+            if !is_qualified_name(&req.key) {
                 return Err(format!("invalid label key {:?}", req.key));
             }
             let values: Vec<&String> = match &req.op {
@@ -130,7 +120,7 @@ impl LabelSelector {
                 LabelOp::In(vs) | LabelOp::NotIn(vs) => vs.iter().collect(),
                 _ => vec![],
             };
-            if let Some(bad) = values.iter().find(|v| !valid_label_value(v)) {
+            if let Some(bad) = values.iter().find(|v| !is_label_value(v)) {
                 return Err(format!("invalid label value: {bad:?}"));
             }
             requirements.push(req);

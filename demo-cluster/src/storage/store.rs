@@ -493,6 +493,12 @@ impl Store {
         })
     }
 
+    /// Open subscriptions (watches and in-process controllers): a watch whose client went
+    /// away must give its subscription up, or the fan-out keeps feeding it.
+    pub fn subscriber_count(&self) -> usize {
+        self.sender.receiver_count()
+    }
+
     /// Every future change of every resource, for in-process controllers (which reconcile
     /// from the current state and only need to be woken).
     pub fn subscriber(&self) -> broadcast::Receiver<Arc<StoredEvent>> {

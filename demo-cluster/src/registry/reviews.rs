@@ -1,0 +1,180 @@
+//! The create-only review kinds of `authentication.k8s.io` and `authorization.k8s.io`: never
+//! stored, answered at once for the demo's only user, who may do everything (as a kubeadm
+//! cluster's `kubernetes-admin` in `system:masters`). Requests carry no credentials here,
+//! so every request is that user, and every token names it.
+
+use serde_json::{json, Value};
+
+use super::kinds::ResourceDef;
+use crate::status::{ApiError, ApiResult, Cause};
+
+pub const DEMO_USER: &str = "kubernetes-admin";
+pub const DEMO_GROUPS: &[&str] = &["system:masters", "system:authenticated"];
+
+/// Why an access review is allowed (kube-apiserver puts its authorizer's reason here).
+const ALLOWED_REASON: &str = "the demo cluster allows every request";
+
+/// Audiences a token is valid for when the review names none (kube-apiserver's default).
+const API_AUDIENCES: &[&str] = &["https://kubernetes.default.svc.cluster.local"];
+
+type Answer = fn(&ResourceDef, &str, &Value) -> ApiResult<Value>;
+
+/// The review kinds, by (group, resource).
+const REVIEWS: &[(&str, &str, Answer)] = &[
+    (
+        "authentication.k8s.io",
+        "selfsubjectreviews",
+        self_subject_review,
+    ),
+    ("authentication.k8s.io", "tokenreviews", token_review),
+    (
+        "authorization.k8s.io",
+        "selfsubjectaccessreviews",
+        self_subject_access_review,
+    ),
+    (
+        "authorization.k8s.io",
+        "subjectaccessreviews",
+        subject_access_review,
+    ),
+    (
+        "authorization.k8s.io",
+        "localsubjectaccessreviews",
+        local_subject_access_review,
+    ),
+    (
+        "authorization.k8s.io",
+        "selfsubjectrulesreviews",
+        self_subject_rules_review,
+    ),
+];
+
+/// The answer to a create of a review kind (`body` already checked for kind and namespace);
+/// `None` for every other kind.
+pub fn answer(def: &ResourceDef, namespace: &str, body: &Value) -> Option<ApiResult<Value>> {
+    let (_, _, answer) = REVIEWS
+        .iter()
+        .find(|(group, resource, _)| *group == def.group && *resource == def.resource)?;
+    Some(answer(def, namespace, body).map(|status| {
+        let mut review = body.clone();
+        review["status"] = status;
+        review
+    }))
+}
+
+fn user_info() -> Value {
+    json!({"username": DEMO_USER, "groups": DEMO_GROUPS})
+}
+
+fn self_subject_review(_: &ResourceDef, _: &str, _: &Value) -> ApiResult<Value> {
+    Ok(json!({"userInfo": user_info()}))
+}
+
+fn token_review(_: &ResourceDef, _: &str, body: &Value) -> ApiResult<Value> {
+    if body["spec"]["token"].as_str().is_none_or(str::is_empty) {
+        return Err(ApiError::bad_request(
+            "token is required for TokenReview in authentication",
+        ));
+    }
+    let audiences = match body["spec"]["audiences"].as_array() {
+        Some(named) if !named.is_empty() => Value::Array(named.clone()),
+        _ => json!(API_AUDIENCES),
+    };
+    Ok(json!({"authenticated": true, "user": user_info(), "audiences": audiences}))
+}
+
+fn allowed() -> Value {
+    json!({"allowed": true, "reason": ALLOWED_REASON})
+}
+
+/// Exactly one of resourceAttributes and nonResourceAttributes, as every access review needs.
+fn attribute_causes(spec: &Value) -> Vec<Cause> {
+    let resource = spec["resourceAttributes"].is_object();
+    let non_resource = spec["nonResourceAttributes"].is_object();
+    match (resource, non_resource) {
+        (true, true) => vec![Cause::new(
+            "FieldValueInvalid",
+            "spec.nonResourceAttributes",
+            "Invalid value: cannot be specified in combination with resourceAttributes",
+        )],
+        (false, false) => vec![Cause::new(
+            "FieldValueRequired",
+            "spec.resourceAttributes",
+            "Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified",
+        )],
+        _ => vec![],
+    }
+}
+
+fn checked(def: &ResourceDef, causes: Vec<Cause>) -> ApiResult<Value> {
+    if causes.is_empty() {
+        Ok(allowed())
+    } else {
+        Err(ApiError::invalid(&def.group, &def.kind, "", causes))
+    }
+}
+
+fn self_subject_access_review(def: &ResourceDef, _: &str, body: &Value) -> ApiResult<Value> {
+    checked(def, attribute_causes(&body["spec"]))
+}
+
+/// A subject access review names whom it asks about.
+fn subject_causes(spec: &Value) -> Vec<Cause> {
+    let no_user = spec["user"].as_str().is_none_or(str::is_empty);
+    let no_groups = spec["groups"].as_array().is_none_or(Vec::is_empty);
+    if no_user && no_groups {
+        vec![Cause::invalid(
+            "spec.user",
+            "",
+            "at least one of user or group must be specified",
+        )]
+    } else {
+        vec![]
+    }
+}
+
+fn subject_access_review(def: &ResourceDef, _: &str, body: &Value) -> ApiResult<Value> {
+    let spec = &body["spec"];
+    let mut causes = attribute_causes(spec);
+    causes.extend(subject_causes(spec));
+    checked(def, causes)
+}
+
+/// As a subject access review, about resources of the request's namespace only.
+fn local_subject_access_review(
+    def: &ResourceDef,
+    namespace: &str,
+    body: &Value,
+) -> ApiResult<Value> {
+    let spec = &body["spec"];
+    let mut causes = subject_causes(spec);
+    if !spec["resourceAttributes"].is_object() {
+        causes.push(Cause::new(
+            "FieldValueRequired",
+            "spec.resourceAttributes",
+            "Required value: resourceAttributes is required",
+        ));
+    }
+    if spec["nonResourceAttributes"].is_object() {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "spec.nonResourceAttributes",
+            "Invalid value: disallowed on this kind of request",
+        ));
+    }
+    checked(def, causes)?;
+    if spec["resourceAttributes"]["namespace"].as_str() != Some(namespace) {
+        return Err(ApiError::bad_request(format!(
+            "spec.resourceAttributes.namespace must match namespace: {namespace}"
+        )));
+    }
+    Ok(allowed())
+}
+
+fn self_subject_rules_review(_: &ResourceDef, _: &str, _: &Value) -> ApiResult<Value> {
+    Ok(json!({
+        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+        "incomplete": false
+    }))
+}
