@@ -550,6 +550,181 @@ async fn a_five_megabyte_object_and_deceptive_text_are_shown_plainly() {
     harness.stop().await;
 }
 
+/// Minutes of chaos (quick: one; `KUBE_ATLAS_CHAOS_SECONDS` sets it) with three views open
+/// in three tabs at once (a ConfigMap list, a pod list, a Deployment's timeline), while
+/// ConfigMaps come, change and go and the Deployment is scaled up and down. After the
+/// writes stop, every tab equals a fresh read of the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
+    let seconds: u64 = std::env::var("KUBE_ATLAS_CHAOS_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let spec = "drop-watch=0.05,expire=0.2,error=0.05,throttle=0.05,latency=10ms";
+    let harness = Harness::start_config(demo_cluster::Config {
+        speed: 20.0,
+        chaos: Some(spec.parse().expect("chaos spec")),
+        seed: 23,
+        ..Default::default()
+    })
+    .await;
+    let registry = harness.registry();
+    let (namespaces, configmaps, deployments, pods) = (
+        registry.builtin("", "namespaces").expect("namespaces"),
+        registry.builtin("", "configmaps").expect("configmaps"),
+        registry
+            .builtin("apps", "deployments")
+            .expect("deployments"),
+        registry.builtin("", "pods").expect("pods"),
+    );
+    let writes = WriteOptions::default();
+    registry
+        .create(
+            &namespaces,
+            "",
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "soak"}}),
+            &writes,
+        )
+        .expect("namespace created");
+    registry
+        .create(
+            &deployments,
+            "soak",
+            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "web"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}}),
+            &writes,
+        )
+        .expect("deployment created");
+    let driver = &harness.driver;
+    let views = [
+        "#/list/core/v1/configmaps?ns=soak",
+        "#/list/core/v1/pods?ns=soak",
+        "#/obj/apps/v1/deployments/soak/web?tab=timeline",
+    ];
+    let mut tabs = vec![driver.window().await.expect("first tab")];
+    for _ in 1..views.len() {
+        tabs.push(driver.new_tab().await.expect("new tab"));
+    }
+    for (tab, view) in tabs.iter().zip(views) {
+        driver.switch_to_window(tab.clone()).await.expect("tab");
+        harness.open(view).await;
+    }
+
+    // Writes for the whole run: ConfigMaps created, changed and deleted, the Deployment
+    // scaled between 1 and 4 (its pods come and go through the controllers).
+    let started = std::time::Instant::now();
+    let mut round = 0u64;
+    while started.elapsed() < Duration::from_secs(seconds) {
+        // Fifteen names at most: every row fits on screen (the grid draws only what is seen).
+        let name = format!("cm-{:03}", round % 15);
+        let existing = registry.get(&configmaps, "soak", &name);
+        let result = match (existing.is_ok(), round % 3) {
+            (true, 0) => registry
+                .delete(&configmaps, "soak", &name, &DeleteOptions::default())
+                .map(|_| ()),
+            (true, _) => registry
+                .patch(
+                    &configmaps,
+                    "soak",
+                    &name,
+                    PatchType::Merge,
+                    serde_json::json!({"data": {"round": round.to_string()}})
+                        .to_string()
+                        .as_bytes(),
+                    &writes,
+                )
+                .map(|_| ()),
+            (false, _) => registry
+                .create(
+                    &configmaps,
+                    "soak",
+                    serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": name}, "data": {"round": round.to_string()}}),
+                    &writes,
+                )
+                .map(|_| ()),
+        };
+        result.expect("write");
+        if round.is_multiple_of(25) {
+            let replicas = 1 + (round / 25) % 4;
+            registry
+                .patch(
+                    &deployments,
+                    "soak",
+                    "web",
+                    PatchType::Merge,
+                    serde_json::json!({"spec": {"replicas": replicas}})
+                        .to_string()
+                        .as_bytes(),
+                    &writes,
+                )
+                .expect("scaled");
+        }
+        round += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Settle: the Deployment's pods are what it asks for, and nothing else changes.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let deployment = registry.get(&deployments, "soak", "web").expect("read");
+        let field = |path: &str| deployment.pointer(path).and_then(|v| v.as_i64());
+        let pods_now = registry.list(&pods, Some("soak")).0.len() as i64;
+        if field("/status/observedGeneration") == field("/metadata/generation")
+            && field("/status/readyReplicas") == field("/spec/replicas")
+            && Some(pods_now) == field("/spec/replicas")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Deployment never settled"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    for (tab, view) in tabs.iter().zip(views).take(2) {
+        driver.switch_to_window(tab.clone()).await.expect("tab");
+        let resource = if view.contains("configmaps") {
+            &configmaps
+        } else {
+            &pods
+        };
+        let expected = server_names(&registry, resource, "soak");
+        let shown = wait_until_within(
+            &format!("{view} equals the server's list"),
+            Duration::from_secs(60),
+            async || shown_names(driver).await,
+            |names| names.iter().cloned().collect::<BTreeSet<_>>() == expected,
+        )
+        .await;
+        assert_eq!(shown.len(), expected.len(), "no duplicate rows in {view}");
+    }
+    driver.switch_to_window(tabs[2].clone()).await.expect("tab");
+    let latest_rv = registry
+        .get(&deployments, "soak", "web")
+        .ok()
+        .and_then(|d| {
+            d.pointer("/metadata/resourceVersion")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    let revisions = wait_until_within(
+        "the timeline's newest revision is the server's",
+        Duration::from_secs(60),
+        async || texts_at(driver, "ol.timeline li.revision", Some("data-rv")).await,
+        |rvs| rvs.contains(&latest_rv),
+    )
+    .await;
+    let distinct: BTreeSet<&String> = revisions.iter().collect();
+    assert_eq!(distinct.len(), revisions.len(), "no duplicate revisions");
+    harness.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_carries_a_content_security_policy_that_refuses_injected_scripts() {
     let harness = Harness::start().await;

@@ -417,7 +417,9 @@ impl WatchHub {
     }
 
     /// Does a WebSocket watch answer here? A watch with `timeoutSeconds=1` must be closed by
-    /// the server within a second; one still open and silent after 4 s never will be.
+    /// the server within a second; one still open and silent after 4 s never will be. A
+    /// handshake that fails may be a passing 429 or 500, so it is tried again; only a proxy
+    /// that stays silent, or refuses every time, sends watches over HTTP.
     async fn probe_websocket(&self) {
         // With bookmarks allowed, a server that streams lists by default answers at once (the
         // end-of-initial-events bookmark); others close the watch after its 1 s timeout.
@@ -426,19 +428,26 @@ impl WatchHub {
             .query("watch", "true")
             .query("allowWatchBookmarks", "true")
             .query("timeoutSeconds", "1");
-        let health = match WatchSocket::open(&request) {
-            Err(_) => SocketHealth::Silent,
-            Ok(mut socket) => {
-                let answered = socket.next();
-                let timeout = gloo_timers::future::TimeoutFuture::new(4_000);
-                futures::pin_mut!(answered);
-                match select(answered, timeout).await {
-                    Either::Left((Received::Failed(_), _)) => SocketHealth::Silent,
-                    Either::Left(_) => SocketHealth::Works,
-                    Either::Right(_) => SocketHealth::Silent,
+        const ATTEMPTS: u32 = 3;
+        let mut health = SocketHealth::Silent;
+        for attempt in 1..=ATTEMPTS {
+            let Ok(mut socket) = WatchSocket::open(&request) else {
+                break;
+            };
+            let answered = socket.next();
+            let timeout = gloo_timers::future::TimeoutFuture::new(4_000);
+            futures::pin_mut!(answered);
+            match select(answered, timeout).await {
+                Either::Left((Received::Failed(_), _)) if attempt < ATTEMPTS => {
+                    gloo_timers::future::TimeoutFuture::new(500 * attempt).await;
+                }
+                Either::Left((Received::Failed(_), _)) | Either::Right(_) => break,
+                Either::Left(_) => {
+                    health = SocketHealth::Works;
+                    break;
                 }
             }
-        };
+        }
         self.inner
             .update_value(|inner| inner.socket_health = health);
         self.socket_health.set(health);
