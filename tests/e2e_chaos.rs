@@ -109,6 +109,40 @@ fn server_names(
         .collect()
 }
 
+/// Namespace `namespace` with Deployment `web` of `replicas` nginx pods, written straight
+/// into the registry (the writer is not subject to the faults).
+fn namespace_with_a_deployment(
+    registry: &demo_cluster::registry::Registry,
+    namespace: &str,
+    replicas: u32,
+) {
+    let writes = WriteOptions::default();
+    let namespaces = registry.builtin("", "namespaces").expect("namespaces");
+    registry
+        .create(
+            &namespaces,
+            "",
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}),
+            &writes,
+        )
+        .expect("namespace created");
+    let deployments = registry
+        .builtin("apps", "deployments")
+        .expect("deployments");
+    registry
+        .create(
+            &deployments,
+            namespace,
+            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "web"},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}}),
+            &writes,
+        )
+        .expect("deployment created");
+}
+
 /// The object page, its timeline and activity view and a pod list, on a cluster that fails
 /// reads (500, 429 with Retry-After) besides cutting and expiring watches, while a Deployment
 /// is scaled and rolled out: each view ends equal to a fresh read of the server.
@@ -123,8 +157,7 @@ async fn object_pages_timelines_and_activity_converge_while_reads_fail() {
     })
     .await;
     let registry = harness.registry();
-    let (namespaces, deployments, replicasets, pods) = (
-        registry.builtin("", "namespaces").expect("namespaces"),
+    let (deployments, replicasets, pods) = (
         registry
             .builtin("apps", "deployments")
             .expect("deployments"),
@@ -135,26 +168,7 @@ async fn object_pages_timelines_and_activity_converge_while_reads_fail() {
     );
     // Written straight into the registry: the writer is not subject to the faults.
     let writes = WriteOptions::default();
-    registry
-        .create(
-            &namespaces,
-            "",
-            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "faults"}}),
-            &writes,
-        )
-        .expect("namespace created");
-    registry
-        .create(
-            &deployments,
-            "faults",
-            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                    "template": {"metadata": {"labels": {"app": "web"}},
-                        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}}),
-            &writes,
-        )
-        .expect("deployment created");
+    namespace_with_a_deployment(&registry, "faults", 1);
     let base = "#/obj/apps/v1/deployments/faults/web";
     harness.open(&format!("{base}?tab=timeline")).await;
     wait_for(&harness.driver, "ol.timeline li.revision").await;
@@ -569,8 +583,7 @@ async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
     })
     .await;
     let registry = harness.registry();
-    let (namespaces, configmaps, deployments, pods) = (
-        registry.builtin("", "namespaces").expect("namespaces"),
+    let (configmaps, deployments, pods) = (
         registry.builtin("", "configmaps").expect("configmaps"),
         registry
             .builtin("apps", "deployments")
@@ -578,26 +591,7 @@ async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
         registry.builtin("", "pods").expect("pods"),
     );
     let writes = WriteOptions::default();
-    registry
-        .create(
-            &namespaces,
-            "",
-            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "soak"}}),
-            &writes,
-        )
-        .expect("namespace created");
-    registry
-        .create(
-            &deployments,
-            "soak",
-            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-                    "template": {"metadata": {"labels": {"app": "web"}},
-                        "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]}}}}),
-            &writes,
-        )
-        .expect("deployment created");
+    namespace_with_a_deployment(&registry, "soak", 2);
     let driver = &harness.driver;
     let views = [
         "#/list/core/v1/configmaps?ns=soak",
