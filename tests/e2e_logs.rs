@@ -1,6 +1,6 @@
 //! End-to-end tests of pod logs: the Logs tab of a running pod follows its log as the demo
 //! cluster prints it, each option restarts the stream (container, timestamps, previous), log
-//! markup is shown as text, a gone pod ends the stream and keeps the lines, and 60,000 lines
+//! markup is shown as text, a gone pod ends the stream and keeps the lines, and 100,000 lines
 //! stay bounded, virtualized and searchable. The release build in headless Chromium against a
 //! fresh demo cluster (`cargo xtask test`, feature `e2e`).
 
@@ -542,7 +542,7 @@ window.fetch = (input, init) => {
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
+async fn a_hundred_thousand_lines_stay_bounded_virtualized_and_searchable() {
     let harness = Harness::start().await;
     let driver = &harness.driver;
     running_pod(
@@ -554,12 +554,12 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
     harness.open("#/obj/core/v1/pods/default/chatty").await;
     wait_for(driver, ".tabs a[href$='tab=logs']").await;
     driver
-        .execute(SYNTHETIC_LOG, vec![serde_json::json!(60_000)])
+        .execute(SYNTHETIC_LOG, vec![serde_json::json!(100_000)])
         .await
         .expect("synthetic log installed");
     click(driver, ".tabs a[href$='tab=logs']").await;
     let status = wait_until(
-        "all 60,000 lines received",
+        "all 100,000 lines received",
         async || text_of(driver, ".pod-logs-status").await,
         |text| text.contains("Stream ended.") && text.contains("50,000 lines"),
     )
@@ -570,14 +570,14 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
     )
     .await;
     println!(
-        "60,000 lines streamed and drawn in {:.0} ms, longest frame {:.0} ms ({status})",
+        "100,000 lines streamed and drawn in {:.0} ms, longest frame {:.0} ms ({status})",
         figures[0].as_f64().unwrap_or_default(),
         figures[1].as_f64().unwrap_or_default()
     );
     assert!(
         text_of(driver, ".pod-logs-dropped")
             .await
-            .starts_with("10,000 older lines dropped"),
+            .starts_with("50,000 older lines dropped"),
         "the bound is said"
     );
 
@@ -590,16 +590,16 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
     .as_u64()
     .unwrap_or(0);
     assert!((1..200).contains(&in_dom), "{in_dom} lines in the DOM");
-    assert_eq!(last_line_number(driver).await, 60_000);
+    assert_eq!(last_line_number(driver).await, 100_000);
     let newest = shown_lines(driver).await;
     assert!(
         newest
             .last()
-            .is_some_and(|l| l.ends_with("line 59999 level=info <i>59999</i>")),
+            .is_some_and(|l| l.ends_with("line 99999 level=info <i>99999</i>")),
         "{newest:?}"
     );
 
-    // Scrolled to the top: the oldest line held is number 10,001, and following pauses.
+    // Scrolled to the top: the oldest line held is number 50,001, and following pauses.
     script(
         driver,
         "document.querySelector('.pod-logs-scroll').scrollTop = 0;",
@@ -608,19 +608,19 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
     let first = wait_until(
         "the oldest held line in view",
         async || shown_lines(driver).await,
-        |lines| lines.first().is_some_and(|l| l.contains("line 10000 ")),
+        |lines| lines.first().is_some_and(|l| l.contains("line 50000 ")),
     )
     .await;
     assert!(first.len() < 200);
     wait_for(driver, ".pod-logs-follow").await;
 
-    // Search across all held lines: lines 19990 to 19999 (line 1999 was dropped).
+    // Search across all held lines: lines 59990 to 59999 (line 5999 was dropped).
     let search = driver
         .find(By::Css("input[aria-label='Search the log']"))
         .await
         .expect("search box");
     let typed = Instant::now();
-    search.send_keys("line 1999").await.expect("type a search");
+    search.send_keys("line 5999").await.expect("type a search");
     let summary = wait_until(
         "the match count",
         async || text_of(driver, ".pod-logs-matches").await,
@@ -640,7 +640,7 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
             .await
             .expect("data-line")
             .as_deref(),
-        Some("19992"),
+        Some("59992"),
         "the second of {summary}"
     );
     assert_eq!(text_of(driver, ".pod-logs-matches").await, "2 of 10 lines");
@@ -650,7 +650,7 @@ async fn sixty_thousand_lines_stay_bounded_virtualized_and_searchable() {
     wait_until(
         "the newest line in view again",
         async || last_line_number(driver).await,
-        |n| *n == 60_000,
+        |n| *n == 100_000,
     )
     .await;
     harness.stop().await;
