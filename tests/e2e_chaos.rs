@@ -719,6 +719,95 @@ async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
     harness.stop().await;
 }
 
+/// A Table whose rows do not match its columns (too few cells, too many, cells that are not
+/// a list), from a server or proxy that gets it wrong: every row is shown, flagged with what
+/// was wrong, and its text stays text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_whose_rows_do_not_match_its_columns_is_shown_with_each_problem_said() {
+    let harness = Harness::start_quiet().await;
+    let registry = harness.registry();
+    let configmaps = registry.builtin("", "configmaps").expect("configmaps");
+    // The watch that follows the list starts from the server's own version.
+    let resource_version = registry.list(&configmaps, Some("default")).1.to_string();
+    let row = |name: &str, uid: &str, cells: serde_json::Value| {
+        serde_json::json!({"cells": cells, "object": {"kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"name": name, "namespace": "default", "uid": uid}}})
+    };
+    let table = serde_json::json!({
+        "kind": "Table", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": resource_version},
+        "columnDefinitions": [
+            {"name": "Name", "type": "string", "format": "name"},
+            {"name": "Data", "type": "integer", "format": ""},
+            {"name": "Age", "type": "string", "format": ""}
+        ],
+        "rows": [
+            row("whole", "u1", serde_json::json!(["whole", 1, "5m"])),
+            row("short", "u2", serde_json::json!(["short"])),
+            row("long", "u3", serde_json::json!(["long", 2, "1m", "extra", "more"])),
+            row("<b>bold</b>", "u4", serde_json::json!("not a list")),
+        ]
+    })
+    .to_string();
+    let mode = ProxyMode::fail_first(
+        "/api/v1/namespaces/default/configmaps",
+        &[("GET", 200, "Content-Type: application/json\r\n", &table)],
+    );
+    harness
+        .open_through_proxy(mode, "#/list/core/v1/configmaps?ns=default")
+        .await;
+    wait_until_within(
+        "all four rows",
+        Duration::from_secs(30),
+        async || shown_names(&harness.driver).await,
+        |names| names.len() == 4,
+    )
+    .await;
+    let flagged = texts_at(&harness.driver, "tr.vt-row.problem", Some("title")).await;
+    assert_eq!(flagged.len(), 3, "{flagged:?}");
+    let marks = texts_at(
+        &harness.driver,
+        "tr.vt-row .row-problem",
+        Some("aria-label"),
+    )
+    .await;
+    assert_eq!(
+        marks, flagged,
+        "each flagged row shows its mark beside the name"
+    );
+    for expected in [
+        "the server sent 1 cells for 3 columns; the missing ones are empty",
+        "the server sent 5 cells for 3 columns; the extra ones are hidden",
+        "the row could not be read: cells is not a list",
+    ] {
+        assert!(
+            flagged.iter().any(|t| t.contains(expected)),
+            "{expected}: {flagged:?}"
+        );
+    }
+    let names = shown_names(&harness.driver).await;
+    assert!(
+        names.contains(&"<b>bold</b>".to_string()),
+        "markup shown as text: {names:?}"
+    );
+    assert!(harness
+        .driver
+        .find_all(By::Css("td b"))
+        .await
+        .expect("query")
+        .is_empty());
+    // The row that was whole is drawn in full; the long one shows its first three cells.
+    let cells = texts_at(&harness.driver, "tr.vt-row td", None).await;
+    assert!(
+        cells.windows(3).any(|w| w == ["whole", "1", "5m"]),
+        "{cells:?}"
+    );
+    assert!(!cells.iter().any(|c| c == "extra"), "{cells:?}");
+    harness.screenshot("hostile-table").await;
+    harness.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_carries_a_content_security_policy_that_refuses_injected_scripts() {
     let harness = Harness::start().await;

@@ -306,9 +306,14 @@ pub fn VirtualTable(
                                         .map(|cell| {
                                             let title = cell.text.clone();
                                             if cell.link {
+                                                // What was wrong with the row, seen beside its name.
+                                                let flag = problem.clone().map(|p| view! {
+                                                    <span class="row-problem" role="img" aria-label=p.clone() title=p>"⚠"</span>
+                                                });
                                                 view! {
                                                     <td class="name-cell" class:changed=cell.changed>
                                                         <a href=href.clone() title=title>{cell.text}</a>
+                                                        {flag}
                                                     </td>
                                                 }
                                                 .into_any()

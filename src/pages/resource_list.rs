@@ -438,10 +438,17 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
                     },
                     ShownColumn::Server(i) => {
                         let cell = table.format_cell(row, i, now);
+                        let is_name = table.columns()[i].kind() == ColumnKind::Name;
+                        // A row whose cells could not be read still shows whose row it is.
+                        let text = if is_name && cell.text.is_empty() {
+                            name.clone()
+                        } else {
+                            cell.text
+                        };
                         DisplayCell {
-                            text: cell.text,
+                            text,
                             numeric: cell.align == Align::Right,
-                            link: table.columns()[i].kind() == ColumnKind::Name,
+                            link: is_name,
                             changed: mark.is_some_and(|m| m.cells.contains(&i)),
                         }
                     }

@@ -644,7 +644,7 @@ pub async fn wait_until<T: std::fmt::Debug>(
 pub async fn shown_names(driver: &WebDriver) -> Vec<String> {
     driver
         .execute(
-            "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row td.name-cell')).map(c => c.textContent.trim());",
+            "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row td.name-cell')).map(c => (c.querySelector('a') || c).textContent.trim());",
             vec![],
         )
         .await
