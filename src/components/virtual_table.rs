@@ -37,7 +37,8 @@ pub struct HeaderCell {
 pub struct DisplayRow {
     /// The object's identity (its uid): the selection follows it when rows move.
     pub id: String,
-    /// Unique and stable for the object (its uid) plus what changes when it must be redrawn.
+    /// Unique and stable for the object (its uid) plus what changes when it must be redrawn
+    /// (its revision); texts that change on their own (ages) update in place.
     pub key: String,
     /// Where Enter goes (a `#/...` route); the cell with `link` set draws it as a link.
     pub href: String,
@@ -270,6 +271,9 @@ pub fn VirtualTable(
                         each=visible_rows
                         key=|(index, row)| format!("{index}:{}", row.key)
                         children=move |(index, row)| {
+                            // The row as it is now: a tick that only changes a cell's text
+                            // (an age) updates that text node, not the row.
+                            let current = Memo::new(move |_| row_at.run(index));
                             let id = row.id.clone();
                             let is_active = Memo::new(move |_| {
                                 active_id.with(|a| a.as_deref() == Some(id.as_str()))
@@ -277,6 +281,16 @@ pub fn VirtualTable(
                             let row_id = row.id.clone();
                             let href = row.href.clone();
                             let problem = row.problem.clone();
+                            let cell_text = move |column: usize| {
+                                move || {
+                                    current.with(|r| {
+                                        r.as_ref()
+                                            .and_then(|r| r.cells.get(column))
+                                            .map(|c| c.text.clone())
+                                            .unwrap_or_default()
+                                    })
+                                }
+                            };
                             view! {
                                 <tr
                                     class="vt-row"
@@ -303,8 +317,8 @@ pub fn VirtualTable(
                                     {row
                                         .cells
                                         .into_iter()
-                                        .map(|cell| {
-                                            let title = cell.text.clone();
+                                        .enumerate()
+                                        .map(|(column, cell)| {
                                             if cell.link {
                                                 // What was wrong with the row, seen beside its name.
                                                 let flag = problem.clone().map(|p| view! {
@@ -312,15 +326,15 @@ pub fn VirtualTable(
                                                 });
                                                 view! {
                                                     <td class="name-cell" class:changed=cell.changed>
-                                                        <a href=href.clone() title=title>{cell.text}</a>
+                                                        <a href=href.clone() title=cell_text(column)>{cell_text(column)}</a>
                                                         {flag}
                                                     </td>
                                                 }
                                                 .into_any()
                                             } else {
                                                 view! {
-                                                    <td class:numeric=cell.numeric class:changed=cell.changed title=title>
-                                                        {cell.text}
+                                                    <td class:numeric=cell.numeric class:changed=cell.changed title=cell_text(column)>
+                                                        {cell_text(column)}
                                                     </td>
                                                 }
                                                 .into_any()
