@@ -1481,3 +1481,184 @@ async fn reviews_are_answered_not_stored() {
         json!(["system:masters", "system:authenticated"])
     );
 }
+
+const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+/// A namespaced CRD in `shadow.example` whose plural is `plural` (a built-in's, on purpose).
+async fn create_shadow_crd(app: &Router, plural: &str, kind: &str) {
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.shadow.example")},
+        "spec": {"group": "shadow.example", "scope": "Namespaced",
+            "names": {"plural": plural, "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    json_ok(
+        app,
+        with_body(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            "application/json",
+            crd.to_string(),
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn custom_resources_named_like_built_ins_get_no_built_in_behaviour() {
+    let app = app();
+    create_shadow_crd(&app, "services", "Service").await;
+    create_shadow_crd(&app, "jobs", "Job").await;
+    let post =
+        |uri: &str, body: Value| with_body("POST", uri, "application/json", body.to_string());
+    // A built-in Service's name must be a DNS-1035 label; a custom resource's need not.
+    let (s, doc) = json_of(
+        &app,
+        post(
+            "/api/v1/namespaces/default/services",
+            json!({"metadata": {"name": "9lives"}, "spec": {"ports": [{"port": 80}]}}),
+        ),
+    )
+    .await;
+    assert_status("built-in service 9lives", s, &doc, 422, "Invalid");
+    let service = json_ok(
+        &app,
+        post(
+            "/apis/shadow.example/v1/namespaces/default/services",
+            json!({"apiVersion": "shadow.example/v1", "kind": "Service", "metadata": {"name": "9lives"}, "spec": {}}),
+        ),
+    )
+    .await;
+    assert!(
+        service["spec"].get("clusterIP").is_none(),
+        "no ClusterIP allocated: {service}"
+    );
+
+    let job = json!({"apiVersion": "shadow.example/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {"completions": 1, "template": {"image": "a"}}, "status": {"succeeded": 1}});
+    let created = json_ok(
+        &app,
+        post("/apis/shadow.example/v1/namespaces/default/jobs", job),
+    )
+    .await;
+    assert!(
+        created["spec"].get("selector").is_none() && created["spec"].get("backoffLimit").is_none(),
+        "no Job defaults: {created}"
+    );
+    // Its template may change: only the built-in Job's is fixed at creation.
+    json_ok(
+        &app,
+        with_body(
+            "PATCH",
+            "/apis/shadow.example/v1/namespaces/default/jobs/j",
+            "application/merge-patch+json",
+            r#"{"spec":{"template":{"image":"b"}}}"#,
+        ),
+    )
+    .await;
+    // Printed with the CRD's columns (Name, Age), without Job rows' conditions.
+    let table = json_ok(
+        &app,
+        req("GET", "/apis/shadow.example/v1/namespaces/default/jobs")
+            .header(header::ACCEPT, TABLE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(columns, ["Name", "Age"]);
+    assert!(table["rows"][0].get("conditions").is_none(), "{table}");
+}
+
+#[tokio::test]
+async fn fields_fixed_at_creation_are_immutable() {
+    let app = app();
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d", "tier": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/apps/v1/namespaces/default/deployments",
+            "application/json",
+            deploy.to_string(),
+        ),
+    )
+    .await;
+    let patch = |uri: &str, body: Value| {
+        with_body(
+            "PATCH",
+            uri,
+            "application/merge-patch+json",
+            body.to_string(),
+        )
+    };
+    let deployment = "/apis/apps/v1/namespaces/default/deployments/d";
+    // The template's labels still match the new selector: only immutability refuses it.
+    let (s, doc) = json_of(
+        &app,
+        patch(
+            deployment,
+            json!({"spec": {"selector": {"matchLabels": {"app": "d", "tier": "web"}}}}),
+        ),
+    )
+    .await;
+    assert_status("selector change", s, &doc, 422, "Invalid");
+    assert_eq!(doc["details"]["causes"][0]["field"], "spec.selector");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("field is immutable"),
+        "{doc}"
+    );
+    json_ok(&app, patch(deployment, json!({"spec": {"replicas": 3}}))).await;
+
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/batch/v1/namespaces/default/jobs",
+            "application/json",
+            job.to_string(),
+        ),
+    )
+    .await;
+    let job = "/apis/batch/v1/namespaces/default/jobs/j";
+    let (s, doc) = json_of(
+        &app,
+        with_body(
+            "PATCH",
+            job,
+            "application/strategic-merge-patch+json",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "other"}]}}}})
+                .to_string(),
+        ),
+    )
+    .await;
+    assert_status("template change", s, &doc, 422, "Invalid");
+    assert_eq!(doc["details"]["causes"][0]["field"], "spec.template");
+    let (s, doc) = json_of(
+        &app,
+        patch(
+            job,
+            json!({"spec": {"selector": {"matchLabels": {"x": "y"}}}}),
+        ),
+    )
+    .await;
+    assert_status("selector change", s, &doc, 422, "Invalid");
+    json_ok(
+        &app,
+        patch(job, json!({"metadata": {"labels": {"seen": "yes"}}})),
+    )
+    .await;
+}
