@@ -150,16 +150,22 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
 }
 
 /// Adds the schema of a built-in kind to the generator; returns its definition name.
-fn builtin_schema(generator: &mut SchemaGenerator, group: &str, kind: &str) -> Option<String> {
+fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<String> {
     use k8s_openapi::api::{
-        apps, authentication, authorization, batch, coordination, core, events, rbac,
+        apps, authentication, authorization, autoscaling, batch, coordination, core, events, rbac,
     };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
     fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
         generator.subschema_for::<T>();
         Some(T::schema_name().into_owned())
     }
-    match (group, kind) {
+    match (def.group.as_str(), def.kind.as_str()) {
+        ("autoscaling", "HorizontalPodAutoscaler") if def.version == "v1" => {
+            add::<autoscaling::v1::HorizontalPodAutoscaler>(generator)
+        }
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            add::<autoscaling::v2::HorizontalPodAutoscaler>(generator)
+        }
         ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
         ("", "Endpoints") => add::<core::v1::Endpoints>(generator),
         ("", "Event") => add::<core::v1::Event>(generator),
@@ -260,7 +266,7 @@ fn component_schemas(defs: &[Arc<ResourceDef>], registry: &Registry) -> Map<Stri
     let mut generator = SchemaSettings::openapi3().into_generator();
     let mut tagged: Vec<(String, &ResourceDef)> = vec![];
     for d in defs {
-        if let Some(name) = builtin_schema(&mut generator, &d.group, &d.kind) {
+        if let Some(name) = builtin_schema(&mut generator, d) {
             tagged.push((name, d));
         }
     }

@@ -154,3 +154,30 @@ async fn kubectl_auth_answers_for_the_demo_admin() {
     .await
     .expect("kubectl ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_reads_autoscalers_through_both_versions() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        let hpa = k.manifest(
+            "hpa.yaml",
+            "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 65\n",
+        );
+        assert!(k.ok(&["apply", "-f", &hpa]).contains("created"));
+        let table = k.ok(&["get", "hpa", "-n", "default"]);
+        assert!(
+            table.contains("REFERENCE") && table.contains("Deployment/web") && table.contains("cpu: <unknown>/65%"),
+            "{table}"
+        );
+        let v2 = k.ok(&["get", "hpa", "web", "-n", "default", "-o", "jsonpath={.spec.metrics[0].resource.target.averageUtilization}"]);
+        assert_eq!(v2, "65");
+        let v1 = k.ok(&["get", "horizontalpodautoscalers.v1.autoscaling", "web", "-n", "default", "-o", "jsonpath={.spec.targetCPUUtilizationPercentage}"]);
+        assert_eq!(v1, "65");
+        // Applying the same v1 manifest again changes nothing.
+        assert!(k.ok(&["apply", "-f", &hpa]).contains("unchanged"));
+    })
+    .await
+    .expect("kubectl ran");
+}

@@ -1662,3 +1662,94 @@ async fn fields_fixed_at_creation_are_immutable() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn horizontal_pod_autoscalers_are_served_as_v2_and_v1() {
+    let app = app();
+    let group = json_ok(&app, get("/apis/autoscaling")).await;
+    assert_eq!(group["preferredVersion"]["version"], "v2");
+    let v2 = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    let v1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+    let target = json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"});
+    let memory = json!({"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "100Mi"}}});
+    let behavior = json!({"scaleDown": {"stabilizationWindowSeconds": 60}});
+    let created = json_ok(&app, with_body("POST", v2, "application/json", json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"},
+        "spec": {"scaleTargetRef": target, "maxReplicas": 5, "behavior": behavior,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}, memory]}
+    }).to_string())).await;
+    assert_eq!(created["spec"]["minReplicas"], 1, "defaulted");
+
+    // Through v1: the CPU target, the rest in kube-apiserver's annotations.
+    let as_v1 = json_ok(&app, get(&format!("{v1}/a"))).await;
+    assert_eq!(as_v1["apiVersion"], "autoscaling/v1");
+    assert_eq!(as_v1["spec"]["targetCPUUtilizationPercentage"], 50);
+    assert!(as_v1["spec"].get("metrics").is_none());
+    let annotations = &as_v1["metadata"]["annotations"];
+    let kept: Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/metrics"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(kept, json!([memory]));
+    // A v1 client writing it back loses nothing, and changes what it can say.
+    let mut edited = as_v1.clone();
+    edited["spec"]["targetCPUUtilizationPercentage"] = json!(60);
+    json_ok(
+        &app,
+        with_body(
+            "PUT",
+            &format!("{v1}/a"),
+            "application/json",
+            edited.to_string(),
+        ),
+    )
+    .await;
+    let as_v2 = json_ok(&app, get(&format!("{v2}/a"))).await;
+    assert_eq!(as_v2["apiVersion"], "autoscaling/v2");
+    assert_eq!(
+        as_v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+        60
+    );
+    assert_eq!(as_v2["spec"]["metrics"][1], memory);
+    assert_eq!(as_v2["spec"]["behavior"], behavior);
+    assert!(as_v2["metadata"].get("annotations").is_none(), "{as_v2}");
+
+    // Created through v1, read through v2.
+    json_ok(&app, with_body("POST", v1, "application/json", json!({
+        "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "b"},
+        "spec": {"scaleTargetRef": target, "maxReplicas": 3, "targetCPUUtilizationPercentage": 70}
+    }).to_string())).await;
+    let b = json_ok(&app, get(&format!("{v2}/b"))).await;
+    assert_eq!(
+        b["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}])
+    );
+    let listed = json_ok(&app, get(v1)).await;
+    assert_eq!(listed["items"].as_array().map(Vec::len), Some(2));
+    assert!(listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["apiVersion"] == "autoscaling/v1"));
+
+    let table = json_ok(
+        &app,
+        req("GET", v1)
+            .header(header::ACCEPT, TABLE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let row = &table["rows"][1]["cells"];
+    assert_eq!(row[0], "b");
+    assert_eq!(row[1], "Deployment/web");
+    assert_eq!(row[2], "cpu: <unknown>/70%");
+    assert_eq!((row[3].clone(), row[4].clone()), (json!(1), json!(3)));
+
+    let (s, doc) = json_of(&app, with_body("POST", v2, "application/json", json!({
+        "metadata": {"name": "c"}, "spec": {"scaleTargetRef": target, "minReplicas": 4, "maxReplicas": 2}
+    }).to_string())).await;
+    assert_status("max below min", s, &doc, 422, "Invalid");
+}

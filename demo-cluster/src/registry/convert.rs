@@ -32,17 +32,17 @@ fn rename(obj: Value, from_core: bool) -> Value {
 
 /// Whether `from_storage` changes objects served through `def`.
 pub fn reshapes(def: &ResourceDef) -> bool {
-    strategy::of(def).reshapes()
+    strategy::of(def).reshapes(def)
 }
 
 /// The stored shape of an object received through `def`.
 pub fn to_storage(def: &ResourceDef, obj: Value) -> Value {
-    strategy::of(def).stored_shape(obj)
+    strategy::of(def).stored_shape(def, obj)
 }
 
 /// The shape `def` serves for a stored object (apiVersion/kind are stamped by the caller).
 pub fn from_storage(def: &ResourceDef, obj: Value) -> Value {
-    strategy::of(def).served_shape(obj)
+    strategy::of(def).served_shape(def, obj)
 }
 
 /// An events.k8s.io/v1 Event in the core/v1 shape it is stored in.

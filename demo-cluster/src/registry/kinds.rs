@@ -123,6 +123,10 @@ impl B {
         self.0.storage_group = group.into();
         self.0
     }
+    fn version(mut self, version: &str) -> B {
+        self.0.version = version.into();
+        self
+    }
     fn short(mut self, names: &[&str]) -> B {
         self.0.short_names = strings(names);
         self
@@ -188,6 +192,19 @@ fn review(group: &str, resource: &str, kind: &str, namespaced: bool) -> Resource
     B::new(group, resource, singular, kind, namespaced)
         .verbs(&["create"])
         .0
+}
+
+fn hpa() -> B {
+    B::new(
+        "autoscaling",
+        "horizontalpodautoscalers",
+        "horizontalpodautoscaler",
+        "HorizontalPodAutoscaler",
+        true,
+    )
+    .short(&["hpa"])
+    .all()
+    .status()
 }
 
 /// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
@@ -296,6 +313,9 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             "SubjectAccessReview",
             false,
         ),
+        // Served through both versions, stored as v2 (registry::strategy converts).
+        hpa().version("v2").0,
+        hpa().version("v1").0,
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
         B::new(

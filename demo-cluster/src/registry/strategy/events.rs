@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::printing::{age_of, c, s, Col, Printer};
-use super::{Printed, Strategy};
+use super::{Printed, ResourceDef, Strategy};
 use crate::registry::convert::{core_event, events_v1_event};
 
 pub static CORE_EVENTS: Printed = Printed(Printer::new(COLUMNS, cells));
@@ -12,15 +12,15 @@ pub static CORE_EVENTS: Printed = Printed(Printer::new(COLUMNS, cells));
 pub struct EventsV1;
 
 impl Strategy for EventsV1 {
-    fn stored_shape(&self, obj: Value) -> Value {
+    fn stored_shape(&self, _: &ResourceDef, obj: Value) -> Value {
         core_event(obj)
     }
 
-    fn served_shape(&self, obj: Value) -> Value {
+    fn served_shape(&self, _: &ResourceDef, obj: Value) -> Value {
         events_v1_event(obj)
     }
 
-    fn reshapes(&self) -> bool {
+    fn reshapes(&self, _: &ResourceDef) -> bool {
         true
     }
 

@@ -14,6 +14,7 @@ mod daemonsets;
 mod deployments;
 mod endpoints;
 mod events;
+mod horizontalpodautoscalers;
 mod jobs;
 mod leases;
 mod namespaces;
@@ -118,17 +119,17 @@ pub trait Strategy: Sync {
     }
     /// Marks an object whose deletion has started (a Namespace's Terminating phase).
     fn mark_terminating(&self, _obj: &mut Value) {}
-    /// The stored shape of an object received through this kind (events.k8s.io Events are
-    /// stored as core ones).
-    fn stored_shape(&self, obj: Value) -> Value {
+    /// The stored shape of an object received through `def` (events.k8s.io Events are
+    /// stored as core ones, autoscaling/v1 HorizontalPodAutoscalers as v2 ones).
+    fn stored_shape(&self, _def: &ResourceDef, obj: Value) -> Value {
         obj
     }
-    /// The served shape of a stored object.
-    fn served_shape(&self, obj: Value) -> Value {
+    /// The shape `def` serves of a stored object.
+    fn served_shape(&self, _def: &ResourceDef, obj: Value) -> Value {
         obj
     }
-    /// Whether `served_shape` changes objects.
-    fn reshapes(&self) -> bool {
+    /// Whether `served_shape` changes objects served through `def`.
+    fn reshapes(&self, _def: &ResourceDef) -> bool {
         false
     }
 }
@@ -162,6 +163,11 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("apps", "replicasets", &replicasets::REPLICA_SETS),
     ("apps", "statefulsets", &statefulsets::STATEFUL_SETS),
     ("events.k8s.io", "events", &events::EventsV1),
+    (
+        "autoscaling",
+        "horizontalpodautoscalers",
+        &horizontalpodautoscalers::HorizontalPodAutoscalers,
+    ),
     ("batch", "cronjobs", &cronjobs::CronJobs),
     ("batch", "jobs", &jobs::Jobs),
     (
