@@ -152,7 +152,8 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
 /// Adds the schema of a built-in kind to the generator; returns its definition name.
 fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<String> {
     use k8s_openapi::api::{
-        apps, authentication, authorization, autoscaling, batch, coordination, core, events, rbac,
+        admissionregistration, apps, authentication, authorization, autoscaling, batch,
+        coordination, core, discovery, events, networking, node, policy, rbac, scheduling, storage,
     };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
     fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
@@ -167,6 +168,29 @@ fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<
             add::<autoscaling::v2::HorizontalPodAutoscaler>(generator)
         }
         ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
+        ("", "LimitRange") => add::<core::v1::LimitRange>(generator),
+        ("", "PersistentVolume") => add::<core::v1::PersistentVolume>(generator),
+        ("", "PersistentVolumeClaim") => add::<core::v1::PersistentVolumeClaim>(generator),
+        ("", "PodTemplate") => add::<core::v1::PodTemplate>(generator),
+        ("", "ResourceQuota") => add::<core::v1::ResourceQuota>(generator),
+        ("apps", "ControllerRevision") => add::<apps::v1::ControllerRevision>(generator),
+        ("networking.k8s.io", "IngressClass") => add::<networking::v1::IngressClass>(generator),
+        ("networking.k8s.io", "Ingress") => add::<networking::v1::Ingress>(generator),
+        ("networking.k8s.io", "NetworkPolicy") => add::<networking::v1::NetworkPolicy>(generator),
+        ("policy", "PodDisruptionBudget") => add::<policy::v1::PodDisruptionBudget>(generator),
+        ("storage.k8s.io", "CSIDriver") => add::<storage::v1::CSIDriver>(generator),
+        ("storage.k8s.io", "CSINode") => add::<storage::v1::CSINode>(generator),
+        ("storage.k8s.io", "StorageClass") => add::<storage::v1::StorageClass>(generator),
+        ("storage.k8s.io", "VolumeAttachment") => add::<storage::v1::VolumeAttachment>(generator),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            add::<admissionregistration::v1::MutatingWebhookConfiguration>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            add::<admissionregistration::v1::ValidatingWebhookConfiguration>(generator)
+        }
+        ("scheduling.k8s.io", "PriorityClass") => add::<scheduling::v1::PriorityClass>(generator),
+        ("node.k8s.io", "RuntimeClass") => add::<node::v1::RuntimeClass>(generator),
+        ("discovery.k8s.io", "EndpointSlice") => add::<discovery::v1::EndpointSlice>(generator),
         ("", "Endpoints") => add::<core::v1::Endpoints>(generator),
         ("", "Event") => add::<core::v1::Event>(generator),
         ("", "Namespace") => add::<core::v1::Namespace>(generator),

@@ -1753,3 +1753,69 @@ async fn horizontal_pod_autoscalers_are_served_as_v2_and_v1() {
     }).to_string())).await;
     assert_status("max below min", s, &doc, 422, "Invalid");
 }
+
+#[tokio::test]
+async fn cluster_scoped_kinds_are_stored_and_served() {
+    let app = app();
+    let objects = [
+        (
+            "/api/v1/persistentvolumes",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}}}),
+        ),
+        (
+            "/apis/storage.k8s.io/v1/storageclasses",
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "standard"}, "provisioner": "rancher.io/local-path"}),
+        ),
+        (
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high"}, "value": 1000}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/ingressclasses",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+            "metadata": {"name": "nginx"}, "spec": {"controller": "k8s.io/ingress-nginx"}}),
+        ),
+        (
+            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "hook"}, "webhooks": []}),
+        ),
+        (
+            "/apis/node.k8s.io/v1/runtimeclasses",
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+            "metadata": {"name": "runc"}, "handler": "runc"}),
+        ),
+    ];
+    for (collection, object) in objects {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let created = json_ok(
+            &app,
+            with_body("POST", collection, "application/json", object.to_string()),
+        )
+        .await;
+        assert!(created["metadata"].get("namespace").is_none(), "{created}");
+        let read = json_ok(&app, get(&format!("{collection}/{name}"))).await;
+        assert_eq!(read["kind"], object["kind"]);
+        let listed = json_ok(&app, get(collection)).await;
+        assert_eq!(
+            listed["items"].as_array().map(Vec::len),
+            Some(1),
+            "{collection}"
+        );
+        // Cluster-scoped: no path through a namespace.
+        let (prefix, resource) = collection.rsplit_once('/').unwrap();
+        let namespaced = format!("{prefix}/namespaces/default/{resource}");
+        let (s, _) = json_of(&app, get(&namespaced)).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{namespaced}");
+        json_ok(
+            &app,
+            req("DELETE", &format!("{collection}/{name}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    }
+}

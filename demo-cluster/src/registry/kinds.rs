@@ -207,6 +207,11 @@ fn hpa() -> B {
     .status()
 }
 
+/// A kind whose singular name is its lower-cased kind, as most are.
+fn kind(group: &str, resource: &str, kind: &str, namespaced: bool) -> B {
+    B::new(group, resource, &kind.to_lowercase(), kind, namespaced)
+}
+
 /// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
@@ -231,6 +236,17 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .short(&["no"])
             .status()
             .0,
+        kind("", "limitranges", "LimitRange", true)
+            .short(&["limits"])
+            .0,
+        kind("", "persistentvolumeclaims", "PersistentVolumeClaim", true)
+            .short(&["pvc"])
+            .status()
+            .0,
+        kind("", "persistentvolumes", "PersistentVolume", false)
+            .short(&["pv"])
+            .status()
+            .0,
         B::new("", "pods", "pod", "Pod", true)
             .short(&["po"])
             .all()
@@ -239,6 +255,11 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .sub("binding", "Binding", &["create"])
             .sub_in("eviction", Some(("policy", "v1")), "Eviction", &["create"])
             .sub("log", "Pod", &["get"])
+            .status()
+            .0,
+        kind("", "podtemplates", "PodTemplate", true).0,
+        kind("", "resourcequotas", "ResourceQuota", true)
+            .short(&["quota"])
             .status()
             .0,
         B::new("", "secrets", "secret", "Secret", true).0,
@@ -257,6 +278,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .returns_deleted()
             .status()
             .0,
+        kind("apps", "controllerrevisions", "ControllerRevision", true).0,
         workload_subs(B::new("apps", "daemonsets", "daemonset", "DaemonSet", true).short(&["ds"]))
             .0,
         workload_subs(
@@ -318,6 +340,28 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         hpa().version("v1").0,
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
+        kind("networking.k8s.io", "ingressclasses", "IngressClass", false).0,
+        kind("networking.k8s.io", "ingresses", "Ingress", true)
+            .short(&["ing"])
+            .status()
+            .0,
+        kind(
+            "networking.k8s.io",
+            "networkpolicies",
+            "NetworkPolicy",
+            true,
+        )
+        .short(&["netpol"])
+        .0,
+        kind(
+            "policy",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            true,
+        )
+        .short(&["pdb"])
+        .status()
+        .0,
         B::new(
             "rbac.authorization.k8s.io",
             "clusterrolebindings",
@@ -343,6 +387,35 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         )
         .0,
         B::new("rbac.authorization.k8s.io", "roles", "role", "Role", true).0,
+        kind("storage.k8s.io", "csidrivers", "CSIDriver", false).0,
+        kind("storage.k8s.io", "csinodes", "CSINode", false).0,
+        kind("storage.k8s.io", "storageclasses", "StorageClass", false)
+            .short(&["sc"])
+            .0,
+        kind(
+            "storage.k8s.io",
+            "volumeattachments",
+            "VolumeAttachment",
+            false,
+        )
+        .status()
+        .0,
+        kind(
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
+            "MutatingWebhookConfiguration",
+            false,
+        )
+        .categories(&["api-extensions"])
+        .0,
+        kind(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration",
+            false,
+        )
+        .categories(&["api-extensions"])
+        .0,
         B::new(
             "apiextensions.k8s.io",
             "customresourcedefinitions",
@@ -355,7 +428,17 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         .generation()
         .status()
         .0,
+        kind(
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "PriorityClass",
+            false,
+        )
+        .short(&["pc"])
+        .0,
         B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
+        kind("node.k8s.io", "runtimeclasses", "RuntimeClass", false).0,
+        kind("discovery.k8s.io", "endpointslices", "EndpointSlice", true).0,
     ]
 }
 
