@@ -181,3 +181,84 @@ async fn kubectl_reads_autoscalers_through_both_versions() {
     .await
     .expect("kubectl ran");
 }
+
+const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: local
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: rancher.io/local-path
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv1}
+spec:
+  capacity: {storage: 2Gi}
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  storageClassName: local
+  hostPath: {path: /data}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        let manifest = k.manifest("storage.yaml", STORAGE);
+        let applied = k.ok(&["apply", "-f", &manifest]);
+        assert_eq!(applied.matches("created").count(), 5, "{applied}");
+        let table = k.ok(&["get", "sc,pv,pvc,pc,ingressclass", "-n", "default"]);
+        for expected in [
+            "local (default)",
+            "rancher.io/local-path",
+            "WaitForFirstConsumer|Immediate",
+            "RWO,ROX",
+            "Retain",
+            "Pending",
+            "1000",
+            "PreemptLowerPriority",
+            "k8s.io/ingress-nginx",
+        ] {
+            assert!(
+                expected.split('|').any(|e| table.contains(e)),
+                "{expected} missing:\n{table}"
+            );
+        }
+        // A StorageClass's provisioner is fixed at creation.
+        let (ok, _, err) = k.run(
+            &[
+                "patch",
+                "sc",
+                "local",
+                "--type=merge",
+                "-p",
+                r#"{"provisioner":"other"}"#,
+            ],
+            None,
+        );
+        assert!(!ok && err.contains("field is immutable"), "{err}");
+        // Applying the same manifests again changes nothing (defaults are stable).
+        let again = k.ok(&["apply", "-f", &manifest]);
+        assert_eq!(again.matches("unchanged").count(), 5, "{again}");
+    })
+    .await
+    .expect("kubectl ran");
+}

@@ -18,16 +18,23 @@ mod horizontalpodautoscalers;
 mod jobs;
 mod leases;
 mod namespaces;
+mod networking;
 mod nodes;
+mod persistentvolumes;
+mod poddisruptionbudgets;
 mod pods;
 pub mod printing;
+mod priorityclasses;
 mod replicasets;
 mod rolebindings;
 mod roles;
+mod runtimeclasses;
 mod secrets;
 mod serviceaccounts;
 mod services;
 mod statefulsets;
+mod storageclasses;
+mod webhooks;
 
 use serde_json::Value;
 
@@ -154,6 +161,16 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "events", &events::CORE_EVENTS),
     ("", "namespaces", &namespaces::Namespaces),
     ("", "nodes", &nodes::Nodes),
+    (
+        "",
+        "persistentvolumeclaims",
+        &persistentvolumes::PersistentVolumeClaims,
+    ),
+    (
+        "",
+        "persistentvolumes",
+        &persistentvolumes::PersistentVolumes,
+    ),
     ("", "pods", &pods::Pods),
     ("", "secrets", &secrets::Secrets),
     ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
@@ -170,6 +187,22 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ),
     ("batch", "cronjobs", &cronjobs::CronJobs),
     ("batch", "jobs", &jobs::Jobs),
+    (
+        "networking.k8s.io",
+        "ingressclasses",
+        &networking::IngressClasses,
+    ),
+    ("networking.k8s.io", "ingresses", &networking::INGRESSES),
+    (
+        "networking.k8s.io",
+        "networkpolicies",
+        &networking::NETWORK_POLICIES,
+    ),
+    (
+        "policy",
+        "poddisruptionbudgets",
+        &poddisruptionbudgets::PodDisruptionBudgets,
+    ),
     (
         "rbac.authorization.k8s.io",
         "clusterrolebindings",
@@ -188,6 +221,31 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &crds::CustomResourceDefinitions,
     ),
     ("coordination.k8s.io", "leases", &leases::LEASES),
+    (
+        "storage.k8s.io",
+        "storageclasses",
+        &storageclasses::StorageClasses,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+        &webhooks::WEBHOOK_CONFIGURATIONS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+        &webhooks::WEBHOOK_CONFIGURATIONS,
+    ),
+    (
+        "scheduling.k8s.io",
+        "priorityclasses",
+        &priorityclasses::PriorityClasses,
+    ),
+    (
+        "node.k8s.io",
+        "runtimeclasses",
+        &runtimeclasses::RuntimeClasses,
+    ),
 ];
 
 /// The strategy of the kind `def` serves: a built-in's by (group, resource), the generic
