@@ -153,9 +153,11 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
 fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<String> {
     use k8s_openapi::api::{
         admissionregistration, apps, authentication, authorization, autoscaling, batch,
-        coordination, core, discovery, events, networking, node, policy, rbac, scheduling, storage,
+        certificates, coordination, core, discovery, events, flowcontrol, networking, node, policy,
+        rbac, resource, scheduling, storage,
     };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
+    use k8s_openapi::kube_aggregator::pkg::apis::apiregistration;
     fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
         generator.subschema_for::<T>();
         Some(T::schema_name().into_owned())
@@ -172,6 +174,48 @@ fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<
         ("", "PersistentVolume") => add::<core::v1::PersistentVolume>(generator),
         ("", "PersistentVolumeClaim") => add::<core::v1::PersistentVolumeClaim>(generator),
         ("", "PodTemplate") => add::<core::v1::PodTemplate>(generator),
+        ("", "ReplicationController") => add::<core::v1::ReplicationController>(generator),
+        ("apiregistration.k8s.io", "APIService") => {
+            add::<apiregistration::v1::APIService>(generator)
+        }
+        ("certificates.k8s.io", "CertificateSigningRequest") => {
+            add::<certificates::v1::CertificateSigningRequest>(generator)
+        }
+        ("certificates.k8s.io", "PodCertificateRequest") => {
+            add::<certificates::v1::PodCertificateRequest>(generator)
+        }
+        ("networking.k8s.io", "IPAddress") => add::<networking::v1::IPAddress>(generator),
+        ("networking.k8s.io", "ServiceCIDR") => add::<networking::v1::ServiceCIDR>(generator),
+        ("storage.k8s.io", "CSIStorageCapacity") => {
+            add::<storage::v1::CSIStorageCapacity>(generator)
+        }
+        ("storage.k8s.io", "VolumeAttributesClass") => {
+            add::<storage::v1::VolumeAttributesClass>(generator)
+        }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy") => {
+            add::<admissionregistration::v1::MutatingAdmissionPolicy>(generator)
+        }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding") => {
+            add::<admissionregistration::v1::MutatingAdmissionPolicyBinding>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            add::<admissionregistration::v1::ValidatingAdmissionPolicy>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(generator)
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => {
+            add::<flowcontrol::v1::FlowSchema>(generator)
+        }
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            add::<flowcontrol::v1::PriorityLevelConfiguration>(generator)
+        }
+        ("resource.k8s.io", "DeviceClass") => add::<resource::v1::DeviceClass>(generator),
+        ("resource.k8s.io", "ResourceClaim") => add::<resource::v1::ResourceClaim>(generator),
+        ("resource.k8s.io", "ResourceClaimTemplate") => {
+            add::<resource::v1::ResourceClaimTemplate>(generator)
+        }
+        ("resource.k8s.io", "ResourceSlice") => add::<resource::v1::ResourceSlice>(generator),
         ("", "ResourceQuota") => add::<core::v1::ResourceQuota>(generator),
         ("apps", "ControllerRevision") => add::<apps::v1::ControllerRevision>(generator),
         ("networking.k8s.io", "IngressClass") => add::<networking::v1::IngressClass>(generator),

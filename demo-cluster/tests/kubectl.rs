@@ -262,3 +262,28 @@ async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
     .await
     .expect("kubectl ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_approves_certificate_signing_requests() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        // Any base64 will do: no signer runs, nothing parses the request.
+        let csr = k.manifest(
+            "csr.yaml",
+            "apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: alice}\nspec:\n  request: TFMwdExTMUNSVWRKVGlCRFJWSlVTVVpKUTBGVVJTQlNSVkZWUlZOVUxTMHRMUzBL\n  signerName: kubernetes.io/kube-apiserver-client\n  usages: [client auth]\n",
+        );
+        assert!(k.ok(&["create", "-f", &csr]).contains("created"));
+        let table = k.ok(&["get", "csr"]);
+        assert!(table.contains("Pending") && table.contains("kubernetes-admin"), "{table}");
+        let approved = k.ok(&["certificate", "approve", "alice"]);
+        assert!(approved.contains("approved"), "{approved}");
+        let table = k.ok(&["get", "csr", "alice"]);
+        assert!(table.contains("Approved"), "{table}");
+        let condition = k.ok(&["get", "csr", "alice", "-o", "jsonpath={.status.conditions[0].type}"]);
+        assert_eq!(condition, "Approved");
+    })
+    .await
+    .expect("kubectl ran");
+}

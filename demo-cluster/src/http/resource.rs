@@ -797,23 +797,24 @@ async fn handle_inner(
             }
             let sub_ref = sub.as_str();
             match (sub_ref, method) {
-                ("status", Method::GET) => {
+                // A CertificateSigningRequest's approval is written as its status is.
+                ("status" | "approval", Method::GET) => {
                     let obj = registry.get(&def, &ns, &name)?;
                     Ok(json_response(StatusCode::OK, &obj))
                 }
-                ("status", Method::PUT) => {
+                ("status" | "approval", Method::PUT) => {
                     let mut opts = write_options(&parts, &q, warnings)?;
-                    opts.subresource = "status".into();
+                    opts.subresource = sub.clone();
                     let obj = decode_body(&parts.headers, &body)?;
                     Ok(json_response(
                         StatusCode::OK,
                         &registry.update(&def, &ns, &name, obj, &opts)?,
                     ))
                 }
-                ("status", Method::PATCH) => {
+                ("status" | "approval", Method::PATCH) => {
                     let pt = patch_type(&parts.headers, &def)?;
                     let mut opts = write_options(&parts, &q, warnings)?;
-                    opts.subresource = "status".into();
+                    opts.subresource = sub.clone();
                     if pt == PatchType::Apply {
                         opts.field_manager = explicit_manager(&q);
                     }

@@ -212,6 +212,11 @@ fn kind(group: &str, resource: &str, kind: &str, namespaced: bool) -> B {
     B::new(group, resource, &kind.to_lowercase(), kind, namespaced)
 }
 
+/// An admission policy kind (stored; no admission runs here).
+fn admission(resource: &str, kind_name: &str) -> B {
+    kind("admissionregistration.k8s.io", resource, kind_name, false).categories(&["api-extensions"])
+}
+
 /// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
@@ -258,6 +263,13 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .status()
             .0,
         kind("", "podtemplates", "PodTemplate", true).0,
+        kind("", "replicationcontrollers", "ReplicationController", true)
+            .short(&["rc"])
+            .all()
+            .generation()
+            .scale()
+            .status()
+            .0,
         kind("", "resourcequotas", "ResourceQuota", true)
             .short(&["quota"])
             .status()
@@ -276,6 +288,10 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .short(&["svc"])
             .all()
             .returns_deleted()
+            .status()
+            .0,
+        kind("apiregistration.k8s.io", "apiservices", "APIService", false)
+            .categories(&["api-extensions"])
             .status()
             .0,
         kind("apps", "controllerrevisions", "ControllerRevision", true).0,
@@ -340,10 +356,31 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         hpa().version("v1").0,
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
+        kind(
+            "certificates.k8s.io",
+            "certificatesigningrequests",
+            "CertificateSigningRequest",
+            false,
+        )
+        .short(&["csr"])
+        .sub("approval", "CertificateSigningRequest", STATUS_VERBS)
+        .status()
+        .0,
+        kind(
+            "certificates.k8s.io",
+            "podcertificaterequests",
+            "PodCertificateRequest",
+            true,
+        )
+        .status()
+        .0,
         kind("networking.k8s.io", "ingressclasses", "IngressClass", false).0,
         kind("networking.k8s.io", "ingresses", "Ingress", true)
             .short(&["ing"])
             .status()
+            .0,
+        kind("networking.k8s.io", "ipaddresses", "IPAddress", false)
+            .short(&["ip"])
             .0,
         kind(
             "networking.k8s.io",
@@ -353,6 +390,9 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         )
         .short(&["netpol"])
         .0,
+        kind("networking.k8s.io", "servicecidrs", "ServiceCIDR", false)
+            .status()
+            .0,
         kind(
             "policy",
             "poddisruptionbudgets",
@@ -389,6 +429,13 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         B::new("rbac.authorization.k8s.io", "roles", "role", "Role", true).0,
         kind("storage.k8s.io", "csidrivers", "CSIDriver", false).0,
         kind("storage.k8s.io", "csinodes", "CSINode", false).0,
+        kind(
+            "storage.k8s.io",
+            "csistoragecapacities",
+            "CSIStorageCapacity",
+            true,
+        )
+        .0,
         kind("storage.k8s.io", "storageclasses", "StorageClass", false)
             .short(&["sc"])
             .0,
@@ -399,6 +446,20 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             false,
         )
         .status()
+        .0,
+        kind(
+            "storage.k8s.io",
+            "volumeattributesclasses",
+            "VolumeAttributesClass",
+            false,
+        )
+        .short(&["vac"])
+        .0,
+        admission("mutatingadmissionpolicies", "MutatingAdmissionPolicy").0,
+        admission(
+            "mutatingadmissionpolicybindings",
+            "MutatingAdmissionPolicyBinding",
+        )
         .0,
         kind(
             "admissionregistration.k8s.io",
@@ -415,6 +476,14 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             false,
         )
         .categories(&["api-extensions"])
+        .0,
+        admission("validatingadmissionpolicies", "ValidatingAdmissionPolicy")
+            .status()
+            .0,
+        admission(
+            "validatingadmissionpolicybindings",
+            "ValidatingAdmissionPolicyBinding",
+        )
         .0,
         B::new(
             "apiextensions.k8s.io",
@@ -439,6 +508,34 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
         kind("node.k8s.io", "runtimeclasses", "RuntimeClass", false).0,
         kind("discovery.k8s.io", "endpointslices", "EndpointSlice", true).0,
+        kind("resource.k8s.io", "deviceclasses", "DeviceClass", false).0,
+        kind("resource.k8s.io", "resourceclaims", "ResourceClaim", true)
+            .status()
+            .0,
+        kind(
+            "resource.k8s.io",
+            "resourceclaimtemplates",
+            "ResourceClaimTemplate",
+            true,
+        )
+        .0,
+        kind("resource.k8s.io", "resourceslices", "ResourceSlice", false).0,
+        kind(
+            "flowcontrol.apiserver.k8s.io",
+            "flowschemas",
+            "FlowSchema",
+            false,
+        )
+        .status()
+        .0,
+        kind(
+            "flowcontrol.apiserver.k8s.io",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            false,
+        )
+        .status()
+        .0,
     ]
 }
 

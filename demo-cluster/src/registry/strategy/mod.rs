@@ -5,6 +5,7 @@
 //! table [`BUILT_IN`] finds them by (group, resource), so a custom resource that shares a
 //! built-in's plural in its own group gets none of the built-in's behaviour.
 
+mod certificates;
 mod common;
 mod configmaps;
 mod crds;
@@ -188,6 +189,11 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("batch", "cronjobs", &cronjobs::CronJobs),
     ("batch", "jobs", &jobs::Jobs),
     (
+        "certificates.k8s.io",
+        "certificatesigningrequests",
+        &certificates::CertificateSigningRequests,
+    ),
+    (
         "networking.k8s.io",
         "ingressclasses",
         &networking::IngressClasses,
@@ -277,14 +283,15 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, ctx: &CreateContex
     strategy.prepare_for_create(obj, ctx);
 }
 
-/// Update through the object or a subresource: writes to `/status` keep everything but the
-/// status; other writes get the defaults and keep the stored status.
+/// Update through the object or a subresource: writes to `/status` (and a
+/// CertificateSigningRequest's `/approval`) keep everything but the status; other writes get
+/// the defaults and keep the stored status.
 pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subresource: &str) {
     let strategy = of(def);
     if subresource.is_empty() {
         strategy.default_fields(new);
     }
-    if subresource == "status" {
+    if subresource == "status" || subresource == "approval" {
         let status = new.get("status").cloned();
         let rv = new["metadata"]["resourceVersion"].clone();
         *new = old.clone();
