@@ -157,6 +157,22 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (5, "lastTransitionTime", Time, false),
             (6, "status", Str, false),
         ],
+        // What `kubectl create token` sends to `serviceaccounts/token`.
+        "TokenRequest" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("TokenRequestSpec"), false),
+        ],
+        "TokenRequestSpec" => &[
+            (1, "audiences", Str, true),
+            (3, "boundObjectRef", Msg("BoundObjectReference"), false),
+            (4, "expirationSeconds", Int, false),
+        ],
+        "BoundObjectReference" => &[
+            (1, "kind", Str, false),
+            (2, "apiVersion", Str, false),
+            (3, "name", Str, false),
+            (4, "uid", Str, false),
+        ],
         "TokenReviewSpec" => &[(1, "token", Str, false), (2, "audiences", Str, true)],
         "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
         "ConfigMap" => &[

@@ -287,3 +287,42 @@ async fn kubectl_approves_certificate_signing_requests() {
     .await
     .expect("kubectl ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_creates_service_account_tokens_that_token_reviews_recognise() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        k.ok(&["create", "serviceaccount", "robot", "-n", "default"]);
+        let token = k.ok(&[
+            "create",
+            "token",
+            "robot",
+            "-n",
+            "default",
+            "--duration",
+            "20m",
+        ]);
+        let token = token.trim();
+        assert_eq!(token.split('.').count(), 3, "a JWT: {token}");
+        let (ok, _, err) = k.run(&["create", "token", "nobody", "-n", "default"], None);
+        assert!(!ok && err.contains("not found"), "{err}");
+        let review = k.manifest(
+            "review.json",
+            &serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                "spec": {"token": token}})
+            .to_string(),
+        );
+        let user = k.ok(&[
+            "create",
+            "-f",
+            &review,
+            "-o",
+            "jsonpath={.status.user.username}",
+        ]);
+        assert_eq!(user, "system:serviceaccount:default:robot");
+    })
+    .await
+    .expect("kubectl ran");
+}

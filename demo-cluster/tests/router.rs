@@ -1819,3 +1819,38 @@ async fn cluster_scoped_kinds_are_stored_and_served() {
         .await;
     }
 }
+
+#[tokio::test]
+async fn core_bindings_bind_the_pod_they_name() {
+    let app = app();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            "application/json",
+            pod.to_string(),
+        ),
+    )
+    .await;
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "demo-node-1"}});
+    let (s, answer) = json_of(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/bindings",
+            "application/json",
+            binding.to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{answer}");
+    let bound = json_ok(&app, get("/api/v1/namespaces/default/pods/p")).await;
+    assert_eq!(bound["spec"]["nodeName"], "demo-node-1");
+    // Nothing to list: bindings are create-only.
+    let (s, doc) = json_of(&app, get("/api/v1/namespaces/default/bindings")).await;
+    assert_status("list bindings", s, &doc, 405, "MethodNotAllowed");
+}

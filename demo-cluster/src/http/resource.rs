@@ -877,6 +877,11 @@ async fn handle_inner(
                         &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
                     ))
                 }
+                ("token", Method::POST) => {
+                    let request = decode_body(&parts.headers, &body)?;
+                    let token = registry.create_token(&ns, &name, &request)?;
+                    Ok(json_response(StatusCode::CREATED, &token))
+                }
                 ("binding", Method::POST) => {
                     let opts = write_options(&parts, &q, warnings)?;
                     let binding = decode_body(&parts.headers, &body)?;

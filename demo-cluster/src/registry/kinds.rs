@@ -221,6 +221,7 @@ fn admission(resource: &str, kind_name: &str) -> B {
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
     vec![
+        kind("", "bindings", "Binding", true).verbs(&["create"]).0,
         B::new("", "configmaps", "configmap", "ConfigMap", true)
             .short(&["cm"])
             .0,
@@ -283,6 +284,12 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             true,
         )
         .short(&["sa"])
+        .sub_in(
+            "token",
+            Some(("authentication.k8s.io", "v1")),
+            "TokenRequest",
+            &["create"],
+        )
         .0,
         B::new("", "services", "service", "Service", true)
             .short(&["svc"])

@@ -8,6 +8,7 @@ pub mod managed_fields;
 pub mod patch;
 pub mod reviews;
 pub mod strategy;
+pub mod tokens;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -348,8 +349,8 @@ impl Registry {
     ) -> ApiResult<Value> {
         Self::normalize_body(def, namespace, &mut body)?;
         self.check_unknown_fields(def, &mut body, opts)?;
-        // Reviews are answered, never stored.
-        if let Some(answer) = reviews::answer(def, namespace, &body) {
+        // Reviews and Bindings are answered, never stored.
+        if let Some(answer) = strategy::of(def).answer_create(self, def, namespace, &body, opts) {
             return answer;
         }
         let mut body = convert::to_storage(def, body);
@@ -821,6 +822,20 @@ impl Registry {
     }
 
     /// POST pods/{name}/binding: sets spec.nodeName and the PodScheduled condition.
+    /// `serviceaccounts/token`: a token for the service account, which must exist.
+    pub fn create_token(
+        &self,
+        namespace: &str,
+        account: &str,
+        request: &Value,
+    ) -> ApiResult<Value> {
+        let def = self
+            .builtin("", "serviceaccounts")
+            .ok_or_else(ApiError::path_not_found)?;
+        let stored = self.get(&def, namespace, account)?;
+        tokens::issue(&stored, namespace, request)
+    }
+
     pub fn bind_pod(
         &self,
         namespace: &str,

@@ -5,6 +5,7 @@
 //! table [`BUILT_IN`] finds them by (group, resource), so a custom resource that shares a
 //! built-in's plural in its own group gets none of the built-in's behaviour.
 
+mod bindings;
 mod certificates;
 mod common;
 mod configmaps;
@@ -40,9 +41,10 @@ mod webhooks;
 use serde_json::Value;
 
 use super::kinds::ResourceDef;
-use super::Registry;
+use super::reviews;
+use super::{Registry, WriteOptions};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
-use crate::status::Cause;
+use crate::status::{ApiResult, Cause};
 use crate::storage::selectors::{labels_of, LabelSelector};
 pub use pods::qos_class;
 use printing::Printer;
@@ -88,6 +90,18 @@ pub trait Strategy: Sync {
     fn prepare_for_update(&self, _old: &Value, _new: &mut Value) {}
     fn name_rule(&self) -> NameRule {
         NameRule::Subdomain
+    }
+    /// A create answered instead of stored (the review kinds, core Bindings); `None` stores
+    /// the object as usual.
+    fn answer_create(
+        &self,
+        _registry: &Registry,
+        _def: &ResourceDef,
+        _namespace: &str,
+        _body: &Value,
+        _opts: &WriteOptions,
+    ) -> Option<ApiResult<Value>> {
+        None
     }
     /// The kind's checks of an object as it would be stored (metadata is checked for all).
     fn validate(&self, _obj: &Value) -> Vec<Cause> {
@@ -142,7 +156,7 @@ pub trait Strategy: Sync {
     }
 }
 
-/// Built-in kinds without behaviour of their own (the review kinds, which are never stored).
+/// Built-in kinds without behaviour of their own.
 struct Plain;
 impl Strategy for Plain {}
 
@@ -157,6 +171,7 @@ impl Strategy for Printed {
 
 /// Every built-in kind's strategy, by (group, resource).
 static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
+    ("", "bindings", &bindings::Bindings),
     ("", "configmaps", &configmaps::CONFIG_MAPS),
     ("", "endpoints", &endpoints::ENDPOINTS),
     ("", "events", &events::CORE_EVENTS),
@@ -181,6 +196,36 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("apps", "replicasets", &replicasets::REPLICA_SETS),
     ("apps", "statefulsets", &statefulsets::STATEFUL_SETS),
     ("events.k8s.io", "events", &events::EventsV1),
+    (
+        "authentication.k8s.io",
+        "selfsubjectreviews",
+        &reviews::SELF_SUBJECT_REVIEW,
+    ),
+    (
+        "authentication.k8s.io",
+        "tokenreviews",
+        &reviews::TOKEN_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "localsubjectaccessreviews",
+        &reviews::LOCAL_SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "selfsubjectaccessreviews",
+        &reviews::SELF_SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "selfsubjectrulesreviews",
+        &reviews::SELF_SUBJECT_RULES_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "subjectaccessreviews",
+        &reviews::SUBJECT_ACCESS_REVIEW,
+    ),
     (
         "autoscaling",
         "horizontalpodautoscalers",
