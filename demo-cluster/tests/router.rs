@@ -1854,3 +1854,56 @@ async fn core_bindings_bind_the_pod_they_name() {
     let (s, doc) = json_of(&app, get("/api/v1/namespaces/default/bindings")).await;
     assert_status("list bindings", s, &doc, 405, "MethodNotAllowed");
 }
+
+#[tokio::test]
+async fn namespaces_finalize_releases_a_terminating_namespace() {
+    let app = app();
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stuck"}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces",
+            "application/json",
+            ns.to_string(),
+        ),
+    )
+    .await;
+    // No namespace controller in this router: the `kubernetes` finalizer holds it.
+    json_ok(
+        &app,
+        req("DELETE", "/api/v1/namespaces/stuck")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let mut held = json_ok(&app, get("/api/v1/namespaces/stuck")).await;
+    assert_eq!(held["status"]["phase"], "Terminating");
+    assert_eq!(held["spec"]["finalizers"], json!(["kubernetes"]));
+    // finalize writes spec.finalizers only: a label change is ignored.
+    let finalize = |body: &Value| {
+        with_body(
+            "PUT",
+            "/api/v1/namespaces/stuck/finalize",
+            "application/json",
+            body.to_string(),
+        )
+    };
+    held["metadata"]["labels"]["extra"] = json!("x");
+    held = json_ok(&app, finalize(&held)).await;
+    assert!(held["metadata"]["labels"].get("extra").is_none(), "{held}");
+    held["spec"]["finalizers"] = json!([]);
+    let (s, _) = json_of(
+        &app,
+        with_body(
+            "PUT",
+            "/api/v1/namespaces/stuck/finalize",
+            "application/json",
+            held.to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = json_of(&app, get("/api/v1/namespaces/stuck")).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "released and gone");
+}

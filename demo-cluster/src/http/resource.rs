@@ -797,12 +797,13 @@ async fn handle_inner(
             }
             let sub_ref = sub.as_str();
             match (sub_ref, method) {
-                // A CertificateSigningRequest's approval is written as its status is.
+                // A CertificateSigningRequest's approval is written as its status is; a
+                // Namespace's finalize writes its spec.finalizers (registry::strategy).
                 ("status" | "approval", Method::GET) => {
                     let obj = registry.get(&def, &ns, &name)?;
                     Ok(json_response(StatusCode::OK, &obj))
                 }
-                ("status" | "approval", Method::PUT) => {
+                ("status" | "approval" | "finalize", Method::PUT) => {
                     let mut opts = write_options(&parts, &q, warnings)?;
                     opts.subresource = sub.clone();
                     let obj = decode_body(&parts.headers, &body)?;

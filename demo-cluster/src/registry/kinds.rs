@@ -236,6 +236,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .verbs(&[
                 "create", "delete", "get", "list", "patch", "update", "watch",
             ])
+            .sub("finalize", "Namespace", &["update"])
             .status()
             .0,
         B::new("", "nodes", "node", "Node", false)

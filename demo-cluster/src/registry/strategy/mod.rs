@@ -103,6 +103,12 @@ pub trait Strategy: Sync {
     ) -> Option<ApiResult<Value>> {
         None
     }
+    /// A write through a subresource of the kind's own (a Namespace's `finalize`): makes
+    /// `new` the stored object with what that subresource may change. `false` if the kind
+    /// has no such subresource.
+    fn prepare_subresource_update(&self, _sub: &str, _old: &Value, _new: &mut Value) -> bool {
+        false
+    }
     /// The kind's checks of an object as it would be stored (metadata is checked for all).
     fn validate(&self, _obj: &Value) -> Vec<Cause> {
         vec![]
@@ -333,6 +339,9 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, ctx: &CreateContex
 /// the defaults and keep the stored status.
 pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subresource: &str) {
     let strategy = of(def);
+    if strategy.prepare_subresource_update(subresource, old, new) {
+        return;
+    }
     if subresource.is_empty() {
         strategy.default_fields(new);
     }

@@ -27,6 +27,20 @@ impl Strategy for Namespaces {
         label_with_name(new, old["metadata"]["name"].clone());
     }
 
+    /// `namespaces/finalize` writes `spec.finalizers` only (the namespace controller's last
+    /// step, and how stuck namespaces are released by hand).
+    fn prepare_subresource_update(&self, sub: &str, old: &Value, new: &mut Value) -> bool {
+        if sub != "finalize" {
+            return false;
+        }
+        let finalizers = new["spec"]["finalizers"].take();
+        let rv = new["metadata"]["resourceVersion"].take();
+        *new = old.clone();
+        new["spec"]["finalizers"] = finalizers;
+        new["metadata"]["resourceVersion"] = rv;
+        true
+    }
+
     fn name_rule(&self) -> NameRule {
         NameRule::Label
     }
