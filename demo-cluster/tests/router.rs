@@ -1907,3 +1907,72 @@ async fn namespaces_finalize_releases_a_terminating_namespace() {
     let (s, _) = json_of(&app, get("/api/v1/namespaces/stuck")).await;
     assert_eq!(s, StatusCode::NOT_FOUND, "released and gone");
 }
+
+#[tokio::test]
+async fn evictions_honour_pod_disruption_budgets() {
+    let app = app();
+    let pods = "/api/v1/namespaces/default/pods";
+    for name in ["w1", "w2", "w3"] {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}});
+        json_ok(
+            &app,
+            with_body("POST", pods, "application/json", pod.to_string()),
+        )
+        .await;
+        // Running and Ready, as a kubelet would report (no controllers run in this router).
+        let status = json!({"status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": if name == "w3" { "False" } else { "True" }}]}});
+        json_ok(
+            &app,
+            with_body(
+                "PATCH",
+                &format!("{pods}/{name}/status"),
+                "application/merge-patch+json",
+                status.to_string(),
+            ),
+        )
+        .await;
+    }
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+            "application/json",
+            pdb.to_string(),
+        ),
+    )
+    .await;
+    let evict = |name: &str| {
+        let eviction =
+            json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}});
+        with_body(
+            "POST",
+            &format!("{pods}/{name}/eviction"),
+            "application/json",
+            eviction.to_string(),
+        )
+    };
+    // Two healthy, one needed: one may go; then none.
+    let (s, doc) = json_of(&app, evict("w1")).await;
+    assert_eq!(s, StatusCode::CREATED, "{doc}");
+    let (s, doc) = json_of(&app, evict("w2")).await;
+    assert_status("second healthy pod", s, &doc, 429, "TooManyRequests");
+    assert_eq!(
+        doc["message"],
+        "Cannot evict pod as it would violate the pod's disruption budget."
+    );
+    assert_eq!(doc["details"]["causes"][0]["reason"], "DisruptionBudget");
+    assert_eq!(
+        doc["details"]["causes"][0]["message"],
+        "The disruption budget web needs 1 healthy pods and has 1 currently"
+    );
+    // An unready pod may go while the budget holds without it.
+    let (s, doc) = json_of(&app, evict("w3")).await;
+    assert_eq!(s, StatusCode::CREATED, "{doc}");
+    let (s, _) = json_of(&app, get(&format!("{pods}/w2"))).await;
+    assert_eq!(s, StatusCode::OK, "the budget kept w2");
+}

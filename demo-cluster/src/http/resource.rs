@@ -872,6 +872,8 @@ async fn handle_inner(
                     }
                     let given = Some(&eviction["deleteOptions"]).filter(|v| v.is_object());
                     let opts = delete_options_of(given, &q)?;
+                    let pod = registry.get(&def, &ns, &name)?;
+                    crate::registry::disruption::check_eviction(&registry, &ns, &pod)?;
                     registry.delete(&def, &ns, &name, &opts)?;
                     Ok(json_response(
                         StatusCode::CREATED,

@@ -3,6 +3,7 @@
 //! same methods, so controllers see exactly the semantics clients see.
 
 pub mod convert;
+pub mod disruption;
 pub mod kinds;
 pub mod managed_fields;
 pub mod patch;
