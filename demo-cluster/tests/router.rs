@@ -1573,6 +1573,25 @@ async fn custom_resources_named_like_built_ins_get_no_built_in_behaviour() {
         .collect();
     assert_eq!(columns, ["Name", "Age"]);
     assert!(table["rows"][0].get("conditions").is_none(), "{table}");
+    // Nor the built-in Job's selectable fields.
+    let (s, _) = json_of(
+        &app,
+        get("/apis/batch/v1/jobs?fieldSelector=status.successful%3D1"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, doc) = json_of(
+        &app,
+        get("/apis/shadow.example/v1/jobs?fieldSelector=status.successful%3D1"),
+    )
+    .await;
+    assert_status(
+        "custom jobs by status.successful",
+        s,
+        &doc,
+        400,
+        "BadRequest",
+    );
 }
 
 #[tokio::test]

@@ -240,8 +240,7 @@ fn parse_selectors(
         .map_err(ApiError::bad_request)?;
     let fields = FieldSelector::parse(
         q.get("fieldSelector").map(String::as_str).unwrap_or(""),
-        &def.group,
-        &def.resource,
+        crate::registry::strategy::of(def).field_selectors(),
     )
     .map_err(ApiError::bad_request)?;
     Ok((labels, fields))

@@ -13,6 +13,10 @@ use crate::status::Cause;
 pub struct CertificateSigningRequests;
 
 impl Strategy for CertificateSigningRequests {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["spec.signerName"]
+    }
+
     fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
         // As kube-apiserver, from the authenticated user, whatever the client sent.
         let spec = ensure_object(obj, "spec");

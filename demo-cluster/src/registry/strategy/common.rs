@@ -160,6 +160,7 @@ pub struct Workload {
     /// Defaults of the kind's own fields (the pod template's are added for all).
     pub defaults: fn(&mut Value),
     pub printer: Printer,
+    pub field_selectors: &'static [&'static str],
 }
 
 impl Workload {
@@ -171,6 +172,15 @@ impl Workload {
         Workload {
             defaults,
             printer: Printer::new(columns, cells),
+            field_selectors: &[],
+        }
+    }
+
+    /// The same, with fields selectable in `fieldSelector`.
+    pub const fn selectable(self, field_selectors: &'static [&'static str]) -> Workload {
+        Workload {
+            field_selectors,
+            ..self
         }
     }
 }
@@ -191,5 +201,9 @@ impl Strategy for Workload {
 
     fn printer(&self) -> Option<Printer> {
         Some(self.printer)
+    }
+
+    fn field_selectors(&self) -> &'static [&'static str] {
+        self.field_selectors
     }
 }

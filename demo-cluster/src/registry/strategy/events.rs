@@ -4,14 +4,48 @@
 use serde_json::{json, Value};
 
 use super::printing::{age_of, c, s, Col, Printer};
-use super::{Printed, ResourceDef, Strategy};
+use super::{ResourceDef, Strategy};
 use crate::registry::convert::{core_event, events_v1_event};
 
-pub static CORE_EVENTS: Printed = Printed(Printer::new(COLUMNS, cells));
+pub struct CoreEvents;
+
+impl Strategy for CoreEvents {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ]
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
 
 pub struct EventsV1;
 
 impl Strategy for EventsV1 {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "regarding.kind",
+            "regarding.namespace",
+            "regarding.name",
+            "regarding.uid",
+            "reason",
+            "reportingController",
+            "type",
+        ]
+    }
+
     fn stored_shape(&self, _: &ResourceDef, obj: Value) -> Value {
         core_event(obj)
     }

@@ -13,6 +13,10 @@ use crate::status::Cause;
 pub struct Jobs;
 
 impl Strategy for Jobs {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["status.successful"]
+    }
+
     fn default_fields(&self, obj: &mut Value) {
         let spec = ensure_object(obj, "spec");
         default_field(spec, "parallelism", json!(1));

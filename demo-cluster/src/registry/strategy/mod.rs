@@ -124,6 +124,10 @@ pub trait Strategy: Sync {
             StatusPolicy::None
         }
     }
+    /// Fields selectable in `fieldSelector` besides `metadata.name` and `metadata.namespace`.
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Columns and cells of server-side Tables; `None` prints Name and Created At.
     fn printer(&self) -> Option<Printer> {
         None
@@ -180,7 +184,7 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "bindings", &bindings::Bindings),
     ("", "configmaps", &configmaps::CONFIG_MAPS),
     ("", "endpoints", &endpoints::ENDPOINTS),
-    ("", "events", &events::CORE_EVENTS),
+    ("", "events", &events::CoreEvents),
     ("", "namespaces", &namespaces::Namespaces),
     ("", "nodes", &nodes::Nodes),
     (

@@ -15,6 +15,10 @@ fn label_with_name(obj: &mut Value, name: Value) {
 }
 
 impl Strategy for Namespaces {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["status.phase"]
+    }
+
     fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
         let name = obj["metadata"]["name"].clone();
         label_with_name(obj, name);

@@ -8,6 +8,10 @@ use super::{ResourceDef, StatusPolicy, Strategy};
 pub struct Nodes;
 
 impl Strategy for Nodes {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["spec.unschedulable"]
+    }
+
     fn status(&self, _: &ResourceDef) -> StatusPolicy {
         StatusPolicy::SubresourceSetOnCreate
     }

@@ -11,6 +11,20 @@ use crate::status::Cause;
 pub struct Pods;
 
 impl Strategy for Pods {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
+        ]
+    }
+
     fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
         if obj["spec"].is_object() {
             default_pod_spec(&mut obj["spec"]);

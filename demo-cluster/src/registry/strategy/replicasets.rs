@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 use super::common::{default_field, ensure_object, Workload};
 use super::printing::{age, c, count, int, named, selector_string, template_cells, Col, NAME};
 
-pub static REPLICA_SETS: Workload = Workload::new(defaults, COLUMNS, cells);
+pub static REPLICA_SETS: Workload =
+    Workload::new(defaults, COLUMNS, cells).selectable(&["status.replicas"]);
 
 fn defaults(obj: &mut Value) {
     default_field(ensure_object(obj, "spec"), "replicas", json!(1));

@@ -9,6 +9,10 @@ use super::Strategy;
 pub struct Secrets;
 
 impl Strategy for Secrets {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["type"]
+    }
+
     fn default_fields(&self, obj: &mut Value) {
         if let Some(m) = obj.as_object_mut() {
             default_field(m, "type", json!("Opaque"));
