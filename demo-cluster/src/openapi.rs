@@ -150,17 +150,91 @@ fn group_versions(registry: &Registry) -> Vec<(String, String)> {
 }
 
 /// Adds the schema of a built-in kind to the generator; returns its definition name.
-fn builtin_schema(generator: &mut SchemaGenerator, group: &str, kind: &str) -> Option<String> {
+fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<String> {
     use k8s_openapi::api::{
-        apps, authentication, authorization, batch, coordination, core, events, rbac,
+        admissionregistration, apps, authentication, authorization, autoscaling, batch,
+        certificates, coordination, core, discovery, events, flowcontrol, networking, node, policy,
+        rbac, resource, scheduling, storage,
     };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
+    use k8s_openapi::kube_aggregator::pkg::apis::apiregistration;
     fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
         generator.subschema_for::<T>();
         Some(T::schema_name().into_owned())
     }
-    match (group, kind) {
+    match (def.group.as_str(), def.kind.as_str()) {
+        ("autoscaling", "HorizontalPodAutoscaler") if def.version == "v1" => {
+            add::<autoscaling::v1::HorizontalPodAutoscaler>(generator)
+        }
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            add::<autoscaling::v2::HorizontalPodAutoscaler>(generator)
+        }
         ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
+        ("", "LimitRange") => add::<core::v1::LimitRange>(generator),
+        ("", "PersistentVolume") => add::<core::v1::PersistentVolume>(generator),
+        ("", "PersistentVolumeClaim") => add::<core::v1::PersistentVolumeClaim>(generator),
+        ("", "PodTemplate") => add::<core::v1::PodTemplate>(generator),
+        ("", "ReplicationController") => add::<core::v1::ReplicationController>(generator),
+        ("apiregistration.k8s.io", "APIService") => {
+            add::<apiregistration::v1::APIService>(generator)
+        }
+        ("certificates.k8s.io", "CertificateSigningRequest") => {
+            add::<certificates::v1::CertificateSigningRequest>(generator)
+        }
+        ("certificates.k8s.io", "PodCertificateRequest") => {
+            add::<certificates::v1::PodCertificateRequest>(generator)
+        }
+        ("networking.k8s.io", "IPAddress") => add::<networking::v1::IPAddress>(generator),
+        ("networking.k8s.io", "ServiceCIDR") => add::<networking::v1::ServiceCIDR>(generator),
+        ("storage.k8s.io", "CSIStorageCapacity") => {
+            add::<storage::v1::CSIStorageCapacity>(generator)
+        }
+        ("storage.k8s.io", "VolumeAttributesClass") => {
+            add::<storage::v1::VolumeAttributesClass>(generator)
+        }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy") => {
+            add::<admissionregistration::v1::MutatingAdmissionPolicy>(generator)
+        }
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding") => {
+            add::<admissionregistration::v1::MutatingAdmissionPolicyBinding>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
+            add::<admissionregistration::v1::ValidatingAdmissionPolicy>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
+            add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(generator)
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => {
+            add::<flowcontrol::v1::FlowSchema>(generator)
+        }
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
+            add::<flowcontrol::v1::PriorityLevelConfiguration>(generator)
+        }
+        ("resource.k8s.io", "DeviceClass") => add::<resource::v1::DeviceClass>(generator),
+        ("resource.k8s.io", "ResourceClaim") => add::<resource::v1::ResourceClaim>(generator),
+        ("resource.k8s.io", "ResourceClaimTemplate") => {
+            add::<resource::v1::ResourceClaimTemplate>(generator)
+        }
+        ("resource.k8s.io", "ResourceSlice") => add::<resource::v1::ResourceSlice>(generator),
+        ("", "ResourceQuota") => add::<core::v1::ResourceQuota>(generator),
+        ("apps", "ControllerRevision") => add::<apps::v1::ControllerRevision>(generator),
+        ("networking.k8s.io", "IngressClass") => add::<networking::v1::IngressClass>(generator),
+        ("networking.k8s.io", "Ingress") => add::<networking::v1::Ingress>(generator),
+        ("networking.k8s.io", "NetworkPolicy") => add::<networking::v1::NetworkPolicy>(generator),
+        ("policy", "PodDisruptionBudget") => add::<policy::v1::PodDisruptionBudget>(generator),
+        ("storage.k8s.io", "CSIDriver") => add::<storage::v1::CSIDriver>(generator),
+        ("storage.k8s.io", "CSINode") => add::<storage::v1::CSINode>(generator),
+        ("storage.k8s.io", "StorageClass") => add::<storage::v1::StorageClass>(generator),
+        ("storage.k8s.io", "VolumeAttachment") => add::<storage::v1::VolumeAttachment>(generator),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            add::<admissionregistration::v1::MutatingWebhookConfiguration>(generator)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            add::<admissionregistration::v1::ValidatingWebhookConfiguration>(generator)
+        }
+        ("scheduling.k8s.io", "PriorityClass") => add::<scheduling::v1::PriorityClass>(generator),
+        ("node.k8s.io", "RuntimeClass") => add::<node::v1::RuntimeClass>(generator),
+        ("discovery.k8s.io", "EndpointSlice") => add::<discovery::v1::EndpointSlice>(generator),
         ("", "Endpoints") => add::<core::v1::Endpoints>(generator),
         ("", "Event") => add::<core::v1::Event>(generator),
         ("", "Namespace") => add::<core::v1::Namespace>(generator),
@@ -260,7 +334,7 @@ fn component_schemas(defs: &[Arc<ResourceDef>], registry: &Registry) -> Map<Stri
     let mut generator = SchemaSettings::openapi3().into_generator();
     let mut tagged: Vec<(String, &ResourceDef)> = vec![];
     for d in defs {
-        if let Some(name) = builtin_schema(&mut generator, &d.group, &d.kind) {
+        if let Some(name) = builtin_schema(&mut generator, d) {
             tagged.push((name, d));
         }
     }

@@ -17,6 +17,8 @@ enum Ty {
     Msg(&'static str),
     /// map<string,string>
     MapStr,
+    /// bytes, base64 in JSON
+    Bytes,
     /// map<string,bytes>
     MapBytes,
     /// map<string,Quantity>
@@ -122,6 +124,54 @@ fn fields(message: &str) -> Option<&'static [Field]> {
         "TokenReview" => &[
             (1, "metadata", Msg("ObjectMeta"), false),
             (2, "spec", Msg("TokenReviewSpec"), false),
+        ],
+        // What `kubectl certificate approve|deny` sends to `/approval`.
+        "CertificateSigningRequest" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("CertificateSigningRequestSpec"), false),
+            (3, "status", Msg("CertificateSigningRequestStatus"), false),
+        ],
+        "CertificateSigningRequestSpec" => &[
+            (1, "request", Bytes, false),
+            (2, "username", Str, false),
+            (3, "uid", Str, false),
+            (4, "groups", Str, true),
+            (5, "usages", Str, true),
+            (7, "signerName", Str, false),
+            (8, "expirationSeconds", Int, false),
+        ],
+        "CertificateSigningRequestStatus" => &[
+            (
+                1,
+                "conditions",
+                Msg("CertificateSigningRequestCondition"),
+                true,
+            ),
+            (2, "certificate", Bytes, false),
+        ],
+        "CertificateSigningRequestCondition" => &[
+            (1, "type", Str, false),
+            (2, "reason", Str, false),
+            (3, "message", Str, false),
+            (4, "lastUpdateTime", Time, false),
+            (5, "lastTransitionTime", Time, false),
+            (6, "status", Str, false),
+        ],
+        // What `kubectl create token` sends to `serviceaccounts/token`.
+        "TokenRequest" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("TokenRequestSpec"), false),
+        ],
+        "TokenRequestSpec" => &[
+            (1, "audiences", Str, true),
+            (3, "boundObjectRef", Msg("BoundObjectReference"), false),
+            (4, "expirationSeconds", Int, false),
+        ],
+        "BoundObjectReference" => &[
+            (1, "kind", Str, false),
+            (2, "apiVersion", Str, false),
+            (3, "name", Str, false),
+            (4, "uid", Str, false),
         ],
         "TokenReviewSpec" => &[(1, "token", Str, false), (2, "audiences", Str, true)],
         "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
@@ -475,6 +525,7 @@ fn message(name: &str, b: &[u8], depth: usize) -> Result<Value, String> {
             (Ty::Int, 0) => json!(r.varint()? as i64),
             (Ty::Bool, 0) => json!(r.varint()? != 0),
             (Ty::Str, 2) => json!(utf8(r.bytes()?)?),
+            (Ty::Bytes, 2) => json!(base64_encode(r.bytes()?)),
             (Ty::Msg(inner), 2) => message(inner, r.bytes()?, depth + 1)?,
             (Ty::Time, 2) => time(r.bytes()?)?,
             (Ty::IntOrString, 2) => int_or_string(r.bytes()?)?,

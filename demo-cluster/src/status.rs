@@ -267,6 +267,17 @@ impl ApiError {
             .with_details(json!({ "retryAfterSeconds": retry_after_seconds }))
     }
 
+    /// 429 of an eviction a PodDisruptionBudget forbids, as kube-apiserver words it.
+    pub fn disruption_budget(budget: &str, desired_healthy: i64, current_healthy: i64) -> Self {
+        Self::new(
+            429,
+            "TooManyRequests",
+            "Cannot evict pod as it would violate the pod's disruption budget.",
+        )
+        .with_details(json!({"causes": [{"reason": "DisruptionBudget",
+            "message": format!("The disruption budget {budget} needs {desired_healthy} healthy pods and has {current_healthy} currently")}]}))
+    }
+
     pub fn timeout(message: impl Into<String>) -> Self {
         Self::new(504, "Timeout", message)
     }

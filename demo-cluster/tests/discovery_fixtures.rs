@@ -256,3 +256,53 @@ fn core_aggregated_document_has_one_unnamed_group() {
     }
     assert!(checked >= 5, "checked {checked} core subresources");
 }
+
+#[test]
+#[cfg_attr(not(have_fixtures), ignore = "../shared/fixtures not found")]
+fn groups_list_versions_and_prefer_as_kube_apiserver() {
+    let registry = build_registry(&Config::default(), &Tuning::default()).unwrap();
+    let real = fixture("apis.json").expect("the group list");
+    let ours = discovery::api_group_list(&registry);
+    let versions = |group: &Value| -> Vec<String> {
+        group["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v["version"].as_str().map(String::from))
+            .collect()
+    };
+    let mut compared = 0;
+    let mut last_position = 0;
+    for group in ours["groups"].as_array().unwrap() {
+        let name = group["name"].as_str().unwrap();
+        let Some((position, theirs)) = real["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .find(|(_, g)| g["name"] == name)
+        else {
+            continue; // A custom resource's group (the At).
+        };
+        assert_eq!(
+            group["preferredVersion"], theirs["preferredVersion"],
+            "{name}"
+        );
+        // Every version we serve is real, in kube-apiserver's order of preference.
+        let real_versions = versions(theirs);
+        let served: Vec<String> = real_versions
+            .iter()
+            .filter(|v| versions(group).contains(v))
+            .cloned()
+            .collect();
+        assert_eq!(versions(group), served, "{name}");
+        // kubectl resolves short names in discovery order: keep the real order of groups.
+        assert!(
+            position >= last_position,
+            "{name} is out of kube-apiserver's order"
+        );
+        last_position = position;
+        compared += 1;
+    }
+    assert!(compared >= 15, "compared {compared} groups");
+}

@@ -169,13 +169,19 @@ async fn watches_abandoned_on_the_socket_are_released() {
         assert_eq!(&head, b"HTTP/1.1 200", "{path}");
         sockets.push(socket);
     }
+    // A WebSocket watch too (kubectl and browsers watch that way).
+    let url = format!("ws://{}/api/v1/configmaps?watch=true", cluster.addr());
+    let (websocket, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .expect("WebSocket upgrade");
     wait_for(
-        || store.subscriber_count() == before + 3,
+        || store.subscriber_count() == before + 4,
         "the watches to subscribe",
     )
     .await;
     // The clients vanish while nothing happens: no event will be written to notice it by.
     drop(sockets);
+    drop(websocket);
     wait_for(
         || store.subscriber_count() == before,
         "watches to unsubscribe after their clients left",

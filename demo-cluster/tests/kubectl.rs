@@ -154,3 +154,175 @@ async fn kubectl_auth_answers_for_the_demo_admin() {
     .await
     .expect("kubectl ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_reads_autoscalers_through_both_versions() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        let hpa = k.manifest(
+            "hpa.yaml",
+            "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 65\n",
+        );
+        assert!(k.ok(&["apply", "-f", &hpa]).contains("created"));
+        let table = k.ok(&["get", "hpa", "-n", "default"]);
+        assert!(
+            table.contains("REFERENCE") && table.contains("Deployment/web") && table.contains("cpu: <unknown>/65%"),
+            "{table}"
+        );
+        let v2 = k.ok(&["get", "hpa", "web", "-n", "default", "-o", "jsonpath={.spec.metrics[0].resource.target.averageUtilization}"]);
+        assert_eq!(v2, "65");
+        let v1 = k.ok(&["get", "horizontalpodautoscalers.v1.autoscaling", "web", "-n", "default", "-o", "jsonpath={.spec.targetCPUUtilizationPercentage}"]);
+        assert_eq!(v1, "65");
+        // Applying the same v1 manifest again changes nothing.
+        assert!(k.ok(&["apply", "-f", &hpa]).contains("unchanged"));
+    })
+    .await
+    .expect("kubectl ran");
+}
+
+const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: local
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: rancher.io/local-path
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv1}
+spec:
+  capacity: {storage: 2Gi}
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  storageClassName: local
+  hostPath: {path: /data}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        let manifest = k.manifest("storage.yaml", STORAGE);
+        let applied = k.ok(&["apply", "-f", &manifest]);
+        assert_eq!(applied.matches("created").count(), 5, "{applied}");
+        let table = k.ok(&["get", "sc,pv,pvc,pc,ingressclass", "-n", "default"]);
+        for expected in [
+            "local (default)",
+            "rancher.io/local-path",
+            "WaitForFirstConsumer|Immediate",
+            "RWO,ROX",
+            "Retain",
+            "Pending",
+            "1000",
+            "PreemptLowerPriority",
+            "k8s.io/ingress-nginx",
+        ] {
+            assert!(
+                expected.split('|').any(|e| table.contains(e)),
+                "{expected} missing:\n{table}"
+            );
+        }
+        // A StorageClass's provisioner is fixed at creation.
+        let (ok, _, err) = k.run(
+            &[
+                "patch",
+                "sc",
+                "local",
+                "--type=merge",
+                "-p",
+                r#"{"provisioner":"other"}"#,
+            ],
+            None,
+        );
+        assert!(!ok && err.contains("field is immutable"), "{err}");
+        // Applying the same manifests again changes nothing (defaults are stable).
+        let again = k.ok(&["apply", "-f", &manifest]);
+        assert_eq!(again.matches("unchanged").count(), 5, "{again}");
+    })
+    .await
+    .expect("kubectl ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_approves_certificate_signing_requests() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        // Any base64 will do: no signer runs, nothing parses the request.
+        let csr = k.manifest(
+            "csr.yaml",
+            "apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: alice}\nspec:\n  request: TFMwdExTMUNSVWRKVGlCRFJWSlVTVVpKUTBGVVJTQlNSVkZWUlZOVUxTMHRMUzBL\n  signerName: kubernetes.io/kube-apiserver-client\n  usages: [client auth]\n",
+        );
+        assert!(k.ok(&["create", "-f", &csr]).contains("created"));
+        let table = k.ok(&["get", "csr"]);
+        assert!(table.contains("Pending") && table.contains("kubernetes-admin"), "{table}");
+        let approved = k.ok(&["certificate", "approve", "alice"]);
+        assert!(approved.contains("approved"), "{approved}");
+        let table = k.ok(&["get", "csr", "alice"]);
+        assert!(table.contains("Approved"), "{table}");
+        let condition = k.ok(&["get", "csr", "alice", "-o", "jsonpath={.status.conditions[0].type}"]);
+        assert_eq!(condition, "Approved");
+    })
+    .await
+    .expect("kubectl ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_creates_service_account_tokens_that_token_reviews_recognise() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        k.ok(&["create", "serviceaccount", "robot", "-n", "default"]);
+        let token = k.ok(&[
+            "create",
+            "token",
+            "robot",
+            "-n",
+            "default",
+            "--duration",
+            "20m",
+        ]);
+        let token = token.trim();
+        assert_eq!(token.split('.').count(), 3, "a JWT: {token}");
+        let (ok, _, err) = k.run(&["create", "token", "nobody", "-n", "default"], None);
+        assert!(!ok && err.contains("not found"), "{err}");
+        let review = k.manifest(
+            "review.json",
+            &serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                "spec": {"token": token}})
+            .to_string(),
+        );
+        let user = k.ok(&[
+            "create",
+            "-f",
+            &review,
+            "-o",
+            "jsonpath={.status.user.username}",
+        ]);
+        assert_eq!(user, "system:serviceaccount:default:robot");
+    })
+    .await
+    .expect("kubectl ran");
+}

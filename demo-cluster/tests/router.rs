@@ -1481,3 +1481,517 @@ async fn reviews_are_answered_not_stored() {
         json!(["system:masters", "system:authenticated"])
     );
 }
+
+const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+/// A namespaced CRD in `shadow.example` whose plural is `plural` (a built-in's, on purpose).
+async fn create_shadow_crd(app: &Router, plural: &str, kind: &str) {
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.shadow.example")},
+        "spec": {"group": "shadow.example", "scope": "Namespaced",
+            "names": {"plural": plural, "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    json_ok(
+        app,
+        with_body(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            "application/json",
+            crd.to_string(),
+        ),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn custom_resources_named_like_built_ins_get_no_built_in_behaviour() {
+    let app = app();
+    create_shadow_crd(&app, "services", "Service").await;
+    create_shadow_crd(&app, "jobs", "Job").await;
+    let post =
+        |uri: &str, body: Value| with_body("POST", uri, "application/json", body.to_string());
+    // A built-in Service's name must be a DNS-1035 label; a custom resource's need not.
+    let (s, doc) = json_of(
+        &app,
+        post(
+            "/api/v1/namespaces/default/services",
+            json!({"metadata": {"name": "9lives"}, "spec": {"ports": [{"port": 80}]}}),
+        ),
+    )
+    .await;
+    assert_status("built-in service 9lives", s, &doc, 422, "Invalid");
+    let service = json_ok(
+        &app,
+        post(
+            "/apis/shadow.example/v1/namespaces/default/services",
+            json!({"apiVersion": "shadow.example/v1", "kind": "Service", "metadata": {"name": "9lives"}, "spec": {}}),
+        ),
+    )
+    .await;
+    assert!(
+        service["spec"].get("clusterIP").is_none(),
+        "no ClusterIP allocated: {service}"
+    );
+
+    let job = json!({"apiVersion": "shadow.example/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {"completions": 1, "template": {"image": "a"}}, "status": {"succeeded": 1}});
+    let created = json_ok(
+        &app,
+        post("/apis/shadow.example/v1/namespaces/default/jobs", job),
+    )
+    .await;
+    assert!(
+        created["spec"].get("selector").is_none() && created["spec"].get("backoffLimit").is_none(),
+        "no Job defaults: {created}"
+    );
+    // Its template may change: only the built-in Job's is fixed at creation.
+    json_ok(
+        &app,
+        with_body(
+            "PATCH",
+            "/apis/shadow.example/v1/namespaces/default/jobs/j",
+            "application/merge-patch+json",
+            r#"{"spec":{"template":{"image":"b"}}}"#,
+        ),
+    )
+    .await;
+    // Printed with the CRD's columns (Name, Age), without Job rows' conditions.
+    let table = json_ok(
+        &app,
+        req("GET", "/apis/shadow.example/v1/namespaces/default/jobs")
+            .header(header::ACCEPT, TABLE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(columns, ["Name", "Age"]);
+    assert!(table["rows"][0].get("conditions").is_none(), "{table}");
+    // Nor the built-in Job's selectable fields.
+    let (s, _) = json_of(
+        &app,
+        get("/apis/batch/v1/jobs?fieldSelector=status.successful%3D1"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, doc) = json_of(
+        &app,
+        get("/apis/shadow.example/v1/jobs?fieldSelector=status.successful%3D1"),
+    )
+    .await;
+    assert_status(
+        "custom jobs by status.successful",
+        s,
+        &doc,
+        400,
+        "BadRequest",
+    );
+}
+
+#[tokio::test]
+async fn fields_fixed_at_creation_are_immutable() {
+    let app = app();
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d", "tier": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/apps/v1/namespaces/default/deployments",
+            "application/json",
+            deploy.to_string(),
+        ),
+    )
+    .await;
+    let patch = |uri: &str, body: Value| {
+        with_body(
+            "PATCH",
+            uri,
+            "application/merge-patch+json",
+            body.to_string(),
+        )
+    };
+    let deployment = "/apis/apps/v1/namespaces/default/deployments/d";
+    // The template's labels still match the new selector: only immutability refuses it.
+    let (s, doc) = json_of(
+        &app,
+        patch(
+            deployment,
+            json!({"spec": {"selector": {"matchLabels": {"app": "d", "tier": "web"}}}}),
+        ),
+    )
+    .await;
+    assert_status("selector change", s, &doc, 422, "Invalid");
+    assert_eq!(doc["details"]["causes"][0]["field"], "spec.selector");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("field is immutable"),
+        "{doc}"
+    );
+    json_ok(&app, patch(deployment, json!({"spec": {"replicas": 3}}))).await;
+
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/batch/v1/namespaces/default/jobs",
+            "application/json",
+            job.to_string(),
+        ),
+    )
+    .await;
+    let job = "/apis/batch/v1/namespaces/default/jobs/j";
+    let (s, doc) = json_of(
+        &app,
+        with_body(
+            "PATCH",
+            job,
+            "application/strategic-merge-patch+json",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "other"}]}}}})
+                .to_string(),
+        ),
+    )
+    .await;
+    assert_status("template change", s, &doc, 422, "Invalid");
+    assert_eq!(doc["details"]["causes"][0]["field"], "spec.template");
+    let (s, doc) = json_of(
+        &app,
+        patch(
+            job,
+            json!({"spec": {"selector": {"matchLabels": {"x": "y"}}}}),
+        ),
+    )
+    .await;
+    assert_status("selector change", s, &doc, 422, "Invalid");
+    json_ok(
+        &app,
+        patch(job, json!({"metadata": {"labels": {"seen": "yes"}}})),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn horizontal_pod_autoscalers_are_served_as_v2_and_v1() {
+    let app = app();
+    let group = json_ok(&app, get("/apis/autoscaling")).await;
+    assert_eq!(group["preferredVersion"]["version"], "v2");
+    let v2 = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    let v1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+    let target = json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"});
+    let memory = json!({"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "100Mi"}}});
+    let behavior = json!({"scaleDown": {"stabilizationWindowSeconds": 60}});
+    let created = json_ok(&app, with_body("POST", v2, "application/json", json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"},
+        "spec": {"scaleTargetRef": target, "maxReplicas": 5, "behavior": behavior,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}, memory]}
+    }).to_string())).await;
+    assert_eq!(created["spec"]["minReplicas"], 1, "defaulted");
+
+    // Through v1: the CPU target, the rest in kube-apiserver's annotations.
+    let as_v1 = json_ok(&app, get(&format!("{v1}/a"))).await;
+    assert_eq!(as_v1["apiVersion"], "autoscaling/v1");
+    assert_eq!(as_v1["spec"]["targetCPUUtilizationPercentage"], 50);
+    assert!(as_v1["spec"].get("metrics").is_none());
+    let annotations = &as_v1["metadata"]["annotations"];
+    let kept: Value = serde_json::from_str(
+        annotations["autoscaling.alpha.kubernetes.io/metrics"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(kept, json!([memory]));
+    // A v1 client writing it back loses nothing, and changes what it can say.
+    let mut edited = as_v1.clone();
+    edited["spec"]["targetCPUUtilizationPercentage"] = json!(60);
+    json_ok(
+        &app,
+        with_body(
+            "PUT",
+            &format!("{v1}/a"),
+            "application/json",
+            edited.to_string(),
+        ),
+    )
+    .await;
+    let as_v2 = json_ok(&app, get(&format!("{v2}/a"))).await;
+    assert_eq!(as_v2["apiVersion"], "autoscaling/v2");
+    assert_eq!(
+        as_v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+        60
+    );
+    assert_eq!(as_v2["spec"]["metrics"][1], memory);
+    assert_eq!(as_v2["spec"]["behavior"], behavior);
+    assert!(as_v2["metadata"].get("annotations").is_none(), "{as_v2}");
+
+    // Created through v1, read through v2.
+    json_ok(&app, with_body("POST", v1, "application/json", json!({
+        "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "b"},
+        "spec": {"scaleTargetRef": target, "maxReplicas": 3, "targetCPUUtilizationPercentage": 70}
+    }).to_string())).await;
+    let b = json_ok(&app, get(&format!("{v2}/b"))).await;
+    assert_eq!(
+        b["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}])
+    );
+    let listed = json_ok(&app, get(v1)).await;
+    assert_eq!(listed["items"].as_array().map(Vec::len), Some(2));
+    assert!(listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["apiVersion"] == "autoscaling/v1"));
+
+    let table = json_ok(
+        &app,
+        req("GET", v1)
+            .header(header::ACCEPT, TABLE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let row = &table["rows"][1]["cells"];
+    assert_eq!(row[0], "b");
+    assert_eq!(row[1], "Deployment/web");
+    assert_eq!(row[2], "cpu: <unknown>/70%");
+    assert_eq!((row[3].clone(), row[4].clone()), (json!(1), json!(3)));
+
+    let (s, doc) = json_of(&app, with_body("POST", v2, "application/json", json!({
+        "metadata": {"name": "c"}, "spec": {"scaleTargetRef": target, "minReplicas": 4, "maxReplicas": 2}
+    }).to_string())).await;
+    assert_status("max below min", s, &doc, 422, "Invalid");
+}
+
+#[tokio::test]
+async fn cluster_scoped_kinds_are_stored_and_served() {
+    let app = app();
+    let objects = [
+        (
+            "/api/v1/persistentvolumes",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}}}),
+        ),
+        (
+            "/apis/storage.k8s.io/v1/storageclasses",
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "standard"}, "provisioner": "rancher.io/local-path"}),
+        ),
+        (
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "high"}, "value": 1000}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/ingressclasses",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+            "metadata": {"name": "nginx"}, "spec": {"controller": "k8s.io/ingress-nginx"}}),
+        ),
+        (
+            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+            json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "hook"}, "webhooks": []}),
+        ),
+        (
+            "/apis/node.k8s.io/v1/runtimeclasses",
+            json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+            "metadata": {"name": "runc"}, "handler": "runc"}),
+        ),
+    ];
+    for (collection, object) in objects {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let created = json_ok(
+            &app,
+            with_body("POST", collection, "application/json", object.to_string()),
+        )
+        .await;
+        assert!(created["metadata"].get("namespace").is_none(), "{created}");
+        let read = json_ok(&app, get(&format!("{collection}/{name}"))).await;
+        assert_eq!(read["kind"], object["kind"]);
+        let listed = json_ok(&app, get(collection)).await;
+        assert_eq!(
+            listed["items"].as_array().map(Vec::len),
+            Some(1),
+            "{collection}"
+        );
+        // Cluster-scoped: no path through a namespace.
+        let (prefix, resource) = collection.rsplit_once('/').unwrap();
+        let namespaced = format!("{prefix}/namespaces/default/{resource}");
+        let (s, _) = json_of(&app, get(&namespaced)).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{namespaced}");
+        json_ok(
+            &app,
+            req("DELETE", &format!("{collection}/{name}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn core_bindings_bind_the_pod_they_name() {
+    let app = app();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            "application/json",
+            pod.to_string(),
+        ),
+    )
+    .await;
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "demo-node-1"}});
+    let (s, answer) = json_of(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces/default/bindings",
+            "application/json",
+            binding.to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{answer}");
+    let bound = json_ok(&app, get("/api/v1/namespaces/default/pods/p")).await;
+    assert_eq!(bound["spec"]["nodeName"], "demo-node-1");
+    // Nothing to list: bindings are create-only.
+    let (s, doc) = json_of(&app, get("/api/v1/namespaces/default/bindings")).await;
+    assert_status("list bindings", s, &doc, 405, "MethodNotAllowed");
+}
+
+#[tokio::test]
+async fn namespaces_finalize_releases_a_terminating_namespace() {
+    let app = app();
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stuck"}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/api/v1/namespaces",
+            "application/json",
+            ns.to_string(),
+        ),
+    )
+    .await;
+    // No namespace controller in this router: the `kubernetes` finalizer holds it.
+    json_ok(
+        &app,
+        req("DELETE", "/api/v1/namespaces/stuck")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let mut held = json_ok(&app, get("/api/v1/namespaces/stuck")).await;
+    assert_eq!(held["status"]["phase"], "Terminating");
+    assert_eq!(held["spec"]["finalizers"], json!(["kubernetes"]));
+    // finalize writes spec.finalizers only: a label change is ignored.
+    let finalize = |body: &Value| {
+        with_body(
+            "PUT",
+            "/api/v1/namespaces/stuck/finalize",
+            "application/json",
+            body.to_string(),
+        )
+    };
+    held["metadata"]["labels"]["extra"] = json!("x");
+    held = json_ok(&app, finalize(&held)).await;
+    assert!(held["metadata"]["labels"].get("extra").is_none(), "{held}");
+    held["spec"]["finalizers"] = json!([]);
+    let (s, _) = json_of(
+        &app,
+        with_body(
+            "PUT",
+            "/api/v1/namespaces/stuck/finalize",
+            "application/json",
+            held.to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = json_of(&app, get("/api/v1/namespaces/stuck")).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "released and gone");
+}
+
+#[tokio::test]
+async fn evictions_honour_pod_disruption_budgets() {
+    let app = app();
+    let pods = "/api/v1/namespaces/default/pods";
+    for name in ["w1", "w2", "w3"] {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}});
+        json_ok(
+            &app,
+            with_body("POST", pods, "application/json", pod.to_string()),
+        )
+        .await;
+        // Running and Ready, as a kubelet would report (no controllers run in this router).
+        let status = json!({"status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": if name == "w3" { "False" } else { "True" }}]}});
+        json_ok(
+            &app,
+            with_body(
+                "PATCH",
+                &format!("{pods}/{name}/status"),
+                "application/merge-patch+json",
+                status.to_string(),
+            ),
+        )
+        .await;
+    }
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}});
+    json_ok(
+        &app,
+        with_body(
+            "POST",
+            "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+            "application/json",
+            pdb.to_string(),
+        ),
+    )
+    .await;
+    let evict = |name: &str| {
+        let eviction =
+            json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}});
+        with_body(
+            "POST",
+            &format!("{pods}/{name}/eviction"),
+            "application/json",
+            eviction.to_string(),
+        )
+    };
+    // Two healthy, one needed: one may go; then none.
+    let (s, doc) = json_of(&app, evict("w1")).await;
+    assert_eq!(s, StatusCode::CREATED, "{doc}");
+    let (s, doc) = json_of(&app, evict("w2")).await;
+    assert_status("second healthy pod", s, &doc, 429, "TooManyRequests");
+    assert_eq!(
+        doc["message"],
+        "Cannot evict pod as it would violate the pod's disruption budget."
+    );
+    assert_eq!(doc["details"]["causes"][0]["reason"], "DisruptionBudget");
+    assert_eq!(
+        doc["details"]["causes"][0]["message"],
+        "The disruption budget web needs 1 healthy pods and has 1 currently"
+    );
+    // An unready pod may go while the budget holds without it.
+    let (s, doc) = json_of(&app, evict("w3")).await;
+    assert_eq!(s, StatusCode::CREATED, "{doc}");
+    let (s, _) = json_of(&app, get(&format!("{pods}/w2"))).await;
+    assert_eq!(s, StatusCode::OK, "the budget kept w2");
+}

@@ -240,8 +240,7 @@ fn parse_selectors(
         .map_err(ApiError::bad_request)?;
     let fields = FieldSelector::parse(
         q.get("fieldSelector").map(String::as_str).unwrap_or(""),
-        &def.group,
-        &def.resource,
+        crate::registry::strategy::of(def).field_selectors(),
     )
     .map_err(ApiError::bad_request)?;
     Ok((labels, fields))
@@ -797,23 +796,25 @@ async fn handle_inner(
             }
             let sub_ref = sub.as_str();
             match (sub_ref, method) {
-                ("status", Method::GET) => {
+                // A CertificateSigningRequest's approval is written as its status is; a
+                // Namespace's finalize writes its spec.finalizers (registry::strategy).
+                ("status" | "approval", Method::GET) => {
                     let obj = registry.get(&def, &ns, &name)?;
                     Ok(json_response(StatusCode::OK, &obj))
                 }
-                ("status", Method::PUT) => {
+                ("status" | "approval" | "finalize", Method::PUT) => {
                     let mut opts = write_options(&parts, &q, warnings)?;
-                    opts.subresource = "status".into();
+                    opts.subresource = sub.clone();
                     let obj = decode_body(&parts.headers, &body)?;
                     Ok(json_response(
                         StatusCode::OK,
                         &registry.update(&def, &ns, &name, obj, &opts)?,
                     ))
                 }
-                ("status", Method::PATCH) => {
+                ("status" | "approval", Method::PATCH) => {
                     let pt = patch_type(&parts.headers, &def)?;
                     let mut opts = write_options(&parts, &q, warnings)?;
-                    opts.subresource = "status".into();
+                    opts.subresource = sub.clone();
                     if pt == PatchType::Apply {
                         opts.field_manager = explicit_manager(&q);
                     }
@@ -870,11 +871,18 @@ async fn handle_inner(
                     }
                     let given = Some(&eviction["deleteOptions"]).filter(|v| v.is_object());
                     let opts = delete_options_of(given, &q)?;
+                    let pod = registry.get(&def, &ns, &name)?;
+                    crate::registry::disruption::check_eviction(&registry, &ns, &pod)?;
                     registry.delete(&def, &ns, &name, &opts)?;
                     Ok(json_response(
                         StatusCode::CREATED,
                         &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
                     ))
+                }
+                ("token", Method::POST) => {
+                    let request = decode_body(&parts.headers, &body)?;
+                    let token = registry.create_token(&ns, &name, &request)?;
+                    Ok(json_response(StatusCode::CREATED, &token))
                 }
                 ("binding", Method::POST) => {
                     let opts = write_options(&parts, &q, warnings)?;

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::kinds::ResourceDef;
+use super::strategy;
 
 /// (core/v1 field, events.k8s.io/v1 field); the other fields have the same name in both.
 const EVENT_FIELDS: &[(&str, &str)] = &[
@@ -15,10 +16,6 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
     ("lastTimestamp", "deprecatedLastTimestamp"),
     ("count", "deprecatedCount"),
 ];
-
-fn is_events_v1(def: &ResourceDef) -> bool {
-    def.group == "events.k8s.io" && def.resource == "events"
-}
 
 fn rename(obj: Value, from_core: bool) -> Value {
     let Value::Object(map) = obj else { return obj };
@@ -35,25 +32,28 @@ fn rename(obj: Value, from_core: bool) -> Value {
 
 /// Whether `from_storage` changes objects served through `def`.
 pub fn reshapes(def: &ResourceDef) -> bool {
-    is_events_v1(def)
+    strategy::of(def).reshapes(def)
 }
 
 /// The stored shape of an object received through `def`.
 pub fn to_storage(def: &ResourceDef, obj: Value) -> Value {
-    if !is_events_v1(def) {
-        return obj;
-    }
+    strategy::of(def).stored_shape(def, obj)
+}
+
+/// The shape `def` serves for a stored object (apiVersion/kind are stamped by the caller).
+pub fn from_storage(def: &ResourceDef, obj: Value) -> Value {
+    strategy::of(def).served_shape(def, obj)
+}
+
+/// An events.k8s.io/v1 Event in the core/v1 shape it is stored in.
+pub fn core_event(obj: Value) -> Value {
     let mut core = rename(obj, false);
     core["apiVersion"] = Value::String("v1".into());
     core["kind"] = Value::String("Event".into());
     core
 }
 
-/// The shape `def` serves for a stored object (apiVersion/kind are stamped by the caller).
-pub fn from_storage(def: &ResourceDef, obj: Value) -> Value {
-    if is_events_v1(def) {
-        rename(obj, true)
-    } else {
-        obj
-    }
+/// A stored core/v1 Event in the events.k8s.io/v1 shape.
+pub fn events_v1_event(core: Value) -> Value {
+    rename(core, true)
 }

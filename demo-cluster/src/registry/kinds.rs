@@ -123,6 +123,10 @@ impl B {
         self.0.storage_group = group.into();
         self.0
     }
+    fn version(mut self, version: &str) -> B {
+        self.0.version = version.into();
+        self
+    }
     fn short(mut self, names: &[&str]) -> B {
         self.0.short_names = strings(names);
         self
@@ -190,10 +194,34 @@ fn review(group: &str, resource: &str, kind: &str, namespaced: bool) -> Resource
         .0
 }
 
+fn hpa() -> B {
+    B::new(
+        "autoscaling",
+        "horizontalpodautoscalers",
+        "horizontalpodautoscaler",
+        "HorizontalPodAutoscaler",
+        true,
+    )
+    .short(&["hpa"])
+    .all()
+    .status()
+}
+
+/// A kind whose singular name is its lower-cased kind, as most are.
+fn kind(group: &str, resource: &str, kind: &str, namespaced: bool) -> B {
+    B::new(group, resource, &kind.to_lowercase(), kind, namespaced)
+}
+
+/// An admission policy kind (stored; no admission runs here).
+fn admission(resource: &str, kind_name: &str) -> B {
+    kind("admissionregistration.k8s.io", resource, kind_name, false).categories(&["api-extensions"])
+}
+
 /// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
     vec![
+        kind("", "bindings", "Binding", true).verbs(&["create"]).0,
         B::new("", "configmaps", "configmap", "ConfigMap", true)
             .short(&["cm"])
             .0,
@@ -208,10 +236,22 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .verbs(&[
                 "create", "delete", "get", "list", "patch", "update", "watch",
             ])
+            .sub("finalize", "Namespace", &["update"])
             .status()
             .0,
         B::new("", "nodes", "node", "Node", false)
             .short(&["no"])
+            .status()
+            .0,
+        kind("", "limitranges", "LimitRange", true)
+            .short(&["limits"])
+            .0,
+        kind("", "persistentvolumeclaims", "PersistentVolumeClaim", true)
+            .short(&["pvc"])
+            .status()
+            .0,
+        kind("", "persistentvolumes", "PersistentVolume", false)
+            .short(&["pv"])
             .status()
             .0,
         B::new("", "pods", "pod", "Pod", true)
@@ -224,6 +264,18 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .sub("log", "Pod", &["get"])
             .status()
             .0,
+        kind("", "podtemplates", "PodTemplate", true).0,
+        kind("", "replicationcontrollers", "ReplicationController", true)
+            .short(&["rc"])
+            .all()
+            .generation()
+            .scale()
+            .status()
+            .0,
+        kind("", "resourcequotas", "ResourceQuota", true)
+            .short(&["quota"])
+            .status()
+            .0,
         B::new("", "secrets", "secret", "Secret", true).0,
         B::new(
             "",
@@ -233,6 +285,12 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             true,
         )
         .short(&["sa"])
+        .sub_in(
+            "token",
+            Some(("authentication.k8s.io", "v1")),
+            "TokenRequest",
+            &["create"],
+        )
         .0,
         B::new("", "services", "service", "Service", true)
             .short(&["svc"])
@@ -240,6 +298,11 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .returns_deleted()
             .status()
             .0,
+        kind("apiregistration.k8s.io", "apiservices", "APIService", false)
+            .categories(&["api-extensions"])
+            .status()
+            .0,
+        kind("apps", "controllerrevisions", "ControllerRevision", true).0,
         workload_subs(B::new("apps", "daemonsets", "daemonset", "DaemonSet", true).short(&["ds"]))
             .0,
         workload_subs(
@@ -296,8 +359,57 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             "SubjectAccessReview",
             false,
         ),
+        // Served through both versions, stored as v2 (registry::strategy converts).
+        hpa().version("v2").0,
+        hpa().version("v1").0,
         workload_subs(B::new("batch", "cronjobs", "cronjob", "CronJob", true).short(&["cj"])).0,
         workload_subs(B::new("batch", "jobs", "job", "Job", true)).0,
+        kind(
+            "certificates.k8s.io",
+            "certificatesigningrequests",
+            "CertificateSigningRequest",
+            false,
+        )
+        .short(&["csr"])
+        .sub("approval", "CertificateSigningRequest", STATUS_VERBS)
+        .status()
+        .0,
+        kind(
+            "certificates.k8s.io",
+            "podcertificaterequests",
+            "PodCertificateRequest",
+            true,
+        )
+        .status()
+        .0,
+        kind("networking.k8s.io", "ingressclasses", "IngressClass", false).0,
+        kind("networking.k8s.io", "ingresses", "Ingress", true)
+            .short(&["ing"])
+            .status()
+            .0,
+        kind("networking.k8s.io", "ipaddresses", "IPAddress", false)
+            .short(&["ip"])
+            .0,
+        kind(
+            "networking.k8s.io",
+            "networkpolicies",
+            "NetworkPolicy",
+            true,
+        )
+        .short(&["netpol"])
+        .0,
+        kind("networking.k8s.io", "servicecidrs", "ServiceCIDR", false)
+            .status()
+            .0,
+        kind(
+            "policy",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            true,
+        )
+        .short(&["pdb"])
+        .status()
+        .0,
         B::new(
             "rbac.authorization.k8s.io",
             "clusterrolebindings",
@@ -323,6 +435,64 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         )
         .0,
         B::new("rbac.authorization.k8s.io", "roles", "role", "Role", true).0,
+        kind("storage.k8s.io", "csidrivers", "CSIDriver", false).0,
+        kind("storage.k8s.io", "csinodes", "CSINode", false).0,
+        kind(
+            "storage.k8s.io",
+            "csistoragecapacities",
+            "CSIStorageCapacity",
+            true,
+        )
+        .0,
+        kind("storage.k8s.io", "storageclasses", "StorageClass", false)
+            .short(&["sc"])
+            .0,
+        kind(
+            "storage.k8s.io",
+            "volumeattachments",
+            "VolumeAttachment",
+            false,
+        )
+        .status()
+        .0,
+        kind(
+            "storage.k8s.io",
+            "volumeattributesclasses",
+            "VolumeAttributesClass",
+            false,
+        )
+        .short(&["vac"])
+        .0,
+        admission("mutatingadmissionpolicies", "MutatingAdmissionPolicy").0,
+        admission(
+            "mutatingadmissionpolicybindings",
+            "MutatingAdmissionPolicyBinding",
+        )
+        .0,
+        kind(
+            "admissionregistration.k8s.io",
+            "mutatingwebhookconfigurations",
+            "MutatingWebhookConfiguration",
+            false,
+        )
+        .categories(&["api-extensions"])
+        .0,
+        kind(
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration",
+            false,
+        )
+        .categories(&["api-extensions"])
+        .0,
+        admission("validatingadmissionpolicies", "ValidatingAdmissionPolicy")
+            .status()
+            .0,
+        admission(
+            "validatingadmissionpolicybindings",
+            "ValidatingAdmissionPolicyBinding",
+        )
+        .0,
         B::new(
             "apiextensions.k8s.io",
             "customresourcedefinitions",
@@ -335,7 +505,45 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         .generation()
         .status()
         .0,
+        kind(
+            "scheduling.k8s.io",
+            "priorityclasses",
+            "PriorityClass",
+            false,
+        )
+        .short(&["pc"])
+        .0,
         B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
+        kind("node.k8s.io", "runtimeclasses", "RuntimeClass", false).0,
+        kind("discovery.k8s.io", "endpointslices", "EndpointSlice", true).0,
+        kind("resource.k8s.io", "deviceclasses", "DeviceClass", false).0,
+        kind("resource.k8s.io", "resourceclaims", "ResourceClaim", true)
+            .status()
+            .0,
+        kind(
+            "resource.k8s.io",
+            "resourceclaimtemplates",
+            "ResourceClaimTemplate",
+            true,
+        )
+        .0,
+        kind("resource.k8s.io", "resourceslices", "ResourceSlice", false).0,
+        kind(
+            "flowcontrol.apiserver.k8s.io",
+            "flowschemas",
+            "FlowSchema",
+            false,
+        )
+        .status()
+        .0,
+        kind(
+            "flowcontrol.apiserver.k8s.io",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            false,
+        )
+        .status()
+        .0,
     ]
 }
 

@@ -3,11 +3,13 @@
 //! same methods, so controllers see exactly the semantics clients see.
 
 pub mod convert;
+pub mod disruption;
 pub mod kinds;
 pub mod managed_fields;
 pub mod patch;
 pub mod reviews;
 pub mod strategy;
+pub mod tokens;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -31,7 +33,7 @@ pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
 /// The grace period a DELETE gets: only pods bound to a node and still running terminate
 /// gracefully (default `spec.terminationGracePeriodSeconds`); everything else goes at once.
 fn deletion_grace_seconds(def: &ResourceDef, current: &Value, opts: &DeleteOptions) -> i64 {
-    if !(def.group.is_empty() && def.resource == "pods") {
+    if !strategy::of(def).graceful_deletion() {
         return 0;
     }
     let bound = current["spec"]["nodeName"]
@@ -348,8 +350,8 @@ impl Registry {
     ) -> ApiResult<Value> {
         Self::normalize_body(def, namespace, &mut body)?;
         self.check_unknown_fields(def, &mut body, opts)?;
-        // Reviews are answered, never stored.
-        if let Some(answer) = reviews::answer(def, namespace, &body) {
+        // Reviews and Bindings are answered, never stored.
+        if let Some(answer) = strategy::of(def).answer_create(self, def, namespace, &body, opts) {
             return answer;
         }
         let mut body = convert::to_storage(def, body);
@@ -393,10 +395,17 @@ impl Registry {
                 m.remove("generation");
             }
         }
-        strategy::prepare_for_create(def, &mut body, || {
+        let allocate_service_ip = || {
             let n = self.next_service_ip.fetch_add(1, Ordering::Relaxed);
             format!("10.96.{}.{}", (n / 250) % 250, n % 250 + 1)
-        });
+        };
+        strategy::prepare_for_create(
+            def,
+            &mut body,
+            &strategy::CreateContext {
+                allocate_service_ip: &allocate_service_ip,
+            },
+        );
         let causes = strategy::validate(def, &body);
         if !causes.is_empty() {
             return Err(Self::invalid(def, &name, causes));
@@ -422,9 +431,7 @@ impl Registry {
         }
         let key = Self::key(def, namespace, &name);
         let created = self.store.create(&key, body)?;
-        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
-            self.refresh_crds();
-        }
+        strategy::of(def).after_write(self);
         Ok(Self::present(def, created))
     }
 
@@ -531,7 +538,7 @@ impl Registry {
             let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
             new["metadata"]["generation"] = json!(g);
         }
-        let causes = strategy::validate(def, &new);
+        let causes = strategy::validate_update(def, old, &new);
         if !causes.is_empty() {
             return Err(Self::invalid(def, name, causes));
         }
@@ -562,9 +569,7 @@ impl Registry {
                 .as_i64()
                 .unwrap_or(0)
                 == 0
-            && !(def.group.is_empty()
-                && def.resource == "namespaces"
-                && !string_list(&new["spec"]["finalizers"]).is_empty());
+            && !strategy::of(def).deletion_waits(&new);
         let stored = self.store.update(key, new, rv_of(old))?;
         if finished {
             // The last finalizer is gone: the deferred deletion completes now.
@@ -572,9 +577,7 @@ impl Registry {
             self.after_delete(def);
             return Ok(Self::present(def, deleted));
         }
-        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
-            self.refresh_crds();
-        }
+        strategy::of(def).after_write(self);
         Ok(Self::present(def, stored))
     }
 
@@ -820,6 +823,20 @@ impl Registry {
     }
 
     /// POST pods/{name}/binding: sets spec.nodeName and the PodScheduled condition.
+    /// `serviceaccounts/token`: a token for the service account, which must exist.
+    pub fn create_token(
+        &self,
+        namespace: &str,
+        account: &str,
+        request: &Value,
+    ) -> ApiResult<Value> {
+        let def = self
+            .builtin("", "serviceaccounts")
+            .ok_or_else(ApiError::path_not_found)?;
+        let stored = self.get(&def, namespace, account)?;
+        tokens::issue(&stored, namespace, request)
+    }
+
     pub fn bind_pod(
         &self,
         namespace: &str,
@@ -936,12 +953,10 @@ impl Registry {
             }
         }
         let grace = deletion_grace_seconds(def, &current, opts);
-        let is_namespace = def.group.is_empty() && def.resource == "namespaces";
-        let namespace_finalizers =
-            is_namespace && !string_list(&current["spec"]["finalizers"]).is_empty();
+        let strategy = strategy::of(def);
+        let held = strategy.deletion_waits(&current);
         let pod_deletion_finished = already_deleting && grace == 0;
-        let deferred =
-            !finalizers.is_empty() || namespace_finalizers || (grace > 0 && !pod_deletion_finished);
+        let deferred = !finalizers.is_empty() || held || (grace > 0 && !pod_deletion_finished);
         if deferred {
             // Deferred deletion: mark and let the kubelet / finalizers' owners finish it.
             let mut marked = current.clone();
@@ -959,9 +974,7 @@ impl Registry {
                     json!(deadline.format("%Y-%m-%dT%H:%M:%SZ").to_string());
                 marked["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
             }
-            if is_namespace {
-                marked["status"]["phase"] = json!("Terminating");
-            }
+            strategy.mark_terminating(&mut marked);
             let code = if opts.orphan_dependents == Some(false) {
                 202
             } else {
@@ -976,21 +989,7 @@ impl Registry {
         if opts.dry_run {
             return Ok(self.delete_outcome(def, current));
         }
-        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
-            let group = current["spec"]["group"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            let plural = current["spec"]["names"]["plural"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            for (k, _) in self.store.dump_keys() {
-                if k.group == group && k.resource == plural {
-                    let _ = self.store.delete(&k, None);
-                }
-            }
-        }
+        strategy.before_delete(self, &current);
         let deleted = self.store.delete(&key, rv_of(&current))?;
         self.after_delete(def);
         Ok(self.delete_outcome(def, deleted))
@@ -1013,9 +1012,7 @@ impl Registry {
 
     /// Dependents are left to the garbage collector controller, as in a real cluster.
     fn after_delete(&self, def: &ResourceDef) {
-        if def.group == CRD_GROUP && def.resource == CRD_RESOURCE {
-            self.refresh_crds();
-        }
+        strategy::of(def).after_write(self);
     }
 
     /// Creates the namespaces and nodes every cluster has.

@@ -1,11 +1,15 @@
 //! The create-only review kinds of `authentication.k8s.io` and `authorization.k8s.io`: never
 //! stored, answered at once for the demo's only user, who may do everything (as a kubeadm
 //! cluster's `kubernetes-admin` in `system:masters`). Requests carry no credentials here,
-//! so every request is that user, and every token names it.
+//! so every request is that user, and every token names it (but a service account token
+//! issued here, which names its account).
 
 use serde_json::{json, Value};
 
 use super::kinds::ResourceDef;
+use super::strategy::Strategy;
+use super::tokens;
+use super::{Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult, Cause};
 
 pub const DEMO_USER: &str = "kubernetes-admin";
@@ -14,52 +18,33 @@ pub const DEMO_GROUPS: &[&str] = &["system:masters", "system:authenticated"];
 /// Why an access review is allowed (kube-apiserver puts its authorizer's reason here).
 const ALLOWED_REASON: &str = "the demo cluster allows every request";
 
-/// Audiences a token is valid for when the review names none (kube-apiserver's default).
-const API_AUDIENCES: &[&str] = &["https://kubernetes.default.svc.cluster.local"];
-
 type Answer = fn(&ResourceDef, &str, &Value) -> ApiResult<Value>;
 
-/// The review kinds, by (group, resource).
-const REVIEWS: &[(&str, &str, Answer)] = &[
-    (
-        "authentication.k8s.io",
-        "selfsubjectreviews",
-        self_subject_review,
-    ),
-    ("authentication.k8s.io", "tokenreviews", token_review),
-    (
-        "authorization.k8s.io",
-        "selfsubjectaccessreviews",
-        self_subject_access_review,
-    ),
-    (
-        "authorization.k8s.io",
-        "subjectaccessreviews",
-        subject_access_review,
-    ),
-    (
-        "authorization.k8s.io",
-        "localsubjectaccessreviews",
-        local_subject_access_review,
-    ),
-    (
-        "authorization.k8s.io",
-        "selfsubjectrulesreviews",
-        self_subject_rules_review,
-    ),
-];
+/// A review kind's strategy: its create is answered with the computed status.
+pub struct Review(Answer);
 
-/// The answer to a create of a review kind (`body` already checked for kind and namespace);
-/// `None` for every other kind.
-pub fn answer(def: &ResourceDef, namespace: &str, body: &Value) -> Option<ApiResult<Value>> {
-    let (_, _, answer) = REVIEWS
-        .iter()
-        .find(|(group, resource, _)| *group == def.group && *resource == def.resource)?;
-    Some(answer(def, namespace, body).map(|status| {
-        let mut review = body.clone();
-        review["status"] = status;
-        review
-    }))
+pub static SELF_SUBJECT_REVIEW: Review = Review(self_subject_review);
+pub static TOKEN_REVIEW: Review = Review(token_review);
+pub static SELF_SUBJECT_ACCESS_REVIEW: Review = Review(self_subject_access_review);
+pub static SUBJECT_ACCESS_REVIEW: Review = Review(subject_access_review);
+pub static LOCAL_SUBJECT_ACCESS_REVIEW: Review = Review(local_subject_access_review);
+pub static SELF_SUBJECT_RULES_REVIEW: Review = Review(self_subject_rules_review);
+
+impl Strategy for Review {
+    fn answer_create(
+        &self,
+        _: &Registry,
+        def: &ResourceDef,
+        namespace: &str,
+        body: &Value,
+        _: &WriteOptions,
+    ) -> Option<ApiResult<Value>> {
+        Some((self.0)(def, namespace, body).map(|status| {
+            let mut review = body.clone();
+            review["status"] = status;
+            review
+        }))
+    }
 }
 
 fn user_info() -> Value {
@@ -78,9 +63,19 @@ fn token_review(_: &ResourceDef, _: &str, body: &Value) -> ApiResult<Value> {
     }
     let audiences = match body["spec"]["audiences"].as_array() {
         Some(named) if !named.is_empty() => Value::Array(named.clone()),
-        _ => json!(API_AUDIENCES),
+        _ => json!(tokens::API_AUDIENCES),
     };
-    Ok(json!({"authenticated": true, "user": user_info(), "audiences": audiences}))
+    // A service account token issued here is that account; any other token is the admin.
+    let token = body["spec"]["token"].as_str().unwrap_or_default();
+    let user = match tokens::service_account_of(token) {
+        Some((namespace, name, uid)) => json!({
+            "username": format!("system:serviceaccount:{namespace}:{name}"),
+            "uid": uid,
+            "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{namespace}"), "system:authenticated"],
+        }),
+        None => user_info(),
+    };
+    Ok(json!({"authenticated": true, "user": user, "audiences": audiences}))
 }
 
 fn allowed() -> Value {

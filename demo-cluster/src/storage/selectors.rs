@@ -228,53 +228,10 @@ pub struct FieldSelector {
     requirements: Vec<FieldRequirement>,
 }
 
-/// Fields a kind supports in field selectors besides metadata.name / metadata.namespace.
-fn extra_fields(group: &str, resource: &str) -> &'static [&'static str] {
-    match (group, resource) {
-        ("", "pods") => &[
-            "spec.nodeName",
-            "spec.restartPolicy",
-            "spec.schedulerName",
-            "spec.serviceAccountName",
-            "spec.hostNetwork",
-            "status.phase",
-            "status.podIP",
-            "status.podIPs",
-            "status.nominatedNodeName",
-        ],
-        ("", "events") => &[
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "reportingComponent",
-            "source",
-            "type",
-        ],
-        ("events.k8s.io", "events") => &[
-            "regarding.kind",
-            "regarding.namespace",
-            "regarding.name",
-            "regarding.uid",
-            "reason",
-            "reportingController",
-            "type",
-        ],
-        ("", "secrets") => &["type"],
-        ("", "namespaces") => &["status.phase"],
-        ("apps", "replicasets") => &["status.replicas"],
-        ("batch", "jobs") => &["status.successful"],
-        ("", "nodes") => &["spec.unschedulable"],
-        _ => &[],
-    }
-}
-
 impl FieldSelector {
-    pub fn parse(input: &str, group: &str, resource: &str) -> Result<Self, String> {
+    /// Parses `input` for a kind whose selectable fields, besides `metadata.name` and
+    /// `metadata.namespace`, are `extra` (its strategy's `field_selectors`).
+    pub fn parse(input: &str, extra: &[&str]) -> Result<Self, String> {
         let mut requirements = vec![];
         if input.trim().is_empty() {
             return Ok(FieldSelector::default());
@@ -293,7 +250,6 @@ impl FieldSelector {
                 ));
             };
             let field = field.trim();
-            let extra = extra_fields(group, resource);
             if field != "metadata.name" && field != "metadata.namespace" && !extra.contains(&field)
             {
                 let mut known = vec![
@@ -407,12 +363,13 @@ mod tests {
     #[test]
     fn field_selector_known_fields_only() {
         let o = obj(json!({}));
-        let s = FieldSelector::parse("metadata.name=a,spec.nodeName=n1", "", "pods").unwrap();
+        let s =
+            FieldSelector::parse("metadata.name=a,spec.nodeName=n1", &["spec.nodeName"]).unwrap();
         assert!(s.matches(&o));
-        assert!(!FieldSelector::parse("metadata.name!=a", "", "pods")
+        assert!(!FieldSelector::parse("metadata.name!=a", &[])
             .unwrap()
             .matches(&o));
-        let err = FieldSelector::parse("foo.bar=x", "", "configmaps").unwrap_err();
+        let err = FieldSelector::parse("foo.bar=x", &[]).unwrap_err();
         assert_eq!(err, "\"foo.bar\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
     }
 }

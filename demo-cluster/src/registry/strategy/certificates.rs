@@ -1,0 +1,80 @@
+//! certificates.k8s.io/v1 CertificateSigningRequests: the requestor recorded at creation
+//! (always the demo's user), status written through `/status` and `/approval`, kubectl's
+//! columns. No signer runs: approved requests get no certificate.
+
+use serde_json::{json, Value};
+
+use super::common::ensure_object;
+use super::printing::{age, c, named, or_none, s, Col, Printer, NAME};
+use super::{CreateContext, Strategy};
+use crate::registry::reviews::{DEMO_GROUPS, DEMO_USER};
+use crate::status::Cause;
+
+pub struct CertificateSigningRequests;
+
+impl Strategy for CertificateSigningRequests {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["spec.signerName"]
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
+        // As kube-apiserver, from the authenticated user, whatever the client sent.
+        let spec = ensure_object(obj, "spec");
+        spec.insert("username".into(), json!(DEMO_USER));
+        spec.insert("groups".into(), json!(DEMO_GROUPS));
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<Cause> {
+        ["request", "signerName"]
+            .into_iter()
+            .filter(|field| obj["spec"][field].as_str().is_none_or(str::is_empty))
+            .map(|field| Cause::required(&format!("spec.{field}")))
+            .collect()
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Age", 0),
+    c("SignerName", 0),
+    c("Requestor", 0),
+    c("RequestedDuration", 0),
+    c("Condition", 0),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let spec = &o["spec"];
+    let mut conditions: Vec<String> = o["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["status"] != "False")
+        .map(|c| s(&c["type"]))
+        .collect();
+    if o["status"]["certificate"].is_string() {
+        conditions.push("Issued".into());
+    }
+    let condition = if conditions.is_empty() {
+        "Pending".to_string()
+    } else {
+        conditions.join(",")
+    };
+    let duration = spec["expirationSeconds"]
+        .as_i64()
+        .map(super::printing::human_duration)
+        .unwrap_or_default();
+    named(
+        o,
+        [
+            age(o),
+            json!(s(&spec["signerName"])),
+            json!(s(&spec["username"])),
+            or_none(duration),
+            json!(condition),
+        ],
+    )
+}

@@ -1,0 +1,16 @@
+//! core/v1 ConfigMaps: kubectl's columns (data count).
+
+use serde_json::{json, Value};
+
+use super::printing::{age, c, count, named, Col, Printer, NAME};
+use super::Printed;
+
+pub static CONFIG_MAPS: Printed = Printed(Printer::new(COLUMNS, cells));
+
+const COLUMNS: &[Col] = &[NAME, count("Data", 0), c("Age", 0)];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let entries = o["data"].as_object().map(|m| m.len()).unwrap_or(0)
+        + o["binaryData"].as_object().map(|m| m.len()).unwrap_or(0);
+    named(o, [json!(entries), age(o)])
+}

@@ -1,0 +1,54 @@
+//! apps/v1 DaemonSets: update-strategy defaults, workload checks, an immutable selector,
+//! kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::common::{default_field, ensure_object, Workload};
+use super::printing::{
+    age, c, count, int, key_values, named, or_none, selector_string, template_cells, Col, NAME,
+};
+
+pub static DAEMON_SETS: Workload = Workload::new(defaults, COLUMNS, cells);
+
+fn defaults(obj: &mut Value) {
+    let spec = ensure_object(obj, "spec");
+    default_field(
+        spec,
+        "updateStrategy",
+        json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
+    );
+    default_field(spec, "revisionHistoryLimit", json!(10));
+}
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    count("Desired", 0),
+    count("Current", 0),
+    count("Ready", 0),
+    count("Up-to-date", 0),
+    count("Available", 0),
+    c("Node Selector", 0),
+    c("Age", 0),
+    c("Containers", 1),
+    c("Images", 1),
+    c("Selector", 1),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let (spec, st) = (&o["spec"], &o["status"]);
+    let mut cells = named(
+        o,
+        [
+            json!(int(&st["desiredNumberScheduled"])),
+            json!(int(&st["currentNumberScheduled"])),
+            json!(int(&st["numberReady"])),
+            json!(int(&st["updatedNumberScheduled"])),
+            json!(int(&st["numberAvailable"])),
+            or_none(key_values(&spec["template"]["spec"]["nodeSelector"])),
+            age(o),
+        ],
+    );
+    cells.extend(template_cells(&spec["template"]["spec"]));
+    cells.push(json!(selector_string(&spec["selector"])));
+    cells
+}

@@ -1,0 +1,113 @@
+//! Events: core/v1 and events.k8s.io/v1 share one store, in the core shape (as in
+//! kube-apiserver); both print kubectl's event columns from the core field names.
+
+use serde_json::{json, Value};
+
+use super::printing::{age_of, c, s, Col, Printer};
+use super::{ResourceDef, Strategy};
+use crate::registry::convert::{core_event, events_v1_event};
+
+pub struct CoreEvents;
+
+impl Strategy for CoreEvents {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ]
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
+
+pub struct EventsV1;
+
+impl Strategy for EventsV1 {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "regarding.kind",
+            "regarding.namespace",
+            "regarding.name",
+            "regarding.uid",
+            "reason",
+            "reportingController",
+            "type",
+        ]
+    }
+
+    fn stored_shape(&self, _: &ResourceDef, obj: Value) -> Value {
+        core_event(obj)
+    }
+
+    fn served_shape(&self, _: &ResourceDef, obj: Value) -> Value {
+        events_v1_event(obj)
+    }
+
+    fn reshapes(&self, _: &ResourceDef) -> bool {
+        true
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: COLUMNS,
+            cells: |o| cells(&core_event(o.clone())),
+        })
+    }
+}
+
+/// kubectl's event columns, the name last.
+const COLUMNS: &[Col] = &[
+    c("Last Seen", 0),
+    c("Type", 0),
+    c("Reason", 0),
+    c("Object", 0),
+    c("Subobject", 1),
+    c("Source", 1),
+    c("Message", 0),
+    c("First Seen", 1),
+    c("Count", 1),
+    c("Name", 1),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let involved = &o["involvedObject"];
+    let last = if o["lastTimestamp"].is_string() {
+        &o["lastTimestamp"]
+    } else if o["eventTime"].is_string() {
+        &o["eventTime"]
+    } else {
+        &o["metadata"]["creationTimestamp"]
+    };
+    let source = if o["source"]["component"].is_string() {
+        s(&o["source"]["component"])
+    } else {
+        s(&o["reportingComponent"])
+    };
+    vec![
+        age_of(last),
+        json!(s(&o["type"])),
+        json!(s(&o["reason"])),
+        json!(format!(
+            "{}/{}",
+            s(&involved["kind"]).to_lowercase(),
+            s(&involved["name"])
+        )),
+        json!(s(&involved["fieldPath"])),
+        json!(source),
+        json!(s(&o["message"])),
+        age_of(&o["firstTimestamp"]),
+        json!(o["count"].as_i64().unwrap_or(1)),
+        o["metadata"]["name"].clone(),
+    ]
+}

@@ -1,0 +1,119 @@
+//! batch/v1 Jobs: defaults, a selector generated from the uid, selector and pod template
+//! fixed at creation, kubectl's columns, completed rows marked.
+
+use serde_json::{json, Value};
+
+use super::common::{default_field, default_template, ensure_object, immutable_fields};
+use super::printing::{
+    age, c, fraction, int, job_duration, named, selector_string, template_cells, Col, Printer, NAME,
+};
+use super::{CreateContext, Strategy};
+use crate::status::Cause;
+
+pub struct Jobs;
+
+impl Strategy for Jobs {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["status.successful"]
+    }
+
+    fn default_fields(&self, obj: &mut Value) {
+        let spec = ensure_object(obj, "spec");
+        default_field(spec, "parallelism", json!(1));
+        default_field(spec, "completions", json!(1));
+        default_field(spec, "backoffLimit", json!(6));
+        default_field(spec, "completionMode", json!("NonIndexed"));
+        default_field(spec, "suspend", json!(false));
+        default_template(obj);
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
+        generate_selector(obj);
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value) -> Vec<Cause> {
+        immutable_fields(old, new, &[&["spec", "selector"], &["spec", "template"]])
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(PRINTER)
+    }
+
+    fn row_conditions(&self, obj: &Value) -> Option<Value> {
+        complete(obj).then(|| json!([{"type": "Completed", "status": "True"}]))
+    }
+}
+
+fn complete(obj: &Value) -> bool {
+    int(&obj["status"]["succeeded"]) >= obj["spec"]["completions"].as_i64().unwrap_or(1)
+}
+
+/// kube-apiserver's Job strategy: unless `spec.manualSelector`, the selector is generated from
+/// the Job's uid and the template gets the matching labels (both the old and the new keys).
+fn generate_selector(obj: &mut Value) {
+    if obj["spec"]["manualSelector"].as_bool() == Some(true) || !obj["spec"]["selector"].is_null() {
+        return;
+    }
+    let (Some(uid), Some(name)) = (
+        obj["metadata"]["uid"].as_str().map(String::from),
+        obj["metadata"]["name"].as_str().map(String::from),
+    ) else {
+        return;
+    };
+    obj["spec"]["selector"] = json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}});
+    if !obj["spec"]["template"].is_object() {
+        return;
+    }
+    let meta = ensure_object(&mut obj["spec"]["template"], "metadata");
+    if !meta.get("labels").is_some_and(Value::is_object) {
+        meta.insert("labels".into(), json!({}));
+    }
+    if let Some(labels) = obj["spec"]["template"]["metadata"]["labels"].as_object_mut() {
+        for (k, v) in [
+            ("batch.kubernetes.io/controller-uid", &uid),
+            ("batch.kubernetes.io/job-name", &name),
+            ("controller-uid", &uid),
+            ("job-name", &name),
+        ] {
+            labels.insert(k.into(), json!(v));
+        }
+    }
+}
+
+const PRINTER: Printer = Printer::new(COLUMNS, cells);
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Status", 0),
+    c("Completions", 0),
+    c("Duration", 0),
+    c("Age", 0),
+    c("Containers", 1),
+    c("Images", 1),
+    c("Selector", 1),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let (spec, st) = (&o["spec"], &o["status"]);
+    let succeeded = int(&st["succeeded"]);
+    let status = if complete(o) {
+        "Complete"
+    } else if int(&st["failed"]) > 0 {
+        "Failed"
+    } else {
+        "Running"
+    };
+    let completions = spec["completions"].as_i64().unwrap_or(1);
+    let mut cells = named(
+        o,
+        [
+            json!(status),
+            fraction(succeeded, completions),
+            json!(job_duration(st)),
+            age(o),
+        ],
+    );
+    cells.extend(template_cells(&spec["template"]["spec"]));
+    cells.push(json!(selector_string(&spec["selector"])));
+    cells
+}

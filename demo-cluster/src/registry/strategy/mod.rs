@@ -1,0 +1,439 @@
+//! Per-kind behaviour for the generic registry, shaped as kube-apiserver's strategies
+//! (`pkg/registry/<group>/<kind>/strategy.go`): defaults, create and update preparation,
+//! validation of new objects and of updates, which part is status, hooks after writes and
+//! deletes, the storage shape, and the Table printer. Each kind has its own module; the one
+//! table [`BUILT_IN`] finds them by (group, resource), so a custom resource that shares a
+//! built-in's plural in its own group gets none of the built-in's behaviour.
+
+mod bindings;
+mod certificates;
+mod common;
+mod configmaps;
+mod crds;
+mod cronjobs;
+mod custom;
+mod daemonsets;
+mod deployments;
+mod endpoints;
+mod events;
+mod horizontalpodautoscalers;
+mod jobs;
+mod leases;
+mod namespaces;
+mod networking;
+mod nodes;
+mod persistentvolumes;
+mod poddisruptionbudgets;
+mod pods;
+pub mod printing;
+mod priorityclasses;
+mod replicasets;
+mod rolebindings;
+mod roles;
+mod runtimeclasses;
+mod secrets;
+mod serviceaccounts;
+mod services;
+mod statefulsets;
+mod storageclasses;
+mod webhooks;
+
+use serde_json::Value;
+
+use super::kinds::ResourceDef;
+use super::reviews;
+use super::{Registry, WriteOptions};
+use crate::names::{is_dns1123_label, is_dns1123_subdomain};
+use crate::status::{ApiResult, Cause};
+use crate::storage::selectors::{labels_of, LabelSelector};
+pub use pods::qos_class;
+use printing::Printer;
+
+/// What a create may need from the registry.
+pub struct CreateContext<'a> {
+    /// Allocates the next Service ClusterIP.
+    pub allocate_service_ip: &'a dyn Fn() -> String,
+}
+
+/// Which part of an object is status, and which writes may set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusPolicy {
+    /// No status subresource: writes to the object set everything.
+    None,
+    /// `status` is written through `/status` only: reset on create, kept by other writes.
+    Subresource,
+    /// As `Subresource`, except that a create may bring the initial status (a Node
+    /// registered by its kubelet).
+    SubresourceSetOnCreate,
+}
+
+/// The syntax of `metadata.name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// RFC 1123 subdomain: most built-in kinds.
+    Subdomain,
+    /// RFC 1123 label: Namespaces.
+    Label,
+    /// RFC 1035 label (starts with a letter): Services, whose names become DNS labels.
+    Label1035,
+    /// Any path segment: custom resources.
+    PathSegment,
+}
+
+pub trait Strategy: Sync {
+    /// Defaults applied to every write the server decodes (create, update, patch, apply), so
+    /// writing an object back without them changes nothing.
+    fn default_fields(&self, _obj: &mut Value) {}
+    /// Create only, after the defaults: generated fields and the initial status.
+    fn prepare_for_create(&self, _obj: &mut Value, _ctx: &CreateContext) {}
+    /// Writes to the object itself (not `/status`), after the defaults and the status split.
+    fn prepare_for_update(&self, _old: &Value, _new: &mut Value) {}
+    fn name_rule(&self) -> NameRule {
+        NameRule::Subdomain
+    }
+    /// A create answered instead of stored (the review kinds, core Bindings); `None` stores
+    /// the object as usual.
+    fn answer_create(
+        &self,
+        _registry: &Registry,
+        _def: &ResourceDef,
+        _namespace: &str,
+        _body: &Value,
+        _opts: &WriteOptions,
+    ) -> Option<ApiResult<Value>> {
+        None
+    }
+    /// A write through a subresource of the kind's own (a Namespace's `finalize`): makes
+    /// `new` the stored object with what that subresource may change. `false` if the kind
+    /// has no such subresource.
+    fn prepare_subresource_update(&self, _sub: &str, _old: &Value, _new: &mut Value) -> bool {
+        false
+    }
+    /// The kind's checks of an object as it would be stored (metadata is checked for all).
+    fn validate(&self, _obj: &Value) -> Vec<Cause> {
+        vec![]
+    }
+    /// Checks of an update against the stored object: fields fixed at creation.
+    fn validate_update(&self, _old: &Value, _new: &Value) -> Vec<Cause> {
+        vec![]
+    }
+    fn status(&self, def: &ResourceDef) -> StatusPolicy {
+        if def.has_status() {
+            StatusPolicy::Subresource
+        } else {
+            StatusPolicy::None
+        }
+    }
+    /// Fields selectable in `fieldSelector` besides `metadata.name` and `metadata.namespace`.
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Columns and cells of server-side Tables; `None` prints Name and Created At.
+    fn printer(&self) -> Option<Printer> {
+        None
+    }
+    /// A Table row's `conditions` (kubectl greys out completed Jobs).
+    fn row_conditions(&self, _obj: &Value) -> Option<Value> {
+        None
+    }
+    /// After an object was created, updated or deleted.
+    fn after_write(&self, _registry: &Registry) {}
+    /// Before an object is removed from the store.
+    fn before_delete(&self, _registry: &Registry, _obj: &Value) {}
+    /// Whether a DELETE may let the object finish gracefully (pods on a node).
+    fn graceful_deletion(&self) -> bool {
+        false
+    }
+    /// Whether a deletion must wait for more than `metadata.finalizers` (a Namespace's
+    /// `spec.finalizers`).
+    fn deletion_waits(&self, _obj: &Value) -> bool {
+        false
+    }
+    /// Marks an object whose deletion has started (a Namespace's Terminating phase).
+    fn mark_terminating(&self, _obj: &mut Value) {}
+    /// The stored shape of an object received through `def` (events.k8s.io Events are
+    /// stored as core ones, autoscaling/v1 HorizontalPodAutoscalers as v2 ones).
+    fn stored_shape(&self, _def: &ResourceDef, obj: Value) -> Value {
+        obj
+    }
+    /// The shape `def` serves of a stored object.
+    fn served_shape(&self, _def: &ResourceDef, obj: Value) -> Value {
+        obj
+    }
+    /// Whether `served_shape` changes objects served through `def`.
+    fn reshapes(&self, _def: &ResourceDef) -> bool {
+        false
+    }
+}
+
+/// Built-in kinds without behaviour of their own.
+struct Plain;
+impl Strategy for Plain {}
+
+/// Built-in kinds whose only behaviour of their own is how kubectl prints them.
+pub struct Printed(pub Printer);
+
+impl Strategy for Printed {
+    fn printer(&self) -> Option<Printer> {
+        Some(self.0)
+    }
+}
+
+/// Every built-in kind's strategy, by (group, resource).
+static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
+    ("", "bindings", &bindings::Bindings),
+    ("", "configmaps", &configmaps::CONFIG_MAPS),
+    ("", "endpoints", &endpoints::ENDPOINTS),
+    ("", "events", &events::CoreEvents),
+    ("", "namespaces", &namespaces::Namespaces),
+    ("", "nodes", &nodes::Nodes),
+    (
+        "",
+        "persistentvolumeclaims",
+        &persistentvolumes::PersistentVolumeClaims,
+    ),
+    (
+        "",
+        "persistentvolumes",
+        &persistentvolumes::PersistentVolumes,
+    ),
+    ("", "pods", &pods::Pods),
+    ("", "secrets", &secrets::Secrets),
+    ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
+    ("", "services", &services::Services),
+    ("apps", "daemonsets", &daemonsets::DAEMON_SETS),
+    ("apps", "deployments", &deployments::DEPLOYMENTS),
+    ("apps", "replicasets", &replicasets::REPLICA_SETS),
+    ("apps", "statefulsets", &statefulsets::STATEFUL_SETS),
+    ("events.k8s.io", "events", &events::EventsV1),
+    (
+        "authentication.k8s.io",
+        "selfsubjectreviews",
+        &reviews::SELF_SUBJECT_REVIEW,
+    ),
+    (
+        "authentication.k8s.io",
+        "tokenreviews",
+        &reviews::TOKEN_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "localsubjectaccessreviews",
+        &reviews::LOCAL_SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "selfsubjectaccessreviews",
+        &reviews::SELF_SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "selfsubjectrulesreviews",
+        &reviews::SELF_SUBJECT_RULES_REVIEW,
+    ),
+    (
+        "authorization.k8s.io",
+        "subjectaccessreviews",
+        &reviews::SUBJECT_ACCESS_REVIEW,
+    ),
+    (
+        "autoscaling",
+        "horizontalpodautoscalers",
+        &horizontalpodautoscalers::HorizontalPodAutoscalers,
+    ),
+    ("batch", "cronjobs", &cronjobs::CronJobs),
+    ("batch", "jobs", &jobs::Jobs),
+    (
+        "certificates.k8s.io",
+        "certificatesigningrequests",
+        &certificates::CertificateSigningRequests,
+    ),
+    (
+        "networking.k8s.io",
+        "ingressclasses",
+        &networking::IngressClasses,
+    ),
+    ("networking.k8s.io", "ingresses", &networking::INGRESSES),
+    (
+        "networking.k8s.io",
+        "networkpolicies",
+        &networking::NETWORK_POLICIES,
+    ),
+    (
+        "policy",
+        "poddisruptionbudgets",
+        &poddisruptionbudgets::PodDisruptionBudgets,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        &rolebindings::ROLE_BINDINGS,
+    ),
+    ("rbac.authorization.k8s.io", "clusterroles", &roles::ROLES),
+    (
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        &rolebindings::ROLE_BINDINGS,
+    ),
+    ("rbac.authorization.k8s.io", "roles", &roles::ROLES),
+    (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        &crds::CustomResourceDefinitions,
+    ),
+    ("coordination.k8s.io", "leases", &leases::LEASES),
+    (
+        "storage.k8s.io",
+        "storageclasses",
+        &storageclasses::StorageClasses,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingwebhookconfigurations",
+        &webhooks::WEBHOOK_CONFIGURATIONS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingwebhookconfigurations",
+        &webhooks::WEBHOOK_CONFIGURATIONS,
+    ),
+    (
+        "scheduling.k8s.io",
+        "priorityclasses",
+        &priorityclasses::PriorityClasses,
+    ),
+    (
+        "node.k8s.io",
+        "runtimeclasses",
+        &runtimeclasses::RuntimeClasses,
+    ),
+];
+
+/// The strategy of the kind `def` serves: a built-in's by (group, resource), the generic
+/// one of custom resources for everything a CRD defines.
+pub fn of(def: &ResourceDef) -> &'static dyn Strategy {
+    if !def.builtin {
+        return &custom::CustomResources;
+    }
+    BUILT_IN
+        .iter()
+        .find(|(group, resource, _)| *group == def.group && *resource == def.resource)
+        .map_or(&Plain, |(_, _, strategy)| *strategy)
+}
+
+fn without_status(obj: &mut Value) {
+    if let Some(m) = obj.as_object_mut() {
+        m.remove("status");
+    }
+}
+
+/// Create: the status reset, the defaults, then the kind's own preparation (the registry
+/// adds uid, timestamps and versions).
+pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, ctx: &CreateContext) {
+    let strategy = of(def);
+    if strategy.status(def) == StatusPolicy::Subresource {
+        without_status(obj);
+    }
+    strategy.default_fields(obj);
+    strategy.prepare_for_create(obj, ctx);
+}
+
+/// Update through the object or a subresource: writes to `/status` (and a
+/// CertificateSigningRequest's `/approval`) keep everything but the status; other writes get
+/// the defaults and keep the stored status.
+pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subresource: &str) {
+    let strategy = of(def);
+    if strategy.prepare_subresource_update(subresource, old, new) {
+        return;
+    }
+    if subresource.is_empty() {
+        strategy.default_fields(new);
+    }
+    if subresource == "status" || subresource == "approval" {
+        let status = new.get("status").cloned();
+        let rv = new["metadata"]["resourceVersion"].clone();
+        *new = old.clone();
+        match status {
+            Some(s) => new["status"] = s,
+            None => without_status(new),
+        }
+        new["metadata"]["resourceVersion"] = rv;
+        return;
+    }
+    if strategy.status(def) != StatusPolicy::None {
+        match old.get("status") {
+            Some(s) => new["status"] = s.clone(),
+            None => without_status(new),
+        }
+    }
+    strategy.prepare_for_update(old, new);
+}
+
+/// Spec-like content changed (generation bumps): everything but metadata and status.
+pub fn spec_changed(old: &Value, new: &Value) -> bool {
+    let strip = |v: &Value| -> Value {
+        let mut v = v.clone();
+        if let Some(m) = v.as_object_mut() {
+            for k in ["metadata", "status", "apiVersion", "kind"] {
+                m.remove(k);
+            }
+        }
+        v
+    };
+    strip(old) != strip(new)
+}
+
+fn validate_metadata(strategy: &dyn Strategy, obj: &Value, causes: &mut Vec<Cause>) {
+    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+    let ok = match strategy.name_rule() {
+        NameRule::Subdomain => is_dns1123_subdomain(name),
+        NameRule::Label => is_dns1123_label(name),
+        NameRule::Label1035 => {
+            is_dns1123_label(name) && name.starts_with(|c: char| c.is_ascii_lowercase())
+        }
+        NameRule::PathSegment => {
+            !name.is_empty() && !name.contains('/') && name != "." && name != ".."
+        }
+    };
+    if !ok {
+        causes.push(Cause::invalid(
+            "metadata.name",
+            name,
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        ));
+    }
+    for (k, v) in labels_of(obj) {
+        if LabelSelector::parse(&format!("{k}={v}")).is_err() {
+            causes.push(Cause::invalid("metadata.labels", &v, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'"));
+        }
+    }
+    if let Some(a) = obj["metadata"].get("annotations") {
+        if !a.is_null()
+            && !a
+                .as_object()
+                .is_some_and(|m| m.values().all(Value::is_string))
+        {
+            causes.push(Cause::new(
+                "FieldValueTypeInvalid",
+                "metadata.annotations",
+                "annotation values must be strings",
+            ));
+        }
+    }
+}
+
+/// Validation errors for the object as it would be stored.
+pub fn validate(def: &ResourceDef, obj: &Value) -> Vec<Cause> {
+    let strategy = of(def);
+    let mut causes = vec![];
+    validate_metadata(strategy, obj, &mut causes);
+    causes.extend(strategy.validate(obj));
+    causes
+}
+
+/// Validation errors of an update: the new object's, then what it may not change.
+pub fn validate_update(def: &ResourceDef, old: &Value, new: &Value) -> Vec<Cause> {
+    let mut causes = validate(def, new);
+    causes.extend(of(def).validate_update(old, new));
+    causes
+}

@@ -1,0 +1,166 @@
+//! core/v1 PersistentVolumes and PersistentVolumeClaims: v1 defaults, Pending until bound
+//! (no volume controller runs here), a claim's spec fixed at creation but for its requests,
+//! kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::common::{default_field, ensure_object, immutable_fields};
+use super::printing::{age, c, named, or_none, s, Col, Printer, NAME};
+use super::{CreateContext, Strategy};
+use crate::status::Cause;
+
+pub struct PersistentVolumes;
+
+impl Strategy for PersistentVolumes {
+    fn default_fields(&self, obj: &mut Value) {
+        let spec = ensure_object(obj, "spec");
+        default_field(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
+        default_field(spec, "volumeMode", json!("Filesystem"));
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
+        obj["status"] = json!({"phase": "Pending"});
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(VOLUME_COLUMNS, volume_cells))
+    }
+}
+
+pub struct PersistentVolumeClaims;
+
+impl Strategy for PersistentVolumeClaims {
+    fn default_fields(&self, obj: &mut Value) {
+        default_field(
+            ensure_object(obj, "spec"),
+            "volumeMode",
+            json!("Filesystem"),
+        );
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
+        obj["status"] = json!({"phase": "Pending"});
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<Cause> {
+        let spec = &obj["spec"];
+        let mut causes = vec![];
+        if spec["accessModes"].as_array().is_none_or(Vec::is_empty) {
+            causes.push(Cause::required("spec.accessModes"));
+        }
+        if spec["resources"]["requests"]["storage"].is_null() {
+            causes.push(Cause::required("spec.resources[storage]"));
+        }
+        causes
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value) -> Vec<Cause> {
+        // Only the requests may grow (volume expansion); the rest is the claim's contract.
+        immutable_fields(
+            old,
+            new,
+            &[
+                &["spec", "accessModes"],
+                &["spec", "selector"],
+                &["spec", "storageClassName"],
+                &["spec", "volumeMode"],
+                &["spec", "dataSource"],
+            ],
+        )
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(CLAIM_COLUMNS, claim_cells))
+    }
+}
+
+/// kubectl's short access modes (RWO, ROX, RWX, RWOP).
+fn access_modes(spec: &Value) -> String {
+    spec["accessModes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|mode| match mode.as_str().unwrap_or_default() {
+            "ReadWriteOnce" => "RWO".to_string(),
+            "ReadOnlyMany" => "ROX".to_string(),
+            "ReadWriteMany" => "RWX".to_string(),
+            "ReadWriteOncePod" => "RWOP".to_string(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+const VOLUME_COLUMNS: &[Col] = &[
+    NAME,
+    c("Capacity", 0),
+    c("Access Modes", 0),
+    c("Reclaim Policy", 0),
+    c("Status", 0),
+    c("Claim", 0),
+    c("StorageClass", 0),
+    c("VolumeAttributesClass", 0),
+    c("Reason", 0),
+    c("Age", 0),
+    c("VolumeMode", 1),
+];
+
+fn volume_cells(o: &Value) -> Vec<Value> {
+    let (spec, st) = (&o["spec"], &o["status"]);
+    let claim = &spec["claimRef"];
+    let claim = if claim.is_object() {
+        format!("{}/{}", s(&claim["namespace"]), s(&claim["name"]))
+    } else {
+        String::new()
+    };
+    named(
+        o,
+        [
+            json!(s(&spec["capacity"]["storage"])),
+            json!(access_modes(spec)),
+            json!(s(&spec["persistentVolumeReclaimPolicy"])),
+            json!(s(&st["phase"])),
+            json!(claim),
+            json!(s(&spec["storageClassName"])),
+            or_none(s(&spec["volumeAttributesClassName"])),
+            json!(s(&st["reason"])),
+            age(o),
+            json!(s(&spec["volumeMode"])),
+        ],
+    )
+}
+
+const CLAIM_COLUMNS: &[Col] = &[
+    NAME,
+    c("Status", 0),
+    c("Volume", 0),
+    c("Capacity", 0),
+    c("Access Modes", 0),
+    c("StorageClass", 0),
+    c("VolumeAttributesClass", 0),
+    c("Age", 0),
+    c("VolumeMode", 1),
+];
+
+fn claim_cells(o: &Value) -> Vec<Value> {
+    let (spec, st) = (&o["spec"], &o["status"]);
+    let bound = st["phase"] == "Bound";
+    let (capacity, modes) = if bound {
+        (s(&st["capacity"]["storage"]), access_modes(st))
+    } else {
+        (String::new(), String::new())
+    };
+    named(
+        o,
+        [
+            json!(s(&st["phase"])),
+            json!(s(&spec["volumeName"])),
+            json!(capacity),
+            json!(modes),
+            json!(s(&spec["storageClassName"])),
+            or_none(s(&spec["volumeAttributesClassName"])),
+            age(o),
+            json!(s(&spec["volumeMode"])),
+        ],
+    )
+}

@@ -1,0 +1,51 @@
+//! policy/v1 PodDisruptionBudgets: one of minAvailable and maxUnavailable, kubectl's
+//! columns. Stored only: evictions (`pods/eviction`) do not consult them here.
+
+use serde_json::{json, Value};
+
+use super::printing::{age, c, int, named, s, Col, Printer, NAME};
+use super::Strategy;
+use crate::status::Cause;
+
+pub struct PodDisruptionBudgets;
+
+impl Strategy for PodDisruptionBudgets {
+    fn validate(&self, obj: &Value) -> Vec<Cause> {
+        let spec = &obj["spec"];
+        if !spec["minAvailable"].is_null() && !spec["maxUnavailable"].is_null() {
+            vec![Cause::invalid(
+                "spec",
+                "",
+                "minAvailable and maxUnavailable cannot be both set",
+            )]
+        } else {
+            vec![]
+        }
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Min Available", 0),
+    c("Max Unavailable", 0),
+    c("Allowed Disruptions", 0),
+    c("Age", 0),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let spec = &o["spec"];
+    let or_na = |v: &Value| if v.is_null() { "N/A".to_string() } else { s(v) };
+    named(
+        o,
+        [
+            json!(or_na(&spec["minAvailable"])),
+            json!(or_na(&spec["maxUnavailable"])),
+            json!(int(&o["status"]["disruptionsAllowed"])),
+            age(o),
+        ],
+    )
+}

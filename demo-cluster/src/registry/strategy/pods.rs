@@ -1,0 +1,146 @@
+//! core/v1 Pods: defaults and the initial Pending status with the QoS class, graceful
+//! deletion, a valid container list, kubectl's pod columns.
+
+use serde_json::{json, Value};
+
+use super::common::{default_field, default_pod_spec, ensure_object, validate_pod_spec};
+use super::printing::{age, c, int, named, or_none, s, Col, Printer, NAME};
+use super::{CreateContext, Strategy};
+use crate::status::Cause;
+
+pub struct Pods;
+
+impl Strategy for Pods {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
+        ]
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
+        if obj["spec"].is_object() {
+            default_pod_spec(&mut obj["spec"]);
+            let spec = ensure_object(obj, "spec");
+            default_field(spec, "serviceAccountName", json!("default"));
+            default_field(spec, "enableServiceLinks", json!(true));
+            default_field(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
+            default_field(spec, "priority", json!(0));
+        }
+        let qos = qos_class(&obj["spec"]);
+        obj["status"] = json!({"phase": "Pending", "qosClass": qos});
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<Cause> {
+        let mut causes = vec![];
+        validate_pod_spec(&obj["spec"], "spec", &mut causes);
+        causes
+    }
+
+    fn graceful_deletion(&self) -> bool {
+        true
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(PRINTER)
+    }
+}
+
+/// The pod's QoS class as kube-apiserver computes it at creation (`GetPodQOS`, simplified to
+/// cpu and memory of the regular containers): no requests or limits at all is BestEffort,
+/// limits on both equal to the requests (or requests absent) in every container is
+/// Guaranteed, anything else Burstable.
+pub fn qos_class(spec: &Value) -> &'static str {
+    let containers: Vec<&Value> = spec["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let resources = |c: &Value, kind: &str| -> Vec<(String, Value)> {
+        c["resources"][kind]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| matches!(name.as_str(), "cpu" | "memory"))
+            .map(|(name, v)| (name.clone(), v.clone()))
+            .collect()
+    };
+    let any_set = containers
+        .iter()
+        .any(|c| !resources(c, "requests").is_empty() || !resources(c, "limits").is_empty());
+    if !any_set {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        let limits = resources(c, "limits");
+        limits.len() == 2
+            && resources(c, "requests")
+                .iter()
+                .all(|(name, v)| limits.iter().any(|(l, lv)| l == name && lv == v))
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+const PRINTER: Printer = Printer::new(COLUMNS, cells);
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Ready", 0),
+    c("Status", 0),
+    c("Restarts", 0),
+    c("Age", 0),
+    c("IP", 1),
+    c("Node", 1),
+    c("Nominated Node", 1),
+    c("Readiness Gates", 1),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let (spec, st) = (&o["spec"], &o["status"]);
+    // Borrowed: this runs for every row of a (possibly huge) pod Table.
+    let statuses: &[Value] = st["containerStatuses"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let total = spec["containers"].as_array().map(Vec::len).unwrap_or(0);
+    let ready = statuses
+        .iter()
+        .filter(|c| c["ready"].as_bool() == Some(true))
+        .count();
+    let restarts: i64 = statuses.iter().map(|c| int(&c["restartCount"])).sum();
+    let mut status = s(&st["phase"]);
+    for c in statuses {
+        if let Some(r) = c["state"]["waiting"]["reason"].as_str() {
+            status = r.into();
+        } else if let Some(r) = c["state"]["terminated"]["reason"].as_str() {
+            status = r.into();
+        }
+    }
+    if o["metadata"]["deletionTimestamp"].is_string() {
+        status = "Terminating".into();
+    }
+    named(
+        o,
+        [
+            json!(format!("{ready}/{total}")),
+            json!(status),
+            json!(restarts.to_string()),
+            age(o),
+            or_none(s(&st["podIP"])),
+            or_none(s(&spec["nodeName"])),
+            or_none(s(&st["nominatedNodeName"])),
+            json!("<none>"),
+        ],
+    )
+}

@@ -1,0 +1,65 @@
+//! scheduling.k8s.io/v1 PriorityClasses: a value below a billion (above is the system's),
+//! value and preemption policy fixed at creation, kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::common::{default_field, immutable_fields};
+use super::printing::{age, c, named, s, Col, Printer, NAME};
+use super::Strategy;
+use crate::status::Cause;
+
+pub struct PriorityClasses;
+
+/// Values above this are reserved for `system-` classes.
+const HIGHEST_USER_DEFINABLE_PRIORITY: i64 = 1_000_000_000;
+
+impl Strategy for PriorityClasses {
+    fn default_fields(&self, obj: &mut Value) {
+        if let Some(m) = obj.as_object_mut() {
+            default_field(m, "preemptionPolicy", json!("PreemptLowerPriority"));
+        }
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<Cause> {
+        let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+        match obj["value"].as_i64() {
+            None => vec![Cause::required("value")],
+            Some(v) if v > HIGHEST_USER_DEFINABLE_PRIORITY && !name.starts_with("system-") => {
+                vec![Cause::invalid(
+                    "value",
+                    &v.to_string(),
+                    "maximum allowed value of a user defined priority is 1000000000",
+                )]
+            }
+            Some(_) => vec![],
+        }
+    }
+
+    fn validate_update(&self, old: &Value, new: &Value) -> Vec<Cause> {
+        immutable_fields(old, new, &[&["value"], &["preemptionPolicy"]])
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Value", 0),
+    c("Global-Default", 0),
+    c("Age", 0),
+    c("PreemptionPolicy", 0),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    named(
+        o,
+        [
+            o["value"].clone(),
+            json!(o["globalDefault"].as_bool().unwrap_or(false)),
+            age(o),
+            json!(s(&o["preemptionPolicy"])),
+        ],
+    )
+}

@@ -1,0 +1,43 @@
+//! rbac.authorization.k8s.io/v1 RoleBindings and ClusterRoleBindings: kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::printing::{age, c, named, s, Col, Printer, NAME};
+use super::Printed;
+
+pub static ROLE_BINDINGS: Printed = Printed(Printer::new(COLUMNS, cells));
+
+const COLUMNS: &[Col] = &[
+    NAME,
+    c("Role", 0),
+    c("Age", 0),
+    c("Users", 1),
+    c("Groups", 1),
+    c("ServiceAccounts", 1),
+];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let subjects = o["subjects"].as_array().cloned().unwrap_or_default();
+    let of = |kind: &str| {
+        subjects
+            .iter()
+            .filter(|x| x["kind"] == kind)
+            .map(|x| s(&x["name"]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    named(
+        o,
+        [
+            json!(format!(
+                "{}/{}",
+                s(&o["roleRef"]["kind"]),
+                s(&o["roleRef"]["name"])
+            )),
+            age(o),
+            json!(of("User")),
+            json!(of("Group")),
+            json!(of("ServiceAccount")),
+        ],
+    )
+}

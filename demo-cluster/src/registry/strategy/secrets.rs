@@ -1,0 +1,32 @@
+//! core/v1 Secrets: `type` defaults to Opaque; kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::common::default_field;
+use super::printing::{age, c, count, named, s, Col, Printer, NAME};
+use super::Strategy;
+
+pub struct Secrets;
+
+impl Strategy for Secrets {
+    fn field_selectors(&self) -> &'static [&'static str] {
+        &["type"]
+    }
+
+    fn default_fields(&self, obj: &mut Value) {
+        if let Some(m) = obj.as_object_mut() {
+            default_field(m, "type", json!("Opaque"));
+        }
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(COLUMNS, cells))
+    }
+}
+
+const COLUMNS: &[Col] = &[NAME, c("Type", 0), count("Data", 0), c("Age", 0)];
+
+fn cells(o: &Value) -> Vec<Value> {
+    let entries = o["data"].as_object().map(|m| m.len()).unwrap_or(0);
+    named(o, [json!(s(&o["type"])), json!(entries), age(o)])
+}
