@@ -397,8 +397,9 @@ async fn a_read_is_retried_through_a_proxy_page_throttling_and_a_503() {
 }
 
 /// Connections that die without a word, as when a laptop sleeps or its network changes: the
-/// list must catch up as soon as the browser says it is back (online again, or the frozen
-/// page resumed), not when the dead stream would time out minutes later.
+/// list must catch up as soon as the browser says it is back (online again, the frozen page
+/// resumed, the tab hidden for a while shown again), not when the dead stream would time out
+/// minutes later.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_catch_up_at_once_when_the_network_returns_or_the_page_resumes() {
     let harness = Harness::start_quiet().await;
@@ -477,6 +478,35 @@ async fn lists_catch_up_at_once_when_the_network_returns_or_the_page_resumes() {
         .await
         .expect("active");
     expect_names(&["while-offline", "while-frozen"], "caught up once resumed").await;
+
+    // Another tab in front for over half a minute (hidden, as a laptop's tab often is when
+    // it sleeps), its connections dying meanwhile: shown again, it catches up at once.
+    severance.sever();
+    let list_tab = harness.driver.window().await.expect("this tab");
+    let other_tab = harness.driver.new_tab().await.expect("new tab");
+    harness
+        .driver
+        .switch_to_window(other_tab)
+        .await
+        .expect("other tab in front");
+    create("while-hidden");
+    tokio::time::sleep(Duration::from_secs(32)).await;
+    severance.restore();
+    harness
+        .driver
+        .close_window()
+        .await
+        .expect("close the other tab");
+    harness
+        .driver
+        .switch_to_window(list_tab)
+        .await
+        .expect("the list in front again");
+    expect_names(
+        &["while-offline", "while-frozen", "while-hidden"],
+        "caught up once shown again",
+    )
+    .await;
     harness.stop().await;
 }
 
