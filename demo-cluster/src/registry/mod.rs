@@ -1046,6 +1046,22 @@ impl Registry {
                 let _ = self.create(&def, "", demo_node(i), &node_opts);
             }
         }
+        if let Some(def) = self.builtin("", "componentstatuses") {
+            for (name, message) in [
+                ("controller-manager", "ok"),
+                ("scheduler", "ok"),
+                ("etcd-0", r#"{"health":"true","reason":""}"#),
+            ] {
+                let _ = self.create(
+                    &def,
+                    "",
+                    json!({"apiVersion": "v1", "kind": "ComponentStatus",
+                    "metadata": {"name": name},
+                    "conditions": [{"type": "Healthy", "status": "True", "message": message}]}),
+                    &opts,
+                );
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 mod bindings;
 mod certificates;
 mod common;
+mod componentstatuses;
 mod configmaps;
 mod crds;
 mod cronjobs;
@@ -182,6 +183,11 @@ impl Strategy for Printed {
 /// Every built-in kind's strategy, by (group, resource).
 static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "bindings", &bindings::Bindings),
+    (
+        "",
+        "componentstatuses",
+        &componentstatuses::COMPONENT_STATUSES,
+    ),
     ("", "configmaps", &configmaps::CONFIG_MAPS),
     ("", "endpoints", &endpoints::ENDPOINTS),
     ("", "events", &events::CoreEvents),
