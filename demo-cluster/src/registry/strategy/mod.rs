@@ -29,6 +29,7 @@ mod pods;
 pub mod printing;
 mod priorityclasses;
 mod replicasets;
+mod replicationcontrollers;
 mod rolebindings;
 mod roles;
 mod runtimeclasses;
@@ -204,6 +205,11 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &persistentvolumes::PersistentVolumes,
     ),
     ("", "pods", &pods::Pods),
+    (
+        "",
+        "replicationcontrollers",
+        &replicationcontrollers::ReplicationControllers,
+    ),
     ("", "secrets", &secrets::Secrets),
     ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
     ("", "services", &services::Services),
