@@ -210,6 +210,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
             tracing::info!("chaos mode: {spec} (seed {})", config.seed);
             Arc::new(chaos::Chaos::new(spec, config.seed))
         });
+    let header_read_timeout = tuning.header_read_timeout;
     let state = http::AppState {
         registry: registry.clone(),
         tuning,
@@ -235,11 +236,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
             }
             None => (None, None),
         };
-        // Watch events are small writes: without TCP_NODELAY each waits for the peer's
-        // delayed ACK (~40 ms) behind the previous one.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        let listener = http::listener::GuardedListener::new(listener, header_read_timeout);
         let served = axum::serve(
             listener,
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app),

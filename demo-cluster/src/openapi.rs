@@ -169,6 +169,7 @@ fn builtin_schema(generator: &mut SchemaGenerator, def: &ResourceDef) -> Option<
         ("autoscaling", "HorizontalPodAutoscaler") => {
             add::<autoscaling::v2::HorizontalPodAutoscaler>(generator)
         }
+        ("", "ComponentStatus") => add::<core::v1::ComponentStatus>(generator),
         ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
         ("", "LimitRange") => add::<core::v1::LimitRange>(generator),
         ("", "PersistentVolume") => add::<core::v1::PersistentVolume>(generator),

@@ -5,15 +5,23 @@ mod common;
 
 use std::time::Duration;
 
-use demo_cluster::{start, start_with_tuning, Config, RunningCluster, Tuning};
+use demo_cluster::{start_with_tuning, Config, RunningCluster, Tuning};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 async fn bare_cluster() -> RunningCluster {
-    start(Config {
-        controllers: false,
-        ..common::empty_cluster_config()
-    })
+    tuned_cluster(Tuning::default()).await
+}
+
+/// A bare cluster (no controllers) with its own knobs.
+async fn tuned_cluster(tuning: Tuning) -> RunningCluster {
+    start_with_tuning(
+        Config {
+            controllers: false,
+            ..common::empty_cluster_config()
+        },
+        tuning,
+    )
     .await
     .expect("cluster starts")
 }
@@ -110,18 +118,11 @@ async fn garbage_on_the_socket_leaves_the_server_serving() {
 
 #[tokio::test]
 async fn a_body_that_stalls_is_answered_504() {
-    let cluster = start_with_tuning(
-        Config {
-            controllers: false,
-            ..common::empty_cluster_config()
-        },
-        Tuning {
-            request_body_timeout: Duration::from_millis(300),
-            ..Tuning::default()
-        },
-    )
-    .await
-    .expect("cluster starts");
+    let cluster = tuned_cluster(Tuning {
+        request_body_timeout: Duration::from_millis(300),
+        ..Tuning::default()
+    })
+    .await;
     // Promises 100 bytes, sends 8 and waits with the connection open.
     let answer = exchange(
         &cluster,
@@ -131,6 +132,59 @@ async fn a_body_that_stalls_is_answered_504() {
     .await;
     assert!(answer.starts_with("HTTP/1.1 504"), "{answer}");
     assert!(answer.contains(r#""reason":"Timeout""#), "{answer}");
+    cluster.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn connections_that_never_finish_a_request_head_are_closed() {
+    let cluster = tuned_cluster(Tuning {
+        header_read_timeout: Duration::from_millis(300),
+        ..Tuning::default()
+    })
+    .await;
+    for (what, bytes) in [
+        ("nothing", &b""[..]),
+        ("half a head", &b"GET /version HTTP/1.1\r\nHost: local"[..]),
+    ] {
+        let mut socket = TcpStream::connect(cluster.addr()).await.expect("connects");
+        socket.write_all(bytes).await.expect("sent");
+        let mut rest = vec![];
+        // Closed by the server (an EOF or a reset), well before the 5 s the test allows.
+        let ended =
+            tokio::time::timeout(Duration::from_secs(5), socket.read_to_end(&mut rest)).await;
+        assert!(ended.is_ok(), "a connection that sent {what} was kept open");
+    }
+    // A watch, whose head came in time, outlives the deadline: it is not a slow head.
+    let mut watch = TcpStream::connect(cluster.addr()).await.expect("connects");
+    watch
+        .write_all(b"GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .expect("sent");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let registry = cluster.registry();
+    let def = registry.builtin("", "configmaps").expect("configmaps");
+    registry
+        .create(
+            &def,
+            "default",
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}}),
+            &Default::default(),
+        )
+        .expect("created");
+    let mut seen = vec![];
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("\"late\"") {
+        let n = tokio::time::timeout(Duration::from_secs(5), watch.read(&mut chunk))
+            .await
+            .expect("the event arrives")
+            .expect("the watch is still open");
+        assert!(
+            n > 0,
+            "the watch was closed: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&chunk[..n]);
+    }
     cluster.shutdown().await.expect("clean shutdown");
 }
 

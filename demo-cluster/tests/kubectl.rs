@@ -112,12 +112,19 @@ async fn kubectl_end_to_end() {
     cluster.shutdown().await.unwrap();
 }
 
+/// Runs `steps` with kubectl against a fresh cluster (off the async workers: kubectl blocks).
+async fn with_kubectl(steps: impl FnOnce(Kubectl) + Send + 'static) {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || steps(k))
+        .await
+        .expect("kubectl ran");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_auth_answers_for_the_demo_admin() {
-    let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
+    with_kubectl(|k| {
         assert_eq!(
             k.ok(&["auth", "can-i", "create", "deployments"]).trim(),
             "yes"
@@ -151,16 +158,13 @@ async fn kubectl_auth_answers_for_the_demo_admin() {
         ]);
         assert_eq!(whoami, "kubernetes-admin");
     })
-    .await
-    .expect("kubectl ran");
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_reads_autoscalers_through_both_versions() {
-    let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
+    with_kubectl(|k| {
         let hpa = k.manifest(
             "hpa.yaml",
             "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 4\n  targetCPUUtilizationPercentage: 65\n",
@@ -178,8 +182,7 @@ async fn kubectl_reads_autoscalers_through_both_versions() {
         // Applying the same v1 manifest again changes nothing.
         assert!(k.ok(&["apply", "-f", &hpa]).contains("unchanged"));
     })
-    .await
-    .expect("kubectl ran");
+    .await;
 }
 
 const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
@@ -219,9 +222,7 @@ spec: {controller: k8s.io/ingress-nginx}
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
-    let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
+    with_kubectl(|k| {
         let manifest = k.manifest("storage.yaml", STORAGE);
         let applied = k.ok(&["apply", "-f", &manifest]);
         assert_eq!(applied.matches("created").count(), 5, "{applied}");
@@ -259,16 +260,13 @@ async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
         let again = k.ok(&["apply", "-f", &manifest]);
         assert_eq!(again.matches("unchanged").count(), 5, "{again}");
     })
-    .await
-    .expect("kubectl ran");
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_approves_certificate_signing_requests() {
-    let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
+    with_kubectl(|k| {
         // Any base64 will do: no signer runs, nothing parses the request.
         let csr = k.manifest(
             "csr.yaml",
@@ -284,16 +282,13 @@ async fn kubectl_approves_certificate_signing_requests() {
         let condition = k.ok(&["get", "csr", "alice", "-o", "jsonpath={.status.conditions[0].type}"]);
         assert_eq!(condition, "Approved");
     })
-    .await
-    .expect("kubectl ran");
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_creates_service_account_tokens_that_token_reviews_recognise() {
-    let cluster = common::start_for_cli_clients().await;
-    let k = Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
+    with_kubectl(|k| {
         k.ok(&["create", "serviceaccount", "robot", "-n", "default"]);
         let token = k.ok(&[
             "create",
@@ -323,6 +318,24 @@ async fn kubectl_creates_service_account_tokens_that_token_reviews_recognise() {
         ]);
         assert_eq!(user, "system:serviceaccount:default:robot");
     })
-    .await
-    .expect("kubectl ran");
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_gets_component_statuses_read_only() {
+    with_kubectl(|k| {
+        let table = k.ok(&["get", "cs"]);
+        assert_eq!(table.matches("Healthy").count(), 3, "{table}");
+        assert!(
+            table.contains("etcd-0") && table.contains("scheduler"),
+            "{table}"
+        );
+        let (ok, _, err) = k.run(&["delete", "cs", "scheduler"], None);
+        assert!(
+            !ok && err.contains("MethodNotAllowed") || err.contains("not supported"),
+            "{err}"
+        );
+    })
+    .await;
 }

@@ -1995,3 +1995,39 @@ async fn evictions_honour_pod_disruption_budgets() {
     let (s, _) = json_of(&app, get(&format!("{pods}/w2"))).await;
     assert_eq!(s, StatusCode::OK, "the budget kept w2");
 }
+
+#[tokio::test]
+async fn replication_controllers_scale_and_print_with_their_label_map() {
+    let app = app();
+    let rcs = "/api/v1/namespaces/default/replicationcontrollers";
+    let rc = json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "old"},
+        "spec": {"replicas": 2, "selector": {"app": "old"},
+                 "template": {"metadata": {"labels": {"app": "old"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    json_ok(
+        &app,
+        with_body("POST", rcs, "application/json", rc.to_string()),
+    )
+    .await;
+    let scale = json_ok(&app, get(&format!("{rcs}/old/scale"))).await;
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"]["selector"], "app=old");
+    let table = json_ok(
+        &app,
+        req("GET", rcs)
+            .header(header::ACCEPT, TABLE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let cells = &table["rows"][0]["cells"];
+    assert_eq!(
+        (cells[1].clone(), cells[6].clone(), cells[7].clone()),
+        (json!(2), json!("nginx"), json!("app=old"))
+    );
+    let listed = json_ok(
+        &app,
+        get(&format!("{rcs}?fieldSelector=status.replicas%3D0")),
+    )
+    .await;
+    assert_eq!(listed["items"].as_array().map(Vec::len), Some(1));
+}

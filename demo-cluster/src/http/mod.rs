@@ -2,6 +2,7 @@
 
 pub mod compress;
 pub mod discovery;
+pub mod listener;
 pub mod negotiate;
 pub mod resource;
 pub mod table;
@@ -33,6 +34,9 @@ pub struct Tuning {
     /// Events kept for watch resumption and chunked-list snapshots.
     pub watch_cache_capacity: usize,
     pub bookmark_interval: Duration,
+    /// How long a connection's first request head may take to arrive (kube-apiserver's
+    /// `ReadHeaderTimeout`): a client that connects and says nothing is let go.
+    pub header_read_timeout: Duration,
     /// How long a request body may take to arrive (kube-apiserver's one-minute request
     /// timeout): a client that stalls mid-body must not hold a task and its buffer forever.
     pub request_body_timeout: Duration,
@@ -43,6 +47,7 @@ impl Default for Tuning {
         Tuning {
             watch_cache_capacity: 10_000,
             bookmark_interval: Duration::from_secs(45),
+            header_read_timeout: Duration::from_secs(32),
             request_body_timeout: Duration::from_secs(60),
         }
     }

@@ -222,6 +222,11 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
     vec![
         kind("", "bindings", "Binding", true).verbs(&["create"]).0,
+        // Read-only: the registry seeds them healthy (kube-apiserver probes its components).
+        kind("", "componentstatuses", "ComponentStatus", false)
+            .short(&["cs"])
+            .verbs(&["get", "list"])
+            .0,
         B::new("", "configmaps", "configmap", "ConfigMap", true)
             .short(&["cm"])
             .0,

@@ -742,9 +742,21 @@ impl Registry {
         };
         let selector = match &paths.label_selector {
             Some(p) => at(p).as_str().unwrap_or_default().to_string(),
-            None => LabelSelector::from_structured(&obj["spec"]["selector"])
-                .map(|s| s.to_string_form())
-                .unwrap_or_default(),
+            None => {
+                // ReplicationControllers select by a plain label map, the others by a
+                // LabelSelector.
+                let selector = &obj["spec"]["selector"];
+                let structured = selector.get("matchLabels").is_some()
+                    || selector.get("matchExpressions").is_some();
+                let selector = if structured || !selector.is_object() {
+                    selector.clone()
+                } else {
+                    json!({ "matchLabels": selector })
+                };
+                LabelSelector::from_structured(&selector)
+                    .map(|s| s.to_string_form())
+                    .unwrap_or_default()
+            }
         };
         let meta = &obj["metadata"];
         json!({
@@ -1044,6 +1056,22 @@ impl Registry {
         if let Some(def) = self.builtin("", "nodes") {
             for i in 1..=3 {
                 let _ = self.create(&def, "", demo_node(i), &node_opts);
+            }
+        }
+        if let Some(def) = self.builtin("", "componentstatuses") {
+            for (name, message) in [
+                ("controller-manager", "ok"),
+                ("scheduler", "ok"),
+                ("etcd-0", r#"{"health":"true","reason":""}"#),
+            ] {
+                let _ = self.create(
+                    &def,
+                    "",
+                    json!({"apiVersion": "v1", "kind": "ComponentStatus",
+                    "metadata": {"name": name},
+                    "conditions": [{"type": "Healthy", "status": "True", "message": message}]}),
+                    &opts,
+                );
             }
         }
     }

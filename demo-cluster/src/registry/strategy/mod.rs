@@ -8,6 +8,7 @@
 mod bindings;
 mod certificates;
 mod common;
+mod componentstatuses;
 mod configmaps;
 mod crds;
 mod cronjobs;
@@ -28,6 +29,7 @@ mod pods;
 pub mod printing;
 mod priorityclasses;
 mod replicasets;
+mod replicationcontrollers;
 mod rolebindings;
 mod roles;
 mod runtimeclasses;
@@ -182,6 +184,11 @@ impl Strategy for Printed {
 /// Every built-in kind's strategy, by (group, resource).
 static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "bindings", &bindings::Bindings),
+    (
+        "",
+        "componentstatuses",
+        &componentstatuses::COMPONENT_STATUSES,
+    ),
     ("", "configmaps", &configmaps::CONFIG_MAPS),
     ("", "endpoints", &endpoints::ENDPOINTS),
     ("", "events", &events::CoreEvents),
@@ -198,6 +205,11 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &persistentvolumes::PersistentVolumes,
     ),
     ("", "pods", &pods::Pods),
+    (
+        "",
+        "replicationcontrollers",
+        &replicationcontrollers::ReplicationControllers,
+    ),
     ("", "secrets", &secrets::Secrets),
     ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
     ("", "services", &services::Services),

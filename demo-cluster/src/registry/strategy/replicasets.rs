@@ -12,7 +12,8 @@ fn defaults(obj: &mut Value) {
     default_field(ensure_object(obj, "spec"), "replicas", json!(1));
 }
 
-const COLUMNS: &[Col] = &[
+/// Also ReplicationControllers' columns.
+pub const COLUMNS: &[Col] = &[
     NAME,
     count("Desired", 0),
     count("Current", 0),
@@ -24,6 +25,12 @@ const COLUMNS: &[Col] = &[
 ];
 
 fn cells(o: &Value) -> Vec<Value> {
+    replica_cells(o, selector_string(&o["spec"]["selector"]))
+}
+
+/// The cells of COLUMNS, given the selector as printed (ReplicationControllers have a
+/// plain label map).
+pub fn replica_cells(o: &Value, selector: String) -> Vec<Value> {
     let (spec, st) = (&o["spec"], &o["status"]);
     let mut cells = named(
         o,
@@ -35,6 +42,6 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     );
     cells.extend(template_cells(&spec["template"]["spec"]));
-    cells.push(json!(selector_string(&spec["selector"])));
+    cells.push(json!(selector));
     cells
 }
