@@ -11,9 +11,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures_util::{StreamExt, TryStreamExt};
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Namespace, Node, Pod};
+use k8s_openapi::api::core::v1::{Event, Namespace, Node, PersistentVolumeClaim, Pod};
 use kube::api::{
     Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
@@ -1270,4 +1270,141 @@ async fn orphaned_pods_are_adopted_and_relabelled_pods_released() {
         .iter()
         .all(|p| p["metadata"]["ownerReferences"][0]["uid"] == new_uid.as_str()));
     cluster.shutdown().await.unwrap();
+}
+
+fn stateful_set(name: &str, replicas: i32) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name},
+        "spec": {"replicas": replicas, "serviceName": name,
+                 "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": name, "image": "nginx"}]}},
+                 "volumeClaimTemplates": [{"metadata": {"name": "www"},
+                     "spec": {"accessModes": ["ReadWriteOnce"],
+                              "resources": {"requests": {"storage": "1Gi"}}}}]}
+    })
+}
+
+#[tokio::test]
+async fn stateful_set_creates_ordered_pods_with_claims_and_scales_down_from_the_top() {
+    let (cluster, client) = cluster().await;
+    let sets: Api<StatefulSet> = Api::default_namespaced(client.clone());
+    let pods: Api<Pod> = Api::default_namespaced(client.clone());
+    let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(client.clone());
+    let watching = start_watching(&pods, "app=web").await;
+    let set: StatefulSet = serde_json::from_value(stateful_set("web", 1)).unwrap();
+    sets.create(&PostParams::default(), &set).await.unwrap();
+    running_pods(&client, "default", "web", 1).await;
+    sets.patch(
+        "web",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 3}})),
+    )
+    .await
+    .unwrap();
+
+    // Each pod appears only once its predecessor is Running and Ready.
+    let mut ready: Vec<String> = vec![];
+    let mut appeared: Vec<String> = vec![];
+    watching
+        .until("web-2 running and ready", |pod| {
+            let pod = to_json(pod);
+            let name = pod["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if !appeared.contains(&name) {
+                let ordinal: usize = name.trim_start_matches("web-").parse().unwrap();
+                if ordinal > 0 {
+                    assert!(
+                        ready.contains(&format!("web-{}", ordinal - 1)),
+                        "{name} created before its predecessor was ready"
+                    );
+                }
+                appeared.push(name.clone());
+            }
+            if is_running_and_ready(&pod) && !ready.contains(&name) {
+                ready.push(name.clone());
+            }
+            name == "web-2" && is_running_and_ready(&pod)
+        })
+        .await;
+    assert_eq!(appeared, ["web-0", "web-1", "web-2"]);
+    let running = running_pods(&client, "default", "web", 3).await;
+    for pod in &running {
+        let name = pod["metadata"]["name"].as_str().unwrap();
+        assert_eq!(pod["spec"]["hostname"], name);
+        assert_eq!(pod["spec"]["subdomain"], "web");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["kind"], "StatefulSet");
+        assert_eq!(
+            pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"],
+            format!("www-{name}")
+        );
+    }
+    let claim_names: Vec<String> = claims
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    assert_eq!(claim_names, ["www-web-0", "www-web-1", "www-web-2"]);
+
+    let status = eventually("stateful set status with 3 ready", || async {
+        let set = to_json(&sets.get("web").await.ok()?);
+        let st = &set["status"];
+        (st["readyReplicas"] == 3
+            && st["currentReplicas"] == 3
+            && st["updatedReplicas"] == 3
+            && st["observedGeneration"] == set["metadata"]["generation"])
+            .then(|| st.clone())
+    })
+    .await;
+    assert_eq!(status["replicas"], 3);
+    assert_eq!(status["currentRevision"], status["updateRevision"]);
+    let messages: Vec<String> = events_in(&client, "default")
+        .await
+        .iter()
+        .filter(|e| e["reason"] == "SuccessfulCreate")
+        .filter_map(|e| e["message"].as_str().map(String::from))
+        .collect();
+    assert!(
+        messages.contains(&"create Pod web-0 in StatefulSet web successful".to_string()),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"create Claim www-web-0 Pod web-0 in StatefulSet web success".into()),
+        "{messages:?}"
+    );
+
+    // Scale-down removes the highest ordinal first, one at a time; the claims stay.
+    let watching = start_watching(&pods, "app=web").await;
+    sets.patch(
+        "web",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 1}})),
+    )
+    .await
+    .unwrap();
+    let mut terminating: Vec<String> = vec![];
+    watching
+        .until("web-1 terminating", |pod| {
+            let pod = to_json(pod);
+            let name = pod["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if pod["metadata"]["deletionTimestamp"].is_string() && !terminating.contains(&name) {
+                terminating.push(name.clone());
+            }
+            name == "web-1" && pod["metadata"]["deletionTimestamp"].is_string()
+        })
+        .await;
+    assert_eq!(terminating, ["web-2", "web-1"]);
+    let left = running_pods(&client, "default", "web", 1).await;
+    assert_eq!(left[0]["metadata"]["name"], "web-0");
+    let claims_left = claims.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(claims_left.len(), 3);
+    drop(cluster);
 }

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use super::events::EventSpec;
 use super::{
     claim, controller_ref, controller_uid, is_deleting, name_of, namespace_of, set_condition,
-    spawn_loop, uid_of, writer, Changes, Context, CONTROLLER_MANAGER,
+    spawn_loop, uid_of, write_status, writer, Changes, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::{now, DeleteOptions};
 
@@ -586,18 +586,7 @@ fn update_status(
             },
         );
     }
-    if d["status"] != status {
-        let _ = ctx.registry.update_with(
-            &def,
-            namespace_of(d),
-            name_of(d),
-            &writer(CONTROLLER_MANAGER, "status"),
-            |current| {
-                current["status"] = status.clone();
-                Ok(())
-            },
-        );
-    }
+    write_status(ctx, &def, d, status);
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use super::events::EventSpec;
 use super::replicaset::{create_pod, is_active, pod_from_template, pods_by_controller};
 use super::{
     condition_true, controller_ref, controller_uid, current, is_deleting, name_of, namespace_of,
-    parse_time, pod_key, set_condition, spawn_loop, spawn_queue_loop, uid_of, writer, Batch,
-    Changes, Context, OwnerIndex, CONTROLLER_MANAGER,
+    parse_time, pod_key, set_condition, spawn_loop, spawn_queue_loop, uid_of, write_status, writer,
+    Batch, Changes, Context, OwnerIndex, CONTROLLER_MANAGER,
 };
 use crate::registry::{now, DeleteOptions};
 
@@ -175,18 +175,7 @@ fn sync_job(ctx: &Context, job: &Value, owned: &[Value]) {
             .by(JOB_COMPONENT, CONTROLLER_MANAGER),
         );
     }
-    if status != job["status"] {
-        let _ = ctx.registry.update_with(
-            &ctx.def("batch", "jobs"),
-            namespace_of(job),
-            name_of(job),
-            &writer(CONTROLLER_MANAGER, "status"),
-            |current| {
-                current["status"] = status.clone();
-                Ok(())
-            },
-        );
-    }
+    write_status(ctx, &ctx.def("batch", "jobs"), job, status);
 }
 
 pub fn spawn_cronjobs(ctx: Arc<Context>) -> JoinHandle<()> {

@@ -14,6 +14,7 @@ pub mod job;
 pub mod kubelet;
 pub mod replicaset;
 pub mod scheduler;
+pub mod statefulset;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -87,6 +88,24 @@ pub fn writer(manager: &str, subresource: &str) -> WriteOptions {
         subresource: subresource.into(),
         ..Default::default()
     }
+}
+
+/// Writes `status` to `obj`'s status subresource as kube-controller-manager, unless it has
+/// it already (an unchanged status would only add a resourceVersion and a watch event).
+pub fn write_status(ctx: &Context, def: &ResourceDef, obj: &Value, status: Value) {
+    if obj["status"] == status {
+        return;
+    }
+    let _ = ctx.registry.update_with(
+        def,
+        namespace_of(obj),
+        name_of(obj),
+        &writer(CONTROLLER_MANAGER, "status"),
+        |current| {
+            current["status"] = status.clone();
+            Ok(())
+        },
+    );
 }
 
 /// Wakes a controller when objects it cares about change.
@@ -360,6 +379,7 @@ pub fn start_all(registry: Arc<Registry>, speed: f64, event_ttl: Duration) -> Co
         gc::spawn_namespaces(ctx.clone()),
         events::spawn_ttl(ctx.clone(), event_ttl),
         cnat::spawn(ctx.clone()),
+        statefulset::spawn(ctx.clone()),
     ];
     tasks.push(spawn_kubelets(ctx));
     Controllers { tasks }

@@ -10,8 +10,8 @@ use tokio::task::JoinHandle;
 use super::events::EventSpec;
 use super::{
     claim, controller_ref, controller_uid, current, is_deleting, is_pod_ready, is_pod_terminal,
-    name_of, namespace_of, pod_key, spawn_queue_loop, uid_of, writer, Batch, Changes, Context,
-    OwnerIndex, BURST_REPLICAS, CONTROLLER_MANAGER,
+    name_of, namespace_of, pod_key, spawn_queue_loop, uid_of, write_status, writer, Batch, Changes,
+    Context, OwnerIndex, BURST_REPLICAS, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 use crate::storage::selectors::LabelSelector;
@@ -267,16 +267,5 @@ fn sync_replica_set(ctx: &Context, index: &OwnerIndex, rs: &Value, owned: Vec<Va
         "availableReplicas": ready,
         "observedGeneration": rs["metadata"]["generation"],
     });
-    if rs["status"] != status {
-        let _ = ctx.registry.update_with(
-            &ctx.def("apps", "replicasets"),
-            namespace_of(rs),
-            name_of(rs),
-            &writer(CONTROLLER_MANAGER, "status"),
-            |current| {
-                current["status"] = status.clone();
-                Ok(())
-            },
-        );
-    }
+    write_status(ctx, &ctx.def("apps", "replicasets"), rs, status);
 }
