@@ -11,7 +11,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures_util::{StreamExt, TryStreamExt};
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Namespace, Node, PersistentVolumeClaim, Pod};
 use kube::api::{
@@ -196,6 +196,18 @@ async fn events_in(client: &Client, ns: &str) -> Vec<Value> {
         .collect()
 }
 
+async fn node_names(client: &Client) -> Vec<String> {
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|n| n.metadata.name.clone())
+        .collect()
+}
+
 fn managers(obj: &Value) -> Vec<String> {
     obj["metadata"]["managedFields"]
         .as_array()
@@ -253,15 +265,7 @@ async fn deployment_runs_three_pods_on_nodes_with_the_owner_chain() {
     assert!(managers(&rs).contains(&"kube-controller-manager".to_string()));
 
     let pods = running_pods(&client, "default", "nginx", 3).await;
-    let nodes: Api<Node> = Api::all(client.clone());
-    let node_names: Vec<String> = nodes
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .filter_map(|n| n.metadata.name.clone())
-        .collect();
+    let node_names = node_names(&client).await;
     for pod in &pods {
         let name = pod["metadata"]["name"].as_str().unwrap();
         assert!(name.starts_with(&format!("nginx-{hash}-")), "{name}");
@@ -1406,5 +1410,66 @@ async fn stateful_set_creates_ordered_pods_with_claims_and_scales_down_from_the_
     assert_eq!(left[0]["metadata"]["name"], "web-0");
     let claims_left = claims.list(&ListParams::default()).await.unwrap().items;
     assert_eq!(claims_left.len(), 3);
+    drop(cluster);
+}
+
+#[tokio::test]
+async fn daemon_set_runs_one_pod_per_node_and_follows_its_node_selector() {
+    let (cluster, client) = cluster().await;
+    let node_names = node_names(&client).await;
+    assert!(node_names.len() > 1, "{node_names:?}");
+    let sets: Api<DaemonSet> = Api::default_namespaced(client.clone());
+    let set: DaemonSet = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                 "template": {"metadata": {"labels": {"app": "agent"}},
+                              "spec": {"containers": [{"name": "agent", "image": "busybox"}]}}}
+    }))
+    .unwrap();
+    sets.create(&PostParams::default(), &set).await.unwrap();
+    let pods = running_pods(&client, "default", "agent", node_names.len()).await;
+    let mut on_nodes: Vec<String> = pods
+        .iter()
+        .map(|p| p["spec"]["nodeName"].as_str().unwrap().to_string())
+        .collect();
+    on_nodes.sort();
+    let mut expected = node_names.clone();
+    expected.sort();
+    assert_eq!(on_nodes, expected, "exactly one pod per node");
+    for pod in &pods {
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+    }
+    let count = node_names.len();
+    eventually("daemon set status counting every node", || async {
+        let set = to_json(&sets.get("agent").await.ok()?);
+        let st = &set["status"];
+        (st["desiredNumberScheduled"] == count
+            && st["currentNumberScheduled"] == count
+            && st["numberReady"] == count
+            && st["updatedNumberScheduled"] == count
+            && st["numberAvailable"] == count
+            && st["observedGeneration"] == set["metadata"]["generation"])
+            .then_some(())
+    })
+    .await;
+
+    // A nodeSelector naming one node leaves one pod, on that node.
+    let chosen = expected[0].clone();
+    sets.patch(
+        "agent",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"template": {"spec": {
+            "nodeSelector": {"kubernetes.io/hostname": chosen}}}}})),
+    )
+    .await
+    .unwrap();
+    let pods = running_pods(&client, "default", "agent", 1).await;
+    assert_eq!(pods[0]["spec"]["nodeName"], chosen.as_str());
+    eventually("daemon set status of one node", || async {
+        let set = to_json(&sets.get("agent").await.ok()?);
+        let st = &set["status"];
+        (st["desiredNumberScheduled"] == 1 && st["numberReady"] == 1).then_some(())
+    })
+    .await;
     drop(cluster);
 }

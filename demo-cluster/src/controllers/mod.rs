@@ -7,6 +7,7 @@
 
 pub mod cnat;
 pub mod cron;
+pub mod daemonset;
 pub mod deployment;
 pub mod events;
 pub mod gc;
@@ -380,6 +381,7 @@ pub fn start_all(registry: Arc<Registry>, speed: f64, event_ttl: Duration) -> Co
         events::spawn_ttl(ctx.clone(), event_ttl),
         cnat::spawn(ctx.clone()),
         statefulset::spawn(ctx.clone()),
+        daemonset::spawn(ctx.clone()),
     ];
     tasks.push(spawn_kubelets(ctx));
     Controllers { tasks }

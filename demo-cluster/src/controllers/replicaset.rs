@@ -48,6 +48,36 @@ pub fn pods_by_controller(ctx: &Context) -> HashMap<String, Vec<Value>> {
     by_owner
 }
 
+/// Calls `sync` with every object of `group`/`resource` and the pods it controls (for the
+/// controllers that reconcile all their objects each pass).
+pub fn sync_pod_owners(
+    ctx: &Context,
+    group: &str,
+    resource: &str,
+    mut sync: impl FnMut(&Value, Vec<Value>),
+) {
+    let (owners, _) = ctx.registry.list_shared(&ctx.def(group, resource), None);
+    if owners.is_empty() {
+        return;
+    }
+    let mut pods = pods_by_controller(ctx);
+    for owner in owners {
+        sync(&owner, pods.remove(uid_of(&owner)).unwrap_or_default());
+    }
+}
+
+/// The active pods `owner` controls now, read from the store.
+pub fn active_pods_of(ctx: &Context, owner: &Value) -> Vec<Value> {
+    let (pods, _) = ctx
+        .registry
+        .list_shared(&ctx.def("", "pods"), Some(namespace_of(owner)));
+    pods.iter()
+        .map(|p| p.value())
+        .filter(|p| controller_uid(p) == Some(uid_of(owner)) && is_active(p))
+        .cloned()
+        .collect()
+}
+
 /// Reconciles every ReplicaSet (the periodic resync does the same through the index).
 pub fn reconcile_all(ctx: &Context) {
     reconcile(

@@ -11,10 +11,10 @@ use tokio::task::JoinHandle;
 
 use super::deployment::{comparable_template, template_hash};
 use super::events::EventSpec;
-use super::replicaset::{is_active, pods_by_controller};
+use super::replicaset::{active_pods_of, sync_pod_owners};
 use super::{
     controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of, spawn_loop,
-    uid_of, write_status, writer, Changes, Context, CONTROLLER_MANAGER,
+    write_status, writer, Changes, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 
@@ -41,17 +41,9 @@ pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
 
 /// Syncs every StatefulSet.
 pub fn reconcile_all(ctx: &Context) {
-    let (sets, _) = ctx
-        .registry
-        .list_shared(&ctx.def("apps", "statefulsets"), None);
-    if sets.is_empty() {
-        return;
-    }
-    let mut pods = pods_by_controller(ctx);
-    for set in sets {
-        let owned = pods.remove(uid_of(&set)).unwrap_or_default();
-        sync_stateful_set(ctx, &set, owned);
-    }
+    sync_pod_owners(ctx, "apps", "statefulsets", |set, owned| {
+        sync_stateful_set(ctx, set, owned)
+    });
 }
 
 /// The revision name of the set's current template: `<set>-<hash>`, as ControllerRevisions
@@ -315,15 +307,8 @@ fn sync_stateful_set(ctx: &Context, set: &Value, owned: Vec<Value>) {
 }
 
 fn update_status(ctx: &Context, set: &Value, revision: &str) {
-    let uid = uid_of(set);
-    let (all_pods, _) = ctx
-        .registry
-        .list_shared(&ctx.def("", "pods"), Some(namespace_of(set)));
-    let mine: Vec<&Value> = all_pods
-        .iter()
-        .map(|p| p.value())
-        .filter(|p| super::controller_uid(p) == Some(uid) && is_active(p))
-        .collect();
+    let owned = active_pods_of(ctx, set);
+    let mine: Vec<&Value> = owned.iter().collect();
     let ready = mine.iter().filter(|p| is_pod_ready(p)).count();
     let updated = mine
         .iter()
