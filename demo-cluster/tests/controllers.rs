@@ -13,7 +13,8 @@ use std::time::Duration;
 use futures_util::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Namespace, Node, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{Event, Namespace, Node, PersistentVolumeClaim, Pod, Service};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{
     Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
@@ -1471,5 +1472,93 @@ async fn daemon_set_runs_one_pod_per_node_and_follows_its_node_selector() {
         (st["desiredNumberScheduled"] == 1 && st["numberReady"] == 1).then_some(())
     })
     .await;
+    drop(cluster);
+}
+
+/// The ready addresses of the service's EndpointSlice, sorted, once it lists `count` endpoints
+/// all ready, matching the running pods' IPs.
+async fn ready_endpoints(client: &Client, service: &str, count: usize) -> (Value, Vec<String>) {
+    let slices: Api<EndpointSlice> = Api::default_namespaced(client.clone());
+    let selector = format!("kubernetes.io/service-name={service}");
+    eventually(&format!("{count} ready endpoints of {service}"), || async {
+        let listed = slices
+            .list(&ListParams::default().labels(&selector))
+            .await
+            .ok()?;
+        let [slice] = listed.items.as_slice() else {
+            return None;
+        };
+        let slice = to_json(slice);
+        let endpoints = slice["endpoints"].as_array().cloned().unwrap_or_default();
+        let ready: Vec<String> = endpoints
+            .iter()
+            .filter(|e| e["conditions"]["ready"] == true)
+            .filter_map(|e| e["addresses"][0].as_str().map(String::from))
+            .collect();
+        let mut pod_ips: Vec<String> = pods_of(client, "default", service)
+            .await
+            .iter()
+            .filter(|p| is_running_and_ready(p) && p["metadata"]["deletionTimestamp"].is_null())
+            .filter_map(|p| p["status"]["podIP"].as_str().map(String::from))
+            .collect();
+        pod_ips.sort();
+        let mut addresses = ready.clone();
+        addresses.sort();
+        (endpoints.len() == count && addresses.len() == count && addresses == pod_ips)
+            .then_some((slice, addresses))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn endpoint_slice_lists_the_ready_pods_of_a_service_and_follows_scaling() {
+    let (cluster, client) = cluster().await;
+    let deployments: Api<Deployment> = Api::default_namespaced(client.clone());
+    deployments
+        .create(&PostParams::default(), &deployment("shop", "nginx", 2))
+        .await
+        .unwrap();
+    let services: Api<Service> = Api::default_namespaced(client.clone());
+    let service: Service = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "shop"},
+        "spec": {"selector": {"app": "shop"},
+                 "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}
+    }))
+    .unwrap();
+    let service = services
+        .create(&PostParams::default(), &service)
+        .await
+        .unwrap();
+    let (slice, _) = ready_endpoints(&client, "shop", 2).await;
+    let name = slice["metadata"]["name"].as_str().unwrap();
+    assert!(
+        name.starts_with("shop-") && name.len() > "shop-".len(),
+        "{name}"
+    );
+    assert_eq!(slice["addressType"], "IPv4");
+    assert_eq!(
+        slice["metadata"]["labels"]["endpointslice.kubernetes.io/managed-by"],
+        "endpointslice-controller.k8s.io"
+    );
+    let owner = &slice["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["kind"], "Service");
+    assert_eq!(owner["uid"].as_str(), service.metadata.uid.as_deref());
+    assert_eq!(
+        slice["ports"],
+        json!([{"name": "http", "port": 8080, "protocol": "TCP"}])
+    );
+    assert_eq!(slice["endpoints"][0]["targetRef"]["kind"], "Pod");
+
+    for replicas in [3, 1] {
+        deployments
+            .patch(
+                "shop",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"replicas": replicas}})),
+            )
+            .await
+            .unwrap();
+        ready_endpoints(&client, "shop", replicas).await;
+    }
     drop(cluster);
 }

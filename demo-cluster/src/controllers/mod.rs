@@ -9,6 +9,7 @@ pub mod cnat;
 pub mod cron;
 pub mod daemonset;
 pub mod deployment;
+pub mod endpointslice;
 pub mod events;
 pub mod gc;
 pub mod job;
@@ -382,6 +383,7 @@ pub fn start_all(registry: Arc<Registry>, speed: f64, event_ttl: Duration) -> Co
         cnat::spawn(ctx.clone()),
         statefulset::spawn(ctx.clone()),
         daemonset::spawn(ctx.clone()),
+        endpointslice::spawn(ctx.clone()),
     ];
     tasks.push(spawn_kubelets(ctx));
     Controllers { tasks }
