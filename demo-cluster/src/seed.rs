@@ -1,5 +1,7 @@
 //! Demo workloads created at start (unless `--empty`), so the dashboard shows activity within
-//! seconds: deployments in three namespaces, one crashing, a Job, a CronJob and an `At`.
+//! seconds: deployments in three namespaces, one crashing, a Job, a CronJob, an `At`, a
+//! StatefulSet with its claims and a DaemonSet on every node. Objects are only ever added
+//! here: the dashboard's end-to-end tests count the older ones.
 
 use serde_json::{json, Value};
 
@@ -24,6 +26,39 @@ fn service(name: &str, port: i64, target: i64) -> Value {
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": name, "labels": {"app": name}},
         "spec": {"selector": {"app": name}, "ports": [{"port": port, "targetPort": target}]},
+    })
+}
+
+/// A StatefulSet of `replicas` pods, each with a 1Gi `data` claim, behind a headless Service.
+fn stateful_set(name: &str, image: &str, replicas: i64, port: i64) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"replicas": replicas, "serviceName": name,
+                 "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": name, "image": image,
+                                  "ports": [{"containerPort": port}],
+                                  "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]}},
+                 "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                     "spec": {"accessModes": ["ReadWriteOnce"],
+                              "resources": {"requests": {"storage": "1Gi"}}}}]},
+    })
+}
+
+fn headless_service(name: &str, port: i64) -> Value {
+    let mut headless = service(name, port, port);
+    headless["spec"]["clusterIP"] = json!("None");
+    headless
+}
+
+fn daemon_set(name: &str, image: &str) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": name, "image": image}]}}},
     })
 }
 
@@ -97,6 +132,20 @@ pub fn seed_workloads(registry: &Registry) {
             "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure",
                 "containers": [{"name": "hello", "image": "busybox:1.36", "command": ["sh", "-c", "date; echo Hello from the demo cluster; sleep 2"]}]}}}}},
         }),
+    );
+    create("", "services", "shop", service("cart", 6379, 6379));
+    create("", "services", "shop", headless_service("db", 5432));
+    create(
+        "apps",
+        "statefulsets",
+        "shop",
+        stateful_set("db", "postgres:16.4", 2, 5432),
+    );
+    create(
+        "apps",
+        "daemonsets",
+        "kube-system",
+        daemon_set("node-agent", "ghcr.io/kube-atlas/node-agent:0.3.1"),
     );
     if let Some(def) = registry.resolve(cnat::GROUP, cnat::VERSION, cnat::PLURAL) {
         let when = chrono::Utc::now() + chrono::Duration::seconds(20);

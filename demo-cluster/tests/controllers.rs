@@ -198,14 +198,20 @@ async fn events_in(client: &Client, ns: &str) -> Vec<Value> {
 }
 
 async fn node_names(client: &Client) -> Vec<String> {
-    let nodes: Api<Node> = Api::all(client.clone());
-    nodes
-        .list(&ListParams::default())
+    names_of(&Api::<Node>::all(client.clone())).await
+}
+
+/// The names of every object `api` lists.
+async fn names_of<K>(api: &Api<K>) -> Vec<String>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.list(&ListParams::default())
         .await
         .unwrap()
         .items
         .iter()
-        .filter_map(|n| n.metadata.name.clone())
+        .filter_map(|o| o.meta().name.clone())
         .collect()
 }
 
@@ -1346,14 +1352,7 @@ async fn stateful_set_creates_ordered_pods_with_claims_and_scales_down_from_the_
             format!("www-{name}")
         );
     }
-    let claim_names: Vec<String> = claims
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .filter_map(|c| c.metadata.name.clone())
-        .collect();
+    let claim_names = names_of(&claims).await;
     assert_eq!(claim_names, ["www-web-0", "www-web-1", "www-web-2"]);
 
     let status = eventually("stateful set status with 3 ready", || async {
@@ -1559,6 +1558,47 @@ async fn endpoint_slice_lists_the_ready_pods_of_a_service_and_follows_scaling() 
             .await
             .unwrap();
         ready_endpoints(&client, "shop", replicas).await;
+    }
+    drop(cluster);
+}
+
+#[tokio::test]
+async fn seeded_cluster_runs_a_stateful_set_a_daemon_set_and_service_endpoints() {
+    let cluster = start(Config {
+        speed: SPEED,
+        empty: false,
+        ..common::empty_cluster_config()
+    })
+    .await
+    .unwrap();
+    let client = common::kube_client(&cluster);
+    let db = running_pods(&client, "shop", "db", 2).await;
+    let mut names: Vec<&str> = db
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["db-0", "db-1"]);
+    let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), "shop");
+    let claim_names = names_of(&claims).await;
+    assert_eq!(claim_names, ["data-db-0", "data-db-1"]);
+    let node_count = node_names(&client).await.len();
+    running_pods(&client, "kube-system", "node-agent", node_count).await;
+    let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), "shop");
+    for service in ["frontend", "cart", "db"] {
+        let selector = format!("kubernetes.io/service-name={service}");
+        eventually(&format!("an endpoint slice for shop/{service}"), || async {
+            let listed = slices
+                .list(&ListParams::default().labels(&selector))
+                .await
+                .ok()?;
+            listed
+                .items
+                .iter()
+                .any(|s| s.endpoints.as_ref().is_some_and(|e| !e.is_empty()))
+                .then_some(())
+        })
+        .await;
     }
     drop(cluster);
 }
