@@ -231,12 +231,13 @@ pub fn VirtualTable(
             .collect_view()
     };
 
-    let visible_rows = move || {
+    // Each visible row formatted once per change; the rows drawn read their cells from here.
+    let visible_rows = Memo::new(move |_| {
         let (start, end) = range.get();
         (start..end)
             .filter_map(|index| row_at.run(index).map(|row| (index, row)))
             .collect::<Vec<_>>()
-    };
+    });
 
     view! {
         <div
@@ -268,12 +269,16 @@ pub fn VirtualTable(
                         style:height=move || format!("{}px", range.get().0 as f64 * ROW_HEIGHT)
                     ></tr>
                     <For
-                        each=visible_rows
+                        each=move || visible_rows.get()
                         key=|(index, row)| format!("{index}:{}", row.key)
                         children=move |(index, row)| {
                             // The row as it is now: a tick that only changes a cell's text
                             // (an age) updates that text node, not the row.
-                            let current = Memo::new(move |_| row_at.run(index));
+                            let current = Memo::new(move |_| {
+                                visible_rows.with(|rows| {
+                                    rows.iter().find(|(i, _)| *i == index).map(|(_, r)| r.clone())
+                                })
+                            });
                             let id = row.id.clone();
                             let is_active = Memo::new(move |_| {
                                 active_id.with(|a| a.as_deref() == Some(id.as_str()))
