@@ -7,16 +7,15 @@ use std::collections::HashSet;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use send_wrapper::SendWrapper;
 
 use crate::api;
 use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
 use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{ApiTree, ResourceId, TreeErrorKind};
-use crate::pages::{
-    CreatePage, EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, ReplayPage,
-    ResourceListPage,
-};
+use crate::pages::chunks::{self, PageLoadError};
+use crate::pages::{HomePage, ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
 use crate::state::request_log;
@@ -257,11 +256,19 @@ pub fn App() -> impl IntoView {
                             />
                         }
                         .into_any(),
-                        Screen::List(identity) => view! { <ResourceListPage identity=identity/> }.into_any(),
-                        Screen::Object(identity) => view! { <ObjectPage identity=identity/> }.into_any(),
-                        Screen::Events(namespace) => view! { <EventsPage namespace=namespace/> }.into_any(),
-                        Screen::Replay => view! { <ReplayPage/> }.into_any(),
-                        Screen::Create(route) => view! { <CreatePage route=route/> }.into_any(),
+                        Screen::List(identity) => {
+                            lazily_loaded(move || chunks::kube_atlas_list_page(identity.clone()))
+                        }
+                        Screen::Object(identity) => {
+                            lazily_loaded(move || chunks::kube_atlas_object_page(identity.clone()))
+                        }
+                        Screen::Events(namespace) => {
+                            lazily_loaded(move || chunks::kube_atlas_events_page(namespace.clone()))
+                        }
+                        Screen::Replay => lazily_loaded(chunks::kube_atlas_replay_page),
+                        Screen::Create(route) => {
+                            lazily_loaded(move || chunks::kube_atlas_create_page(route.clone()))
+                        }
                     }
                 }}
             </main>
@@ -269,6 +276,42 @@ pub fn App() -> impl IntoView {
             <Palette tree=tree.into() open=palette_open on_choose=choose_from_palette/>
         </div>
     }
+}
+
+/// A page from `pages::chunks`: "Loading…" while its module is fetched (only the first
+/// visit, and only in split builds), the page once it is there, or why it could not be
+/// fetched with a way to try again (the rest of the app keeps working).
+fn lazily_loaded<Load, Loading>(load: Load) -> AnyView
+where
+    Load: Fn() -> Loading + Send + Sync + 'static,
+    Loading: std::future::Future<Output = Result<AnyView, PageLoadError>> + 'static,
+{
+    let attempt = RwSignal::new(0_u32);
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading the page…"</p> }>
+            {move || {
+                attempt.track();
+                let loading = load();
+                Suspend::new(SendWrapper::new(async move {
+                    match loading.await {
+                        Ok(page) => page,
+                        Err(error) => view! {
+                            <div class="error" role="alert">
+                                <strong>"This page's code could not be loaded. "</strong>
+                                {error.to_string()}
+                                " "
+                                <button on:click=move |_| attempt.update(|n| *n += 1)>
+                                    "Try again"
+                                </button>
+                            </div>
+                        }
+                        .into_any(),
+                    }
+                }))
+            }}
+        </Suspense>
+    }
+    .into_any()
 }
 
 #[component]

@@ -7,6 +7,8 @@
 //!   a Table whose rows do not match its columns.
 //! - Hostile input: a 5 MB object, control and right-to-left override characters.
 //! - The Content-Security-Policy refuses injected scripts.
+//! - Page start fetches only the shell's wasm module; a page whose own module cannot be
+//!   fetched says so and loads on "Try again".
 //!
 //! Writes go straight to the cluster's registry, so the writer is not subject to the faults
 //! the page is.
@@ -19,8 +21,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use common::{
-    logged_requests, shown_names, texts_at, wait_for, wait_until_within, Harness, ProxyMode,
-    Severance, SHUTTING_DOWN,
+    dist_dir, logged_requests, shown_names, texts_at, wait_for, wait_until_within, Harness,
+    ProxyMode, Severance, SHUTTING_DOWN,
 };
 use demo_cluster::registry::{DeleteOptions, PatchType, WriteOptions};
 use thirtyfour::prelude::*;
@@ -907,6 +909,78 @@ async fn the_page_carries_a_content_security_policy_that_refuses_injected_script
             .iter()
             .any(|d| d.as_str().is_some_and(|d| d.starts_with("script-src")))),
         "the browser reported the refusal: {outcome}"
+    );
+    harness.stop().await;
+}
+
+/// The wasm modules the page has fetched so far, by file name.
+async fn fetched_wasm(driver: &WebDriver) -> Vec<String> {
+    let names = driver
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name)\
+               .filter(n => n.endsWith('.wasm')).map(n => n.split('/').pop());",
+            vec![],
+        )
+        .await
+        .expect("resource timing");
+    names.convert().expect("a list of file names")
+}
+
+/// The release build is split (`cargo xtask build`): the API tree needs only the shell's
+/// module, every other page fetches its own the first time it opens. When that fetch fails
+/// (the network dropped as the user clicked), the page says so in place of the page and a
+/// click on "Try again" loads it; the rest of the app keeps working meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_retried() {
+    let list_module = std::fs::read_dir(dist_dir())
+        .expect("dist/")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .find(|name| name.ends_with("kube_atlas_list_page.wasm"))
+        .expect("the list page's own module in dist/ (a split release build)");
+    let harness = Harness::start().await;
+    let mode = ProxyMode::fail_first(
+        &format!("/{list_module}"),
+        &[("GET", 503, "Content-Type: text/plain\r\n", "unavailable")],
+    );
+    harness.open_through_proxy(mode.clone(), "#/").await;
+    wait_for(&harness.driver, "[role=treeitem]").await;
+    let at_start = fetched_wasm(&harness.driver).await;
+    assert_eq!(at_start.len(), 1, "page start fetched {at_start:?}");
+    assert!(at_start[0].ends_with("_bg.wasm"), "{at_start:?}");
+
+    harness
+        .driver
+        .execute("location.hash = '#/list/core/v1/namespaces';", vec![])
+        .await
+        .expect("navigate");
+    let alert = wait_for(&harness.driver, "main .error[role=alert]").await;
+    let said = alert.text().await.unwrap_or_default();
+    assert!(
+        said.contains("This page's code could not be loaded"),
+        "{said}"
+    );
+    assert_eq!(mode.answers_left(), 0, "the module's fetch met the failure");
+    // The shell still works: the tree and the header are there.
+    wait_for(&harness.driver, "[role=treeitem]").await;
+
+    alert
+        .find(By::XPath(".//button[normalize-space()='Try again']"))
+        .await
+        .expect("a Try again button")
+        .click()
+        .await
+        .expect("click");
+    wait_until_within(
+        "the namespaces listed after the retry",
+        Duration::from_secs(30),
+        async || shown_names(&harness.driver).await,
+        |names| names.iter().any(|n| n == "default"),
+    )
+    .await;
+    let fetched = fetched_wasm(&harness.driver).await;
+    assert!(
+        fetched.iter().filter(|n| **n == list_module).count() >= 2,
+        "the list module was fetched again: {fetched:?}"
     );
     harness.stop().await;
 }

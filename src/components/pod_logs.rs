@@ -17,13 +17,13 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 
 use crate::api::stream::stream_text;
 use crate::api::{Abort, ApiError};
 use crate::browser::download_text;
-use crate::components::virtual_table::{viewport_height, visible_range_of_rows};
+use crate::components::virtual_table::{
+    follow_viewport_height, viewport_height, visible_range_of_rows,
+};
 use crate::model::logs::{
     default_container, download_file_name, dropped_note, log_containers, log_request, segments,
     with_thousands, LogBuffer, LogOptions, LogSearch, TailLines, MAX_LINES,
@@ -57,12 +57,6 @@ struct Drawn {
 struct Held {
     buffer: LogBuffer,
     search: LogSearch,
-}
-
-/// A ResizeObserver and the callback it calls (kept alive as long as it observes).
-struct ResizeWatch {
-    observer: web_sys::ResizeObserver,
-    _on_resize: Closure<dyn FnMut()>,
 }
 
 /// One line in view, ready to draw.
@@ -263,37 +257,7 @@ pub fn PodLogs(
             el.set_scroll_top(el.scroll_height());
         }
     };
-    // The viewport changes with the window and with what is above it (an error, the request
-    // log opening): a ResizeObserver sees both, so the lines drawn always fill the view.
-    let resize_observer = StoredValue::new_local(None::<ResizeWatch>);
-    Effect::new(move |_| {
-        let Some(el) = scroller.get() else {
-            return;
-        };
-        viewport.set(viewport_height(&el));
-        let on_resize = Closure::<dyn FnMut()>::new(move || {
-            if let Some(el) = scroller.get_untracked() {
-                viewport.set(viewport_height(&el));
-            }
-        });
-        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
-            observer.observe(&el);
-            let previous = resize_observer.try_update_value(|slot| {
-                slot.replace(ResizeWatch {
-                    observer,
-                    _on_resize: on_resize,
-                })
-            });
-            if let Some(Some(previous)) = previous {
-                previous.observer.disconnect();
-            }
-        }
-    });
-    on_cleanup(move || {
-        if let Some(Some(watch)) = resize_observer.try_update_value(Option::take) {
-            watch.observer.disconnect();
-        }
-    });
+    follow_viewport_height(scroller, viewport);
 
     // Search: highlight, count, and step through matches (which stops following there).
     let reveal = move |number: Option<u64>| {

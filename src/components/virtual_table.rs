@@ -87,6 +87,49 @@ pub fn viewport_height(scroller: &web_sys::Element) -> f64 {
     f64::from(scroller.client_height()).min(window_height)
 }
 
+/// A ResizeObserver and the callback it calls (kept alive as long as it observes).
+struct ResizeWatch {
+    observer: web_sys::ResizeObserver,
+    _on_resize: wasm_bindgen::closure::Closure<dyn FnMut()>,
+}
+
+/// Keeps `viewport` equal to the scroller's visible height, from when it is in the page until
+/// the component goes. Measured by a ResizeObserver, not once at mount: a page is built before
+/// it is attached (a lazily loaded page is built out of the document, where every height is 0),
+/// and the height changes with the window and with what sits above the scroller (an error,
+/// the request log opening).
+pub fn follow_viewport_height(scroller: NodeRef<html::Div>, viewport: RwSignal<f64>) {
+    let watching = StoredValue::new_local(None::<ResizeWatch>);
+    Effect::new(move |_| {
+        let Some(el) = scroller.get() else {
+            return;
+        };
+        viewport.set(viewport_height(&el));
+        let on_resize = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Some(el) = scroller.get_untracked() {
+                viewport.set(viewport_height(&el));
+            }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+            observer.observe(&el);
+            let previous = watching.try_update_value(|slot| {
+                slot.replace(ResizeWatch {
+                    observer,
+                    _on_resize: on_resize,
+                })
+            });
+            if let Some(Some(previous)) = previous {
+                previous.observer.disconnect();
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some(Some(watch)) = watching.try_update_value(Option::take) {
+            watch.observer.disconnect();
+        }
+    });
+}
+
 #[component]
 pub fn VirtualTable(
     /// Accessible name of the grid.
@@ -120,8 +163,7 @@ pub fn VirtualTable(
             measure();
         }
     });
-    let resize = window_event_listener(ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
+    follow_viewport_height(scroller, viewport);
 
     // A shorter list (filter, selector) must not leave the view scrolled past its end.
     Effect::new(move |_| {

@@ -1,6 +1,7 @@
 //! Routed screens, one file each: the API hierarchy (home), a resource list, one object, the
 //! Event objects timeline, the replay of a recording, creating objects from YAML.
 
+pub mod chunks;
 pub mod create;
 pub mod events;
 pub mod home;

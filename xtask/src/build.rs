@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::{cmd, setup};
+use crate::{cmd, setup, split};
 
 pub const DIST: &str = "dist";
 /// Where index.html has Trunk copy the editor bundle (`editor/dist/`), inside dist/. The app
@@ -13,12 +13,15 @@ pub const DIST: &str = "dist";
 pub const EDITOR_IN_DIST: &str = "editor";
 
 /// Sizes of the built UI, in bytes. `wasm_*` and `js_gzip` are what the page loads at start;
-/// `editor_*` is the YAML editor's bundle, loaded only when an editor first opens.
+/// `chunks_*` the pages' own modules, each loaded when its page is first opened; `editor_*`
+/// the YAML editor's bundle, loaded only when an editor first opens.
 #[derive(Debug, Clone, Copy)]
 pub struct UiSize {
     pub wasm_raw: u64,
     pub wasm_gzip: u64,
     pub js_gzip: u64,
+    pub chunks_gzip: u64,
+    pub chunk_files: usize,
     pub editor_raw: u64,
     pub editor_gzip: u64,
     pub editor_files: usize,
@@ -30,14 +33,27 @@ pub fn release_ui() -> Result<UiSize> {
         setup::run(setup::Options { browser: false })?;
     }
     bundle_editor()?;
-    cmd::run(cmd::command("trunk").args(["build", "--release", "--dist", DIST]))?;
-    lock_down_index(Path::new(DIST))?;
-    let size = measure(Path::new(DIST))?;
+    cmd::run(
+        cmd::command("trunk")
+            .args(["build", "--release", "--dist", DIST])
+            .args(["--features", split::FEATURE])
+            .env("RUSTFLAGS", split::RUSTFLAGS),
+    )?;
+    let dist = Path::new(DIST);
+    let glue_stem = glue_stem(dist)?;
+    split::split_dist(dist, &glue_stem)?;
+    lock_down_index(dist, &glue_stem)?;
+    let size = measure(dist)?;
     println!(
-        "xtask: dist/ built: wasm {} KiB raw, {} KiB gzip; js glue {} KiB gzip",
+        "xtask: dist/ built: page start: wasm {} KiB raw, {} KiB gzip; js {} KiB gzip",
         size.wasm_raw / 1024,
         size.wasm_gzip / 1024,
         size.js_gzip / 1024
+    );
+    println!(
+        "xtask: pages loaded when first opened: {} wasm module(s), {} KiB gzip",
+        size.chunk_files,
+        size.chunks_gzip / 1024
     );
     println!(
         "xtask: editor bundle (dist/{EDITOR_IN_DIST}/, loaded when an editor first opens): \
@@ -63,25 +79,29 @@ pub const CONTENT_SECURITY_POLICY: &str =
 /// file of its own beside the JS glue, and the policy goes first in `<head>` (a `<meta>`,
 /// so it holds wherever dist/ is served from, `kubectl proxy --www` included). `trunk serve`
 /// keeps its inline scripts (live reload) and no policy.
-fn lock_down_index(dist: &Path) -> Result<()> {
+fn lock_down_index(dist: &Path, stem: &str) -> Result<()> {
     let path = dist.join("index.html");
     let html =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let glue = files_with_extension(dist, "js")?
-        .into_iter()
-        .next()
-        .context("no JS glue in dist/")?;
-    let stem = glue
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .context("the JS glue's file name")?
-        .to_string();
     let start_file = format!("{stem}-start.js");
     let (page, start_script) = with_external_start(&html, &start_file)?;
     std::fs::write(dist.join(&start_file), start_script)
         .with_context(|| format!("writing {start_file}"))?;
     std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
+}
+
+/// The name (without `.js`) of the one JS file Trunk writes: the wasm-bindgen glue.
+fn glue_stem(dist: &Path) -> Result<String> {
+    let scripts = files_with_extension(dist, "js")?;
+    let [glue] = scripts.as_slice() else {
+        bail!("expected Trunk's JS glue alone in dist/, found {scripts:?}");
+    };
+    Ok(glue
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .context("the JS glue's file name")?
+        .to_string())
 }
 
 /// The page with its one inline module script replaced by `src="./{start_file}"` and the
@@ -184,6 +204,8 @@ fn measure(dist: &Path) -> Result<UiSize> {
         wasm_raw: 0,
         wasm_gzip: 0,
         js_gzip: 0,
+        chunks_gzip: 0,
+        chunk_files: 0,
         editor_raw: 0,
         editor_gzip: 0,
         editor_files: editor_files.len(),
@@ -193,8 +215,18 @@ fn measure(dist: &Path) -> Result<UiSize> {
         size.editor_gzip += gzip_len(path)?;
     }
     for path in &wasm {
-        size.wasm_raw += std::fs::metadata(path)?.len();
-        size.wasm_gzip += gzip_len(path)?;
+        // The page-start module is wasm-bindgen's `<glue>_bg.wasm`; the split pieces are not.
+        let is_chunk = !path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with("_bg.wasm"));
+        if is_chunk {
+            size.chunk_files += 1;
+            size.chunks_gzip += gzip_len(path)?;
+        } else {
+            size.wasm_raw += std::fs::metadata(path)?.len();
+            size.wasm_gzip += gzip_len(path)?;
+        }
     }
     for path in &js {
         size.js_gzip += gzip_len(path)?;

@@ -7,6 +7,7 @@ mod bench;
 mod build;
 mod cmd;
 mod setup;
+mod split;
 mod test;
 
 use anyhow::{bail, Result};

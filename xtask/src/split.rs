@@ -1,0 +1,228 @@
+//! Splits the release bundle at the app's split points (`src/pages/chunks.rs`): the shell and
+//! the API tree load at page start, every other page is a wasm module fetched when it is first
+//! opened. Trunk builds the app with the `split` feature and the linker's relocations kept;
+//! this step takes that wasm (before wasm-bindgen), splits it with `wasm_split_cli_support`
+//! (the splitter cargo-leptos uses), runs wasm-bindgen and wasm-opt on the pieces, and puts
+//! them in place of the single module Trunk wrote into dist/.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine as _;
+use sha2::Digest as _;
+
+use crate::cmd;
+
+/// What the split build of the app needs from rustc: the `split` feature (split points
+/// become imports the splitter resolves) and relocations in the linked wasm (the splitter
+/// follows them to find what each piece uses). `erase_components` is repeated from
+/// .cargo/config.toml because RUSTFLAGS replaces that list.
+pub const RUSTFLAGS: &str = "--cfg erase_components -Clink-args=--emit-relocs";
+/// The cargo feature that turns the split points on.
+pub const FEATURE: &str = "split";
+
+/// The flags Trunk's `data-wasm-opt="z"` amounts to, for the pieces Trunk never sees.
+const WASM_OPT_FLAGS: [&str; 5] = [
+    "-Oz",
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+];
+
+/// Replaces Trunk's single module in `dist` with the split one. `glue_stem` is the name of
+/// Trunk's JS glue without `.js` (`kube-atlas-<hash>`), which keeps its name.
+pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
+    let linked = target_dir().join("wasm32-unknown-unknown/release/kube-atlas.wasm");
+    let input = std::fs::read(&linked).with_context(|| format!("reading {}", linked.display()))?;
+    let work = target_dir().join("split");
+    if work.exists() {
+        std::fs::remove_dir_all(&work).with_context(|| format!("removing {}", work.display()))?;
+    }
+    let pieces = work.join("pieces");
+    std::fs::create_dir_all(&pieces)?;
+    let main_module = format!("./{glue_stem}.js");
+    let loader = format!("./{glue_stem}-split.js");
+    let main_out = work.join("main.wasm");
+    let split = wasm_split_cli_support::transform({
+        let mut options = wasm_split_cli_support::Options::new(&input);
+        options.output_dir = &pieces;
+        options.main_out_path = &main_out;
+        options.main_module = &main_module;
+        options.link_name = &loader;
+        options
+    })
+    .map_err(|error| anyhow::anyhow!("splitting {}: {error:?}", linked.display()))?;
+    if split.split_modules.is_empty() {
+        bail!(
+            "the splitter found no split points in {}: was it built with the `{FEATURE}` \
+             feature and `{RUSTFLAGS}`?",
+            linked.display()
+        );
+    }
+
+    let bindgen = work.join("bindgen");
+    cmd::run(
+        cmd::command("wasm-bindgen")
+            .args(["--target", "web", "--no-typescript", "--keep-lld-exports"])
+            .args(["--no-demangle", "--out-name", glue_stem, "--out-dir"])
+            .arg(&bindgen)
+            .arg(&main_out),
+    )?;
+
+    let glue = bindgen.join(format!("{glue_stem}.js"));
+    std::fs::copy(&glue, dist.join(format!("{glue_stem}.js")))
+        .with_context(|| format!("copying {}", glue.display()))?;
+    wasm_opt(
+        &bindgen.join(format!("{glue_stem}_bg.wasm")),
+        &dist.join(format!("{glue_stem}_bg.wasm")),
+    )?;
+    copy_tree(&bindgen.join("snippets"), &dist.join("snippets"))?;
+    for entry in std::fs::read_dir(&pieces)? {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("a split piece's file name")?
+            .to_string();
+        if name.ends_with(".wasm") {
+            wasm_opt(&path, &dist.join(format!("{glue_stem}-{name}")))?;
+        } else {
+            std::fs::copy(&path, dist.join(&name))?;
+        }
+    }
+    rename_pieces_in_loader(
+        &dist.join(loader.trim_start_matches("./")),
+        &pieces,
+        glue_stem,
+    )?;
+    refresh_integrity(dist)?;
+    Ok(())
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"))
+}
+
+fn wasm_opt(input: &Path, output: &Path) -> Result<()> {
+    cmd::run(
+        cmd::command("wasm-opt")
+            .args(WASM_OPT_FLAGS)
+            .arg(input)
+            .arg("-o")
+            .arg(output),
+    )
+}
+
+/// The loader names each piece `./<name>.wasm`; in dist/ they carry the build's hash, as
+/// Trunk's files do, so a browser never pairs a cached piece with a newer main module.
+fn rename_pieces_in_loader(loader: &Path, pieces: &Path, glue_stem: &str) -> Result<()> {
+    let mut text =
+        std::fs::read_to_string(loader).with_context(|| format!("reading {}", loader.display()))?;
+    for entry in std::fs::read_dir(pieces)? {
+        let path = entry?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !name.ends_with(".wasm") {
+            continue;
+        }
+        let quoted = format!("\"./{name}\"");
+        if !text.contains(&quoted) {
+            bail!("the split loader does not name {name}");
+        }
+        text = text.replace(&quoted, &format!("\"./{glue_stem}-{name}\""));
+    }
+    std::fs::write(loader, text)?;
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    if !from.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let path = entry?.path();
+        let target = to.join(path.file_name().context("a file name")?);
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Trunk wrote `integrity="sha384-…"` for the files it produced; the split replaced some of
+/// them, so every `href="./…" … integrity="…"` in index.html is computed again.
+fn refresh_integrity(dist: &Path) -> Result<()> {
+    let index = dist.join("index.html");
+    let html = std::fs::read_to_string(&index)?;
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("href=\"./") {
+        let (before, from_href) = rest.split_at(at);
+        out.push_str(before);
+        let path_start = "href=\"./".len();
+        let path_end = from_href[path_start..]
+            .find('"')
+            .context("an unterminated href in index.html")?
+            + path_start;
+        let file = &from_href[path_start..path_end];
+        let tag_end = from_href
+            .find('>')
+            .context("an unterminated tag in index.html")?;
+        let tag = &from_href[..tag_end];
+        match tag.find("integrity=\"") {
+            Some(integrity_at) => {
+                let value_start = integrity_at + "integrity=\"".len();
+                let value_end = tag[value_start..]
+                    .find('"')
+                    .context("an unterminated integrity")?
+                    + value_start;
+                let bytes = std::fs::read(dist.join(file))
+                    .with_context(|| format!("reading dist/{file} for its integrity"))?;
+                let digest = sha2::Sha384::digest(&bytes);
+                let hash = base64::engine::general_purpose::STANDARD.encode(digest);
+                out.push_str(&tag[..value_start]);
+                out.push_str(&format!("sha384-{hash}"));
+                out.push_str(&tag[value_end..]);
+            }
+            None => out.push_str(tag),
+        }
+        rest = &from_href[tag_end..];
+    }
+    out.push_str(rest);
+    std::fs::write(&index, out)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integrity_is_computed_for_the_files_in_dist() {
+        let dist = std::env::temp_dir().join(format!("xtask-sri-{}", std::process::id()));
+        std::fs::create_dir_all(&dist).unwrap();
+        std::fs::write(dist.join("a.js"), "export {};").unwrap();
+        std::fs::write(
+            dist.join("index.html"),
+            "<link rel=\"modulepreload\" href=\"./a.js\" integrity=\"sha384-old\"><link href=\"./b.css\">",
+        )
+        .unwrap();
+        refresh_integrity(&dist).unwrap();
+        let page = std::fs::read_to_string(dist.join("index.html")).unwrap();
+        std::fs::remove_dir_all(&dist).unwrap();
+        let expected =
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(b"export {};"));
+        assert!(
+            page.contains(&format!("integrity=\"sha384-{expected}\"")),
+            "{page}"
+        );
+        assert!(page.contains("<link href=\"./b.css\">"), "{page}");
+    }
+}
