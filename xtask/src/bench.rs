@@ -55,13 +55,15 @@ pub fn run(args: &[String]) -> Result<()> {
         println!("\nxtask bench: ==== UI bundle size ====");
         let size = build::release_ui()?;
         let line = format!(
-            "bench ui-size: wasm_raw_kib={} wasm_gzip_kib={} js_gzip_kib={} page_start_gzip_kib={} editor_gzip_kib={} with_editor_gzip_kib={}",
+            "bench ui-size: wasm_raw_kib={} wasm_gzip_kib={} js_gzip_kib={} page_start_gzip_kib={} pages_gzip_kib={} page_modules={} editor_gzip_kib={} everything_gzip_kib={}",
             size.wasm_raw / 1024,
             size.wasm_gzip / 1024,
             size.js_gzip / 1024,
             (size.wasm_gzip + size.js_gzip) / 1024,
+            size.chunks_gzip / 1024,
+            size.chunk_files,
             size.editor_gzip / 1024,
-            (size.wasm_gzip + size.js_gzip + size.editor_gzip) / 1024
+            (size.wasm_gzip + size.js_gzip + size.chunks_gzip + size.editor_gzip) / 1024
         );
         println!("{line}");
         save_printed_figures("ui-size", &line)?;
