@@ -297,13 +297,18 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_rese
     } else {
         old.map(read_entries).unwrap_or_default()
     };
-    let new_leaves = leaf_paths(new, include_status);
+    let all_leaves = leaf_paths(new, true);
+    // A status write (most writes a cluster sees) owns the same leaves it keeps: walk once.
+    let new_leaves = if include_status {
+        std::borrow::Cow::Borrowed(&all_leaves)
+    } else {
+        std::borrow::Cow::Owned(leaf_paths(new, false))
+    };
     let changed: FieldSet = new_leaves
         .iter()
         .filter(|p| old.and_then(|o| value_at(o, p)) != value_at(new, p))
         .cloned()
         .collect();
-    let all_leaves = leaf_paths(new, true);
     for e in entries.iter_mut() {
         e.fields
             .retain(|p| all_leaves.contains(p) && !changed.contains(p));
