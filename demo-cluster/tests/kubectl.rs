@@ -226,6 +226,8 @@ async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
         let manifest = k.manifest("storage.yaml", STORAGE);
         let applied = k.ok(&["apply", "-f", &manifest]);
         assert_eq!(applied.matches("created").count(), 5, "{applied}");
+        // The claim gets the default class and binds the volume that fits.
+        k.wait_for("jsonpath={.status.phase}=Bound", "pvc/data");
         let table = k.ok(&["get", "sc,pv,pvc,pc,ingressclass", "-n", "default"]);
         for expected in [
             "local (default)",
@@ -233,7 +235,7 @@ async fn kubectl_prints_storage_and_cluster_kinds_as_on_a_real_cluster() {
             "WaitForFirstConsumer|Immediate",
             "RWO,ROX",
             "Retain",
-            "Pending",
+            "default/data",
             "1000",
             "PreemptLowerPriority",
             "k8s.io/ingress-nginx",
