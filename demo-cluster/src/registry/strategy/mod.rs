@@ -181,6 +181,20 @@ impl Strategy for Printed {
     }
 }
 
+/// RBAC kinds: only their printer, and names that are any path segment (kube-apiserver's
+/// `ValidateRBACName`), as the bootstrap roles' `system:` names need.
+pub struct RbacPrinted(pub Printer);
+
+impl Strategy for RbacPrinted {
+    fn name_rule(&self) -> NameRule {
+        NameRule::PathSegment
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(self.0)
+    }
+}
+
 /// Every built-in kind's strategy, by (group, resource).
 static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "bindings", &bindings::Bindings),
