@@ -126,6 +126,7 @@ fn sync_daemon_set(ctx: &Context, set: &Value, nodes: &[Value], owned: Vec<Value
         return;
     }
     let revision = template_hash(&comparable_template(&set["spec"]["template"]));
+    super::revisions::record(ctx, set, &format!("{}-{revision}", name_of(set)), &revision);
     let wanted: Vec<&str> = nodes
         .iter()
         .filter(|n| should_run_on(set, n))

@@ -18,6 +18,7 @@ pub mod ingress;
 pub mod job;
 pub mod kubelet;
 pub mod replicaset;
+pub mod revisions;
 pub mod scheduler;
 pub mod statefulset;
 pub mod volumes;

@@ -287,6 +287,7 @@ fn sync_stateful_set(ctx: &Context, set: &Value, owned: Vec<Value>) {
         return;
     }
     let revision = update_revision(set);
+    super::revisions::record(ctx, set, &revision, &revision);
     let pods: BTreeMap<usize, Value> = owned
         .into_iter()
         .filter_map(|pod| ordinal_of(set, &pod).map(|ordinal| (ordinal, pod)))

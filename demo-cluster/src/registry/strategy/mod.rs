@@ -10,12 +10,14 @@ mod certificates;
 mod common;
 mod componentstatuses;
 mod configmaps;
+mod controllerrevisions;
 mod crds;
 mod cronjobs;
 mod custom;
 mod daemonsets;
 mod deployments;
 mod endpoints;
+mod endpointslices;
 mod events;
 mod horizontalpodautoscalers;
 mod jobs;
@@ -227,10 +229,20 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "secrets", &secrets::Secrets),
     ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
     ("", "services", &services::Services),
+    (
+        "apps",
+        "controllerrevisions",
+        &controllerrevisions::CONTROLLER_REVISIONS,
+    ),
     ("apps", "daemonsets", &daemonsets::DAEMON_SETS),
     ("apps", "deployments", &deployments::DEPLOYMENTS),
     ("apps", "replicasets", &replicasets::REPLICA_SETS),
     ("apps", "statefulsets", &statefulsets::STATEFUL_SETS),
+    (
+        "discovery.k8s.io",
+        "endpointslices",
+        &endpointslices::ENDPOINT_SLICES,
+    ),
     ("events.k8s.io", "events", &events::EventsV1),
     (
         "authentication.k8s.io",

@@ -22,7 +22,15 @@ fn cells(o: &Value) -> Vec<Value> {
         subjects
             .iter()
             .filter(|x| x["kind"] == kind)
-            .map(|x| s(&x["name"]))
+            // Service accounts as namespace/name (rbac.SubjectsStrings).
+            .map(
+                |x| match x["namespace"].as_str().filter(|n| !n.is_empty()) {
+                    Some(namespace) if kind == "ServiceAccount" => {
+                        format!("{namespace}/{}", s(&x["name"]))
+                    }
+                    _ => s(&x["name"]),
+                },
+            )
             .collect::<Vec<_>>()
             .join(", ")
     };
