@@ -29,7 +29,8 @@ use tokio::task::JoinHandle;
 
 pub use http::Tuning;
 use registry::Registry;
-use storage::store::{ObjectKey, Store};
+use storage::object::ObjectKey;
+use storage::store::Store;
 
 /// How the demo cluster is started (mirrors the binary's flags).
 #[derive(Debug, Clone)]

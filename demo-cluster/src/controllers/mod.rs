@@ -33,7 +33,7 @@ use tokio::task::JoinHandle;
 
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{Registry, WriteOptions};
-use crate::storage::store::{ObjectKey, ObjectRef};
+use crate::storage::object::{ObjectKey, ObjectRef};
 use crate::storage::watch_cache::StoredEvent;
 use events::EventRecorder;
 

@@ -23,8 +23,8 @@ use crate::registry::{DeleteOptions, DeleteOutcome, PatchType, Registry, WriteOp
 use crate::status::{
     ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES, PATCH_MEDIA_TYPES,
 };
+use crate::storage::object::{write_partial_metadata, ObjectRef, StoredObject};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
-use crate::storage::store::{write_partial_metadata, ObjectRef, StoredObject};
 
 #[derive(Debug)]
 pub enum Target {

@@ -18,8 +18,9 @@ use std::sync::{Arc, RwLock};
 use serde_json::{json, Value};
 
 use crate::status::{success_status, ApiError, ApiResult, Cause};
+use crate::storage::object::{ObjectKey, ObjectRef, StoredObject};
 use crate::storage::selectors::LabelSelector;
-use crate::storage::store::{rv_of, ObjectKey, ObjectRef, Store, StoredObject};
+use crate::storage::store::{rv_of, Store};
 use kinds::ResourceDef;
 use managed_fields::Writer;
 
