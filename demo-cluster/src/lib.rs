@@ -13,6 +13,7 @@ pub mod names;
 pub mod openapi;
 pub mod protobuf;
 pub mod registry;
+pub mod schemas;
 pub mod seed;
 pub mod status;
 pub mod storage;
