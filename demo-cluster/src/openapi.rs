@@ -32,13 +32,7 @@ fn query_param(name: &str, v3: bool) -> Value {
     }
 }
 
-fn operation(
-    def: &ResourceDef,
-    action: &str,
-    op_id: String,
-    v3: bool,
-    with_write_params: bool,
-) -> Value {
+fn operation(gvk: &Value, action: &str, op_id: String, v3: bool, with_write_params: bool) -> Value {
     let mut params = vec![];
     if with_write_params {
         for p in ["dryRun", "fieldManager", "fieldValidation"] {
@@ -53,7 +47,7 @@ fn operation(
         "parameters": params,
         "responses": {"200": {"description": "OK"}, "401": {"description": "Unauthorized"}},
         "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": {"group": def.group, "version": def.version, "kind": def.kind},
+        "x-kubernetes-group-version-kind": gvk,
     });
     if action == "patch" {
         let types = [
@@ -86,13 +80,21 @@ fn camel(s: &str) -> String {
         .collect()
 }
 
+/// The operations of every resource and subresource, as kube-apiserver publishes them: one
+/// per verb it serves (so the create-only review kinds have a POST on their collection and
+/// nothing else), named `<verb><Group><Version>[Namespaced]<Kind>[<Subresource>]`.
 fn paths_for(defs: &[Arc<ResourceDef>], v3: bool) -> Map<String, Value> {
     let mut paths = Map::new();
     for d in defs {
         let prefix = format!("/{}", gv_path(&d.group, &d.version));
         let gv_id = format!(
             "{}{}",
-            camel(if d.group.is_empty() { "core" } else { &d.group }),
+            // kube-apiserver's operation IDs drop the `.k8s.io` of built-in groups.
+            camel(if d.group.is_empty() {
+                "core"
+            } else {
+                d.group.trim_end_matches(".k8s.io")
+            }),
             camel(&d.version)
         );
         let (collection, object) = if d.namespaced {
@@ -108,30 +110,130 @@ fn paths_for(defs: &[Arc<ResourceDef>], v3: bool) -> Map<String, Value> {
         };
         let scope = if d.namespaced { "Namespaced" } else { "" };
         let kind = &d.kind;
-        paths.insert(
-            collection,
-            json!({
-                "get": operation(d, "list", format!("list{gv_id}{scope}{kind}"), v3, false),
-                "post": operation(d, "post", format!("create{gv_id}{scope}{kind}"), v3, true),
-            }),
-        );
-        paths.insert(
-            object.clone(),
-            json!({
-                "get": operation(d, "get", format!("read{gv_id}{scope}{kind}"), v3, false),
-                "put": operation(d, "put", format!("replace{gv_id}{scope}{kind}"), v3, true),
-                "patch": operation(d, "patch", format!("patch{gv_id}{scope}{kind}"), v3, true),
-                "delete": operation(d, "delete", format!("delete{gv_id}{scope}{kind}"), v3, false),
-            }),
-        );
+        let gvk = json!({"group": d.group, "version": d.version, "kind": d.kind});
+        // (method, verb served, x-kubernetes-action, operationId, write parameters)
+        let collection_ops = [
+            (
+                "get",
+                "list",
+                "list",
+                format!("list{gv_id}{scope}{kind}"),
+                false,
+            ),
+            (
+                "post",
+                "create",
+                "post",
+                format!("create{gv_id}{scope}{kind}"),
+                true,
+            ),
+            (
+                "delete",
+                "deletecollection",
+                "deletecollection",
+                format!("delete{gv_id}Collection{scope}{kind}"),
+                false,
+            ),
+        ];
+        let object_ops = [
+            (
+                "get",
+                "get",
+                "get",
+                format!("read{gv_id}{scope}{kind}"),
+                false,
+            ),
+            (
+                "put",
+                "update",
+                "put",
+                format!("replace{gv_id}{scope}{kind}"),
+                true,
+            ),
+            (
+                "patch",
+                "patch",
+                "patch",
+                format!("patch{gv_id}{scope}{kind}"),
+                true,
+            ),
+            (
+                "delete",
+                "delete",
+                "delete",
+                format!("delete{gv_id}{scope}{kind}"),
+                false,
+            ),
+        ];
+        // The operations of `ops` whose verb is among `verbs`, by method.
+        type Op<'a> = (&'a str, &'a str, &'a str, String, bool);
+        let served = |verbs: &[String], gvk: &Value, ops: &[Op]| -> Map<String, Value> {
+            ops.iter()
+                .filter(|(_, verb, ..)| verbs.iter().any(|v| v == verb))
+                .map(|(method, _, action, id, write)| {
+                    (
+                        method.to_string(),
+                        operation(gvk, action, id.clone(), v3, *write),
+                    )
+                })
+                .collect()
+        };
+        for (path, ops) in [
+            (collection, &collection_ops[..]),
+            (object.clone(), &object_ops[..]),
+        ] {
+            let ops = served(&d.verbs, &gvk, ops);
+            if !ops.is_empty() {
+                paths.insert(path, Value::Object(ops));
+            }
+        }
+        if d.namespaced && d.supports("list") {
+            paths.insert(
+                format!("{prefix}/{}", d.resource),
+                json!({"get": operation(&gvk, "list", format!("list{gv_id}{kind}ForAllNamespaces"), v3, false)}),
+            );
+        }
         for s in &d.subresources {
-            if s.verbs.iter().any(|v| v == "patch") {
-                let sub_kind = format!("{kind}{}", camel(&s.name));
-                paths.insert(format!("{object}/{}", s.name), json!({
-                    "get": operation(d, "get", format!("read{gv_id}{scope}{sub_kind}"), v3, false),
-                    "put": operation(d, "put", format!("replace{gv_id}{scope}{sub_kind}"), v3, true),
-                    "patch": operation(d, "patch", format!("patch{gv_id}{scope}{sub_kind}"), v3, true),
-                }));
+            let sub_kind = format!("{kind}{}", camel(&s.name));
+            let sub_ops = [
+                (
+                    "get",
+                    "get",
+                    "get",
+                    format!("read{gv_id}{scope}{sub_kind}"),
+                    false,
+                ),
+                (
+                    "post",
+                    "create",
+                    "post",
+                    format!("create{gv_id}{scope}{sub_kind}"),
+                    true,
+                ),
+                (
+                    "put",
+                    "update",
+                    "put",
+                    format!("replace{gv_id}{scope}{sub_kind}"),
+                    true,
+                ),
+                (
+                    "patch",
+                    "patch",
+                    "patch",
+                    format!("patch{gv_id}{scope}{sub_kind}"),
+                    true,
+                ),
+            ];
+            // The subresource's own kind (autoscaling/v1 Scale, policy/v1 Eviction, ...).
+            let sub_gvk = json!({
+                "group": s.group.as_deref().unwrap_or(&d.group),
+                "version": s.version.as_deref().unwrap_or(&d.version),
+                "kind": s.kind,
+            });
+            let ops = served(&s.verbs, &sub_gvk, &sub_ops);
+            if !ops.is_empty() {
+                paths.insert(format!("{object}/{}", s.name), Value::Object(ops));
             }
         }
     }
@@ -304,6 +406,31 @@ pub fn v3_index(registry: &Registry) -> Value {
         );
     }
     json!({"paths": paths})
+}
+
+/// The media type of OpenAPI v2 in protobuf (gnostic's `openapi_v2.Document`), the only
+/// form kubectl asks `/openapi/v2` for (as `...spec.v2@v1.0+protobuf`, kube-openapi's older
+/// spelling, which a response cannot carry: `@` is not allowed in a media type).
+pub const V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// Whether an Accept header asks for [`V2_PROTOBUF`] in either spelling.
+pub fn accepts_v2_protobuf(accept: &str) -> bool {
+    accept.contains("com.github.proto-openapi.spec.v2")
+}
+
+/// `/openapi/v2` in protobuf: the document's header only (swagger version and info), without
+/// paths or definitions. kubectl reads it when a kind has no PATCH operation in the v3
+/// documents (the create-only kinds) to learn whether the server validates fields; finding
+/// none there, it validates on the client, where a kind without a schema is not checked.
+pub fn v2_protobuf() -> Vec<u8> {
+    fn field(number: u8, bytes: &[u8]) -> Vec<u8> {
+        // Length-delimited field; every length here is below 128 (a one-byte varint).
+        let mut out = vec![(number << 3) | 2, bytes.len() as u8];
+        out.extend_from_slice(bytes);
+        out
+    }
+    let info = [field(1, b"Kubernetes"), field(2, b"v1.34.0")].concat();
+    [field(1, b"2.0"), field(2, &info)].concat()
 }
 
 pub fn v2_document(registry: &Registry) -> Value {
