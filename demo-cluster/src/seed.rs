@@ -60,6 +60,16 @@ fn stateful_set(name: &str, image: &str, replicas: i64, port: i64) -> Value {
     })
 }
 
+/// `set`'s first container takes `POSTGRES_PASSWORD` from the Secret `secret` (created with
+/// the shop's configuration), as database images are configured.
+fn with_password(mut set: Value, secret: &str) -> Value {
+    set["spec"]["template"]["spec"]["containers"][0]["env"] = json!([{
+        "name": "POSTGRES_PASSWORD",
+        "valueFrom": {"secretKeyRef": {"name": secret, "key": "password"}},
+    }]);
+    set
+}
+
 fn headless_service(name: &str, port: i64) -> Value {
     let mut headless = service(name, port, port);
     headless["spec"]["clusterIP"] = json!("None");
@@ -106,7 +116,7 @@ pub fn seed_workloads(registry: &Registry) {
     for (group, resource, namespace, body) in storage_and_ingress_classes() {
         create(group, resource, namespace, body);
     }
-    for (resource, body) in frontend_configuration() {
+    for (resource, body) in shop_configuration() {
         create("", resource, "shop", body);
     }
     create(
@@ -162,7 +172,10 @@ pub fn seed_workloads(registry: &Registry) {
         "apps",
         "statefulsets",
         "shop",
-        stateful_set("db", "postgres:16.4", 2, 5432),
+        with_password(
+            stateful_set("db", "postgres:16.4", 2, 5432),
+            "db-credentials",
+        ),
     );
     create(
         "apps",
@@ -230,9 +243,9 @@ fn storage_and_ingress_classes() -> Vec<Seeded> {
     ]
 }
 
-/// The ConfigMap and Secrets of shop/frontend (its settings, and its TLS certificate for
-/// the Ingress).
-fn frontend_configuration() -> Vec<(&'static str, Value)> {
+/// The ConfigMap and Secrets of the shop: the frontend's settings, the database's password
+/// and the TLS certificate of the Ingress.
+fn shop_configuration() -> Vec<(&'static str, Value)> {
     vec![
         (
             "configmaps",
@@ -250,6 +263,15 @@ fn frontend_configuration() -> Vec<(&'static str, Value)> {
                 "metadata": {"name": "frontend-secrets", "labels": {"app": "frontend"}},
                 // "demo-session-key" and "demo-password"
                 "data": {"SESSION_KEY": "ZGVtby1zZXNzaW9uLWtleQ==", "DB_PASSWORD": "ZGVtby1wYXNzd29yZA=="},
+            }),
+        ),
+        (
+            "secrets",
+            json!({
+                "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                "metadata": {"name": "db-credentials", "labels": {"app": "db"}},
+                // "demo-password"
+                "data": {"password": "ZGVtby1wYXNzd29yZA=="},
             }),
         ),
         (

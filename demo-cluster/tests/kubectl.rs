@@ -437,6 +437,9 @@ async fn kubectl_shows_the_seeded_cluster_as_a_real_one() {
             "jsonpath={.items[0].spec.volumes[0].configMap.name} {.items[0].spec.containers[0].envFrom[0].secretRef.name}"]);
         assert_eq!(mounted, "frontend-config frontend-secrets");
         k.ok(&["get", "configmap", "frontend-config", "-n", "shop"]);
+        let password = k.ok(&["get", "statefulset", "db", "-n", "shop", "-o",
+            "jsonpath={.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name}"]);
+        k.ok(&["get", "secret", &password, "-n", "shop"]);
         assert!(k.ok(&["get", "secrets", "-n", "shop"]).contains("kubernetes.io/tls"));
         let bindings = k.ok(&["get", "clusterrolebindings"]);
         assert_eq!(row(&bindings, "system:basic-user")[1], "ClusterRole/system:basic-user");
