@@ -716,3 +716,70 @@ async fn kubectl_gets_every_listable_resource_with_kube_apiserver_columns() {
     })
     .await;
 }
+
+const CLUSTER_KINDS: &str = r#"apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: csi.example.com}
+spec: {attachRequired: false, volumeLifecycleModes: [Persistent]}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttributesClass
+metadata: {name: gold}
+driverName: csi.example.com
+---
+apiVersion: networking.k8s.io/v1
+kind: ServiceCIDR
+metadata: {name: extra}
+spec: {cidrs: [10.100.0.0/16]}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: batch}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 10
+    limitResponse: {type: Queue, queuing: {queues: 16, handSize: 4, queueLengthLimit: 50}}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: batch-jobs}
+spec:
+  priorityLevelConfiguration: {name: batch}
+  matchingPrecedence: 500
+  distinguisherMethod: {type: ByUser}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas-limit}
+spec:
+  validations: [{expression: "object.spec.replicas <= 5"}]
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_prints_csi_flowcontrol_admission_and_dra_kinds_with_their_columns() {
+    with_kubectl(|k| {
+        let manifest = k.manifest("kinds.yaml", CLUSTER_KINDS);
+        assert_eq!(k.ok(&["apply", "-f", &manifest]).matches("created").count(), 7);
+        for (resource, expected, row_name, cells) in [
+            ("csidrivers", "NAME | ATTACHREQUIRED | PODINFOONMOUNT | STORAGECAPACITY | TOKENREQUESTS | REQUIRESREPUBLISH | MODES | AGE", "csi.example.com", &["false", "false", "false", "<unset>", "false", "Persistent"][..]),
+            ("volumeattributesclasses", "NAME | DRIVERNAME | AGE", "gold", &["csi.example.com"][..]),
+            ("servicecidrs", "NAME | CIDRS | AGE", "extra", &["10.100.0.0/16"][..]),
+            ("prioritylevelconfigurations", "NAME | TYPE | NOMINALCONCURRENCYSHARES | QUEUES | HANDSIZE | QUEUELENGTHLIMIT | AGE", "batch", &["Limited", "10", "16", "4", "50"][..]),
+            ("flowschemas", "NAME | PRIORITYLEVEL | MATCHINGPRECEDENCE | DISTINGUISHERMETHOD | AGE | MISSINGPL", "batch-jobs", &["batch", "500", "ByUser"][..]),
+            ("validatingadmissionpolicies", "NAME | VALIDATIONS | PARAMKIND | AGE", "replicas-limit", &["1", "<unset>"][..]),
+            ("deviceclasses", "NAME | AGE", "gpu.example.com", &[][..]),
+        ] {
+            let table = k.ok(&["get", resource]);
+            assert_eq!(header(&table), expected, "{resource}:\n{table}");
+            assert_eq!(row(&table, row_name)[1..=cells.len()], *cells, "{resource}:\n{table}");
+        }
+    })
+    .await;
+}

@@ -5,6 +5,7 @@
 //! table [`BUILT_IN`] finds them by (group, resource), so a custom resource that shares a
 //! built-in's plural in its own group gets none of the built-in's behaviour.
 
+mod admissionpolicies;
 mod bindings;
 mod certificates;
 mod common;
@@ -13,12 +14,15 @@ mod configmaps;
 mod controllerrevisions;
 mod crds;
 mod cronjobs;
+mod csi;
 mod custom;
 mod daemonsets;
 mod deployments;
+mod dra;
 mod endpoints;
 mod endpointslices;
 mod events;
+mod flowcontrol;
 mod horizontalpodautoscalers;
 mod jobs;
 mod leases;
@@ -345,6 +349,71 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         "runtimeclasses",
         &runtimeclasses::RuntimeClasses,
     ),
+    (
+        "networking.k8s.io",
+        "ipaddresses",
+        &networking::IP_ADDRESSES,
+    ),
+    (
+        "networking.k8s.io",
+        "servicecidrs",
+        &networking::SERVICE_CIDRS,
+    ),
+    ("storage.k8s.io", "csidrivers", &csi::CSI_DRIVERS),
+    ("storage.k8s.io", "csinodes", &csi::CSI_NODES),
+    (
+        "storage.k8s.io",
+        "csistoragecapacities",
+        &csi::CSI_STORAGE_CAPACITIES,
+    ),
+    (
+        "storage.k8s.io",
+        "volumeattachments",
+        &csi::VOLUME_ATTACHMENTS,
+    ),
+    (
+        "storage.k8s.io",
+        "volumeattributesclasses",
+        &csi::VOLUME_ATTRIBUTES_CLASSES,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "flowschemas",
+        &flowcontrol::FLOW_SCHEMAS,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "prioritylevelconfigurations",
+        &flowcontrol::PRIORITY_LEVELS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicies",
+        &admissionpolicies::VALIDATING_POLICIES,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicybindings",
+        &admissionpolicies::POLICY_BINDINGS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingadmissionpolicies",
+        &admissionpolicies::MUTATING_POLICIES,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingadmissionpolicybindings",
+        &admissionpolicies::POLICY_BINDINGS,
+    ),
+    ("resource.k8s.io", "deviceclasses", &dra::NAME_AND_AGE),
+    ("resource.k8s.io", "resourceclaims", &dra::RESOURCE_CLAIMS),
+    (
+        "resource.k8s.io",
+        "resourceclaimtemplates",
+        &dra::NAME_AND_AGE,
+    ),
+    ("resource.k8s.io", "resourceslices", &dra::RESOURCE_SLICES),
 ];
 
 /// The strategy of the kind `def` serves: a built-in's by (group, resource), the generic
