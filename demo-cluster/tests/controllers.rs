@@ -177,10 +177,15 @@ async fn rolled_out(client: &Client, ns: &str, name: &str, replicas: i64) -> Val
 }
 
 /// Waits until exactly `count` pods of `app` exist, all running and ready.
+/// Exactly `count` pods of `app`, all Running and Ready and none on its way out (a pod
+/// being deleted still runs until its kubelet stops it).
 async fn running_pods(client: &Client, ns: &str, app: &str, count: usize) -> Vec<Value> {
     eventually(&format!("{count} running pods of {app}"), || async {
         let pods = pods_of(client, ns, app).await;
-        (pods.len() == count && pods.iter().all(is_running_and_ready)).then_some(pods)
+        let settled = pods
+            .iter()
+            .all(|p| is_running_and_ready(p) && p["metadata"]["deletionTimestamp"].is_null());
+        (pods.len() == count && settled).then_some(pods)
     })
     .await
 }
