@@ -759,14 +759,21 @@ apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu.example.com}
 spec: {}
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: worker, namespace: default}
+template:
+  metadata: {labels: {app: worker}}
+  spec: {containers: [{name: main, image: "busybox:1.36"}]}
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
-async fn kubectl_prints_csi_flowcontrol_admission_and_dra_kinds_with_their_columns() {
+async fn kubectl_prints_csi_flowcontrol_admission_dra_and_template_kinds_with_their_columns() {
     with_kubectl(|k| {
         let manifest = k.manifest("kinds.yaml", CLUSTER_KINDS);
-        assert_eq!(k.ok(&["apply", "-f", &manifest]).matches("created").count(), 7);
+        assert_eq!(k.ok(&["apply", "-f", &manifest]).matches("created").count(), 8);
         for (resource, expected, row_name, cells) in [
             ("csidrivers", "NAME | ATTACHREQUIRED | PODINFOONMOUNT | STORAGECAPACITY | TOKENREQUESTS | REQUIRESREPUBLISH | MODES | AGE", "csi.example.com", &["false", "false", "false", "<unset>", "false", "Persistent"][..]),
             ("volumeattributesclasses", "NAME | DRIVERNAME | AGE", "gold", &["csi.example.com"][..]),
@@ -775,6 +782,7 @@ async fn kubectl_prints_csi_flowcontrol_admission_and_dra_kinds_with_their_colum
             ("flowschemas", "NAME | PRIORITYLEVEL | MATCHINGPRECEDENCE | DISTINGUISHERMETHOD | AGE | MISSINGPL", "batch-jobs", &["batch", "500", "ByUser"][..]),
             ("validatingadmissionpolicies", "NAME | VALIDATIONS | PARAMKIND | AGE", "replicas-limit", &["1", "<unset>"][..]),
             ("deviceclasses", "NAME | AGE", "gpu.example.com", &[][..]),
+            ("podtemplates", "NAME | CONTAINERS | IMAGES | POD LABELS", "worker", &["main", "busybox:1.36", "app=worker"][..]),
         ] {
             let table = k.ok(&["get", resource]);
             assert_eq!(header(&table), expected, "{resource}:\n{table}");

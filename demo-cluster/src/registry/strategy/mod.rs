@@ -32,6 +32,7 @@ mod nodes;
 mod persistentvolumes;
 mod poddisruptionbudgets;
 mod pods;
+mod podtemplates;
 pub mod printing;
 mod priorityclasses;
 mod replicasets;
@@ -225,6 +226,7 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &persistentvolumes::PersistentVolumes,
     ),
     ("", "pods", &pods::Pods),
+    ("", "podtemplates", &podtemplates::POD_TEMPLATES),
     (
         "",
         "replicationcontrollers",
