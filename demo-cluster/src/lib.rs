@@ -13,6 +13,7 @@ pub mod names;
 pub mod openapi;
 pub mod protobuf;
 pub mod registry;
+pub mod schemas;
 pub mod seed;
 pub mod status;
 pub mod storage;
@@ -29,7 +30,8 @@ use tokio::task::JoinHandle;
 
 pub use http::Tuning;
 use registry::Registry;
-use storage::store::{ObjectKey, Store};
+use storage::object::ObjectKey;
+use storage::store::Store;
 
 /// How the demo cluster is started (mirrors the binary's flags).
 #[derive(Debug, Clone)]

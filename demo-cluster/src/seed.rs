@@ -1,7 +1,10 @@
 //! Demo workloads created at start (unless `--empty`), so the dashboard shows activity within
 //! seconds: deployments in three namespaces, one crashing, a Job, a CronJob, an `At`, a
-//! StatefulSet with its claims and a DaemonSet on every node. Objects are only ever added
-//! here: the dashboard's end-to-end tests count the older ones.
+//! StatefulSet with its claims and a DaemonSet on every node; and around them what a real
+//! cluster has: a default StorageClass its claims bind through, an Ingress, an HPA, a
+//! PodDisruptionBudget, configuration the pods mount, RBAC roles and bindings, and a CRD
+//! served in two versions. Objects are only ever added here: the dashboard's end-to-end
+//! tests count the older ones.
 
 use serde_json::{json, Value};
 
@@ -19,6 +22,17 @@ fn deployment(name: &str, image: &str, replicas: i64, port: Option<i64>) -> Valu
         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
                  "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}}},
     })
+}
+
+/// `deployment` with the ConfigMap `<name>-config` mounted at /etc/<name> and the Secret
+/// `<name>-secrets` as environment variables, as most real workloads take their settings.
+fn with_config(mut deployment: Value, name: &str) -> Value {
+    let pod = &mut deployment["spec"]["template"]["spec"];
+    pod["volumes"] = json!([{"name": "config", "configMap": {"name": format!("{name}-config")}}]);
+    pod["containers"][0]["volumeMounts"] =
+        json!([{"name": "config", "mountPath": format!("/etc/{name}"), "readOnly": true}]);
+    pod["containers"][0]["envFrom"] = json!([{"secretRef": {"name": format!("{name}-secrets")}}]);
+    deployment
 }
 
 fn service(name: &str, port: i64, target: i64) -> Value {
@@ -44,6 +58,16 @@ fn stateful_set(name: &str, image: &str, replicas: i64, port: i64) -> Value {
                      "spec": {"accessModes": ["ReadWriteOnce"],
                               "resources": {"requests": {"storage": "1Gi"}}}}]},
     })
+}
+
+/// `set`'s first container takes `POSTGRES_PASSWORD` from the Secret `secret` (created with
+/// the shop's configuration), as database images are configured.
+fn with_password(mut set: Value, secret: &str) -> Value {
+    set["spec"]["template"]["spec"]["containers"][0]["env"] = json!([{
+        "name": "POSTGRES_PASSWORD",
+        "valueFrom": {"secretKeyRef": {"name": secret, "key": "password"}},
+    }]);
+    set
 }
 
 fn headless_service(name: &str, port: i64) -> Value {
@@ -89,15 +113,24 @@ pub fn seed_workloads(registry: &Registry) {
         deployment("nginx", "nginx:1.27", 3, Some(80)),
     );
     create("", "services", "default", service("nginx", 80, 80));
+    for (group, resource, namespace, body) in storage_and_ingress_classes() {
+        create(group, resource, namespace, body);
+    }
+    for (resource, body) in shop_configuration() {
+        create("", resource, "shop", body);
+    }
     create(
         "apps",
         "deployments",
         "shop",
-        deployment(
+        with_config(
+            deployment(
+                "frontend",
+                "ghcr.io/kube-atlas/web-frontend:1.4.2",
+                2,
+                Some(8080),
+            ),
             "frontend",
-            "ghcr.io/kube-atlas/web-frontend:1.4.2",
-            2,
-            Some(8080),
         ),
     );
     create("", "services", "shop", service("frontend", 80, 8080));
@@ -139,7 +172,10 @@ pub fn seed_workloads(registry: &Registry) {
         "apps",
         "statefulsets",
         "shop",
-        stateful_set("db", "postgres:16.4", 2, 5432),
+        with_password(
+            stateful_set("db", "postgres:16.4", 2, 5432),
+            "db-credentials",
+        ),
     );
     create(
         "apps",
@@ -147,6 +183,21 @@ pub fn seed_workloads(registry: &Registry) {
         "kube-system",
         daemon_set("node-agent", "ghcr.io/kube-atlas/node-agent:0.3.1"),
     );
+    for (group, resource, namespace, body) in shop_operations() {
+        create(group, resource, namespace, body);
+    }
+    for (group, resource, namespace, body) in rbac() {
+        create(group, resource, namespace, body);
+    }
+    create(
+        crate::registry::CRD_GROUP,
+        crate::registry::CRD_RESOURCE,
+        "",
+        cron_tab_crd(),
+    );
+    if let Some(def) = registry.resolve(CRON_TAB_GROUP, "v1", "crontabs") {
+        let _ = registry.create(&def, "shop", nightly_vacuum(), &opts);
+    }
     if let Some(def) = registry.resolve(cnat::GROUP, cnat::VERSION, cnat::PLURAL) {
         let when = chrono::Utc::now() + chrono::Duration::seconds(20);
         let at = json!({
@@ -156,4 +207,302 @@ pub fn seed_workloads(registry: &Registry) {
         });
         let _ = registry.create(&def, "demo", at, &opts);
     }
+}
+
+/// An object to create: (group, resource, namespace, body).
+type Seeded = (&'static str, &'static str, &'static str, Value);
+
+/// kind's default StorageClass (claims without a class get it and bind once a pod uses
+/// them) and the IngressClass of ingress-nginx.
+fn storage_and_ingress_classes() -> Vec<Seeded> {
+    vec![
+        (
+            "storage.k8s.io",
+            "storageclasses",
+            "",
+            json!({
+                "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                "metadata": {"name": "standard",
+                             "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                "provisioner": "rancher.io/local-path", "reclaimPolicy": "Delete",
+                "volumeBindingMode": "WaitForFirstConsumer",
+            }),
+        ),
+        (
+            "networking.k8s.io",
+            "ingressclasses",
+            "",
+            json!({
+                "apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+                "metadata": {"name": "nginx",
+                             "labels": {"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"},
+                             "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+                "spec": {"controller": crate::controllers::ingress::CONTROLLER},
+            }),
+        ),
+    ]
+}
+
+/// The ConfigMap and Secrets of the shop: the frontend's settings, the database's password
+/// and the TLS certificate of the Ingress.
+fn shop_configuration() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "configmaps",
+            json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "frontend-config", "labels": {"app": "frontend"}},
+                "data": {"config.json": "{\"cartUrl\": \"http://cart:6379\", \"currency\": \"EUR\"}\n",
+                         "LOG_LEVEL": "info"},
+            }),
+        ),
+        (
+            "secrets",
+            json!({
+                "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                "metadata": {"name": "frontend-secrets", "labels": {"app": "frontend"}},
+                // "demo-session-key" and "demo-password"
+                "data": {"SESSION_KEY": "ZGVtby1zZXNzaW9uLWtleQ==", "DB_PASSWORD": "ZGVtby1wYXNzd29yZA=="},
+            }),
+        ),
+        (
+            "secrets",
+            json!({
+                "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                "metadata": {"name": "db-credentials", "labels": {"app": "db"}},
+                // "demo-password"
+                "data": {"password": "ZGVtby1wYXNzd29yZA=="},
+            }),
+        ),
+        (
+            "secrets",
+            json!({
+                "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
+                "metadata": {"name": "frontend-tls", "labels": {"app": "frontend"}},
+                // Placeholders: nothing terminates TLS in the simulation.
+                "data": {"tls.crt": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCmRlbW8KLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=",
+                         "tls.key": "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCmRlbW8KLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo="},
+            }),
+        ),
+    ]
+}
+
+/// What runs the shop in production: its Ingress, an autoscaler for the frontend and a
+/// disruption budget for the database.
+fn shop_operations() -> Vec<Seeded> {
+    vec![
+        (
+            "networking.k8s.io",
+            "ingresses",
+            "shop",
+            json!({
+                "apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                "metadata": {"name": "frontend", "labels": {"app": "frontend"}},
+                "spec": {"ingressClassName": "nginx",
+                         "tls": [{"hosts": ["shop.demo.local"], "secretName": "frontend-tls"}],
+                         "rules": [{"host": "shop.demo.local", "http": {"paths": [
+                             {"path": "/", "pathType": "Prefix",
+                              "backend": {"service": {"name": "frontend", "port": {"number": 80}}}}]}}]},
+            }),
+        ),
+        (
+            "autoscaling",
+            "horizontalpodautoscalers",
+            "shop",
+            json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "frontend", "labels": {"app": "frontend"}},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "frontend"},
+                         "minReplicas": 2, "maxReplicas": 6,
+                         "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                             "target": {"type": "Utilization", "averageUtilization": 70}}}]},
+            }),
+        ),
+        (
+            "policy",
+            "poddisruptionbudgets",
+            "shop",
+            json!({
+                "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "db", "labels": {"app": "db"}},
+                "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}},
+            }),
+        ),
+    ]
+}
+
+/// A bootstrap RBAC object as kube-apiserver creates them.
+fn bootstrap(kind: &str, name: &str, body: Value) -> Value {
+    let mut obj = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+        "metadata": {"name": name,
+                     "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
+                     "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"}},
+    });
+    if let (Some(target), Some(fields)) = (obj.as_object_mut(), body.as_object()) {
+        target.extend(fields.clone());
+    }
+    obj
+}
+
+fn cluster_role_binding(name: &str, role: &str, subject: Value) -> Seeded {
+    let body = json!({
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [subject],
+    });
+    (
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        "",
+        bootstrap("ClusterRoleBinding", name, body),
+    )
+}
+
+/// A few of kube-apiserver's bootstrap roles and bindings, and the shop's own: its
+/// frontend's ServiceAccount may read its configuration.
+fn rbac() -> Vec<Seeded> {
+    let group = |name: &str| json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": name});
+    let cluster_role = |name: &str, rules: Value| {
+        (
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            "",
+            bootstrap("ClusterRole", name, json!({"rules": rules})),
+        )
+    };
+    let read = json!(["get", "list", "watch"]);
+    vec![
+        cluster_role(
+            "cluster-admin",
+            json!([
+            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+            {"nonResourceURLs": ["*"], "verbs": ["*"]}]),
+        ),
+        cluster_role(
+            "admin",
+            json!([
+            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
+             "resources": ["*"], "verbs": ["*"]},
+            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["*"]}]),
+        ),
+        cluster_role(
+            "edit",
+            json!([
+            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
+             "resources": ["*"], "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]}]),
+        ),
+        cluster_role(
+            "view",
+            json!([
+            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
+             "resources": ["*"], "verbs": read}]),
+        ),
+        cluster_role(
+            "system:basic-user",
+            json!([
+            {"apiGroups": ["authorization.k8s.io"],
+             "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], "verbs": ["create"]},
+            {"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"], "verbs": ["create"]}]),
+        ),
+        cluster_role(
+            "system:discovery",
+            json!([
+            {"nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
+                                 "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+             "verbs": ["get"]}]),
+        ),
+        cluster_role(
+            "system:kube-scheduler",
+            json!([
+            {"apiGroups": [""], "resources": ["pods", "nodes", "persistentvolumeclaims", "persistentvolumes"], "verbs": read},
+            {"apiGroups": [""], "resources": ["bindings", "pods/binding"], "verbs": ["create"]},
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create", "get", "update"]}]),
+        ),
+        cluster_role_binding("cluster-admin", "cluster-admin", group("system:masters")),
+        cluster_role_binding(
+            "system:basic-user",
+            "system:basic-user",
+            group("system:authenticated"),
+        ),
+        cluster_role_binding(
+            "system:discovery",
+            "system:discovery",
+            group("system:authenticated"),
+        ),
+        cluster_role_binding(
+            "system:kube-scheduler",
+            "system:kube-scheduler",
+            json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "system:kube-scheduler"}),
+        ),
+        (
+            "",
+            "serviceaccounts",
+            "shop",
+            json!({
+                "apiVersion": "v1", "kind": "ServiceAccount",
+                "metadata": {"name": "frontend", "labels": {"app": "frontend"}},
+            }),
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "roles",
+            "shop",
+            json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "frontend-config-reader", "labels": {"app": "frontend"}},
+                "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": read},
+                          {"apiGroups": [""], "resources": ["secrets"],
+                           "resourceNames": ["frontend-secrets"], "verbs": ["get"]}],
+            }),
+        ),
+        (
+            "rbac.authorization.k8s.io",
+            "rolebindings",
+            "shop",
+            json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": "frontend-config-reader", "labels": {"app": "frontend"}},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "frontend-config-reader"},
+                "subjects": [{"kind": "ServiceAccount", "name": "frontend", "namespace": "shop"}],
+            }),
+        ),
+    ]
+}
+
+const CRON_TAB_GROUP: &str = "stable.example.com";
+
+/// The CronTab CRD of the Kubernetes documentation, served as v1 (stored, preferred) and
+/// the older v1beta1, so custom resources show a preferred version and conversion too.
+fn cron_tab_crd() -> Value {
+    let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "cronSpec": {"type": "string", "description": "When to run, as a cron schedule."},
+            "image": {"type": "string", "description": "The image the job runs."},
+            "replicas": {"type": "integer", "description": "Pods run at each schedule."}}}}}});
+    let columns = json!([
+        {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
+        {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]);
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("crontabs.{CRON_TAB_GROUP}")},
+        "spec": {
+            "group": CRON_TAB_GROUP, "scope": "Namespaced",
+            "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab",
+                      "listKind": "CronTabList", "shortNames": ["ct"]},
+            "versions": [
+                {"name": "v1beta1", "served": true, "storage": false,
+                 "schema": schema, "additionalPrinterColumns": columns},
+                {"name": "v1", "served": true, "storage": true,
+                 "schema": schema, "additionalPrinterColumns": columns}],
+        },
+    })
+}
+
+fn nightly_vacuum() -> Value {
+    json!({
+        "apiVersion": format!("{CRON_TAB_GROUP}/v1"), "kind": "CronTab",
+        "metadata": {"name": "nightly-vacuum", "labels": {"app": "db"}},
+        "spec": {"cronSpec": "0 3 * * *", "image": "postgres:16.4", "replicas": 1},
+    })
 }

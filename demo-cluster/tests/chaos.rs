@@ -20,7 +20,7 @@ mod common;
 
 use common::{configmap, empty_cluster_config, kube_client};
 use demo_cluster::chaos::{Chaos, ChaosSpec, Fault};
-use demo_cluster::storage::store::ObjectKey;
+use demo_cluster::storage::object::ObjectKey;
 use demo_cluster::{start, Config, RunningCluster, RESTART_RV_STEP};
 
 /// Generous outer bound for what should happen within a few seconds.

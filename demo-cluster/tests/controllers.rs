@@ -177,10 +177,15 @@ async fn rolled_out(client: &Client, ns: &str, name: &str, replicas: i64) -> Val
 }
 
 /// Waits until exactly `count` pods of `app` exist, all running and ready.
+/// Exactly `count` pods of `app`, all Running and Ready and none on its way out (a pod
+/// being deleted still runs until its kubelet stops it).
 async fn running_pods(client: &Client, ns: &str, app: &str, count: usize) -> Vec<Value> {
     eventually(&format!("{count} running pods of {app}"), || async {
         let pods = pods_of(client, ns, app).await;
-        (pods.len() == count && pods.iter().all(is_running_and_ready)).then_some(pods)
+        let settled = pods
+            .iter()
+            .all(|p| is_running_and_ready(p) && p["metadata"]["deletionTimestamp"].is_null());
+        (pods.len() == count && settled).then_some(pods)
     })
     .await
 }
@@ -926,9 +931,16 @@ async fn at_runs_its_command_at_the_schedule_and_reaches_done() {
     let started = pod["status"]["containerStatuses"][0]["state"]["terminated"]["startedAt"]
         .as_str()
         .unwrap();
+    // The schedule is on the At's simulated clock: SPEED times as fast from its creation.
+    let created = to_json(&done)["metadata"]["creationTimestamp"]
+        .as_str()
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let due = created + (when - created) / SPEED as i32;
     assert!(
-        started >= when.format("%Y-%m-%dT%H:%M:%SZ").to_string().as_str(),
-        "ran before its schedule"
+        started >= due.format("%Y-%m-%dT%H:%M:%SZ").to_string().as_str(),
+        "ran before its schedule ({due})"
     );
     assert_eq!(
         pods.logs("example-at-pod", &Default::default())

@@ -842,6 +842,82 @@ async fn openapi_documents_let_kubectl_validate_on_the_server() {
 }
 
 #[tokio::test]
+async fn openapi_publishes_only_the_verbs_each_resource_serves() {
+    let app = app();
+    let (s, doc) = json_of(&app, get("/openapi/v3/apis/authorization.k8s.io/v1")).await;
+    assert_eq!(s, StatusCode::OK);
+    let paths = doc["paths"].as_object().unwrap();
+    // The review kinds are create-only: a POST on the collection, no object path.
+    let review = &paths["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"];
+    assert_eq!(
+        review.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["post"]
+    );
+    assert_eq!(
+        review["post"]["operationId"],
+        "createAuthorizationV1SelfSubjectAccessReview"
+    );
+    assert_eq!(review["post"]["x-kubernetes-action"], "post");
+    let local =
+        &paths["/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews"];
+    assert_eq!(
+        local["post"]["operationId"],
+        "createAuthorizationV1NamespacedLocalSubjectAccessReview"
+    );
+    assert!(
+        paths.keys().all(|p| !p.ends_with("{name}")),
+        "{:?}",
+        paths.keys()
+    );
+    let (_, core) = json_of(&app, get("/openapi/v3/api/v1")).await;
+    let core = &core["paths"];
+    // Subresources by their own verbs and kinds; read-only kinds without writes.
+    let eviction = &core["/api/v1/namespaces/{namespace}/pods/{name}/eviction"];
+    assert_eq!(
+        eviction.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["post"]
+    );
+    assert_eq!(
+        eviction["post"]["x-kubernetes-group-version-kind"],
+        json!({"group": "policy", "version": "v1", "kind": "Eviction"})
+    );
+    let log = &core["/api/v1/namespaces/{namespace}/pods/{name}/log"];
+    assert_eq!(log.as_object().unwrap().keys().collect::<Vec<_>>(), ["get"]);
+    let statuses = &core["/api/v1/componentstatuses/{name}"];
+    assert_eq!(
+        statuses.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["get"]
+    );
+    assert_eq!(
+        core["/api/v1/pods"]["get"]["operationId"],
+        "listCoreV1PodForAllNamespaces"
+    );
+    assert_eq!(
+        core["/api/v1/namespaces/{namespace}/pods"]["delete"]["operationId"],
+        "deleteCoreV1CollectionNamespacedPod"
+    );
+    // kubectl looks for those kinds in /openapi/v2, which it reads only as protobuf.
+    let response = app
+        .clone()
+        .oneshot(
+            req("GET", "/openapi/v2")
+                .header(
+                    header::ACCEPT,
+                    "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+                )
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    );
+}
+
+#[tokio::test]
 async fn hostile_inputs_get_4xx_not_panics() {
     let app = app();
     let cm = create_configmap(&app, "h").await;

@@ -97,7 +97,8 @@ fn pod_for(at: &Value) -> Value {
     })
 }
 
-/// Reconciles every At; returns when the next schedule is due.
+/// Reconciles every At; returns when the next schedule is due. A schedule is a time on the
+/// At's simulated clock (from its creation), so it follows `--speed`.
 pub fn reconcile(ctx: &Context) -> Option<Duration> {
     let def = at_def(&ctx.registry)?;
     let pods_def = ctx.def("", "pods");
@@ -112,7 +113,14 @@ pub fn reconcile(ctx: &Context) -> Option<Duration> {
         let target = match phase {
             "" => Some(PHASE_PENDING),
             PHASE_PENDING => {
-                let schedule = at["spec"]["schedule"].as_str().and_then(parse_time);
+                let created = at["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .and_then(parse_time)
+                    .unwrap_or(now);
+                let schedule = at["spec"]["schedule"]
+                    .as_str()
+                    .and_then(parse_time)
+                    .map(|when| ctx.real_since(created, when));
                 match schedule {
                     Some(when) if when > now => {
                         let wait = (when - now).to_std().unwrap_or_default();

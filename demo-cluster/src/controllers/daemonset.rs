@@ -16,23 +16,19 @@ use super::replicaset::{
 };
 use super::statefulset::REVISION_LABEL;
 use super::{
-    condition_true, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of, spawn_loop,
-    write_status, Changes, Context, CONTROLLER_MANAGER,
+    condition_true, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of,
+    spawn_reconciler, write_status, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 
 const COMPONENT: &str = "daemonset-controller";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
-    let changes = Changes::of(
-        &ctx.registry,
+    spawn_reconciler(
+        ctx,
         &[("apps", "daemonsets"), ("", "pods"), ("", "nodes")],
-    );
-    let resync = ctx.resync();
-    spawn_loop(changes, resync, move || {
-        reconcile_all(&ctx);
-        None
-    })
+        reconcile_all,
+    )
 }
 
 /// Syncs every DaemonSet.
@@ -130,6 +126,7 @@ fn sync_daemon_set(ctx: &Context, set: &Value, nodes: &[Value], owned: Vec<Value
         return;
     }
     let revision = template_hash(&comparable_template(&set["spec"]["template"]));
+    super::revisions::record(ctx, set, &format!("{}-{revision}", name_of(set)), &revision);
     let wanted: Vec<&str> = nodes
         .iter()
         .filter(|n| should_run_on(set, n))

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use super::{
-    controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of, spawn_loop,
-    uid_of, writer, Changes, Context, CONTROLLER_MANAGER,
+    controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of,
+    spawn_reconciler, uid_of, writer, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 
@@ -21,19 +21,15 @@ const MANAGED_BY_LABEL: &str = "endpointslice.kubernetes.io/managed-by";
 const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
-    let changes = Changes::of(
-        &ctx.registry,
+    spawn_reconciler(
+        ctx,
         &[
             ("", "services"),
             ("", "pods"),
             ("discovery.k8s.io", "endpointslices"),
         ],
-    );
-    let resync = ctx.resync();
-    spawn_loop(changes, resync, move || {
-        reconcile_all(&ctx);
-        None
-    })
+        reconcile_all,
+    )
 }
 
 /// Syncs the slices of every Service.

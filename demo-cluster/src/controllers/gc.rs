@@ -17,7 +17,7 @@ use crate::registry::kinds::ResourceDef;
 use crate::registry::{
     now, string_list, DeleteOptions, Registry, FINALIZER_FOREGROUND, FINALIZER_ORPHAN,
 };
-use crate::storage::store::ObjectKey;
+use crate::storage::object::ObjectKey;
 use crate::storage::watch_cache::EventType;
 
 /// Resources that never take part in garbage collection and change often.

@@ -180,7 +180,8 @@ fn sync_job(ctx: &Context, job: &Value, owned: &[Value]) {
 
 pub fn spawn_cronjobs(ctx: Arc<Context>) -> JoinHandle<()> {
     let changes = Changes::of(&ctx.registry, &[("batch", "cronjobs"), ("batch", "jobs")]);
-    // Schedules have minute resolution in wall-clock time: checking every second is plenty.
+    // Schedules have minute resolution in simulated time: checking every second is plenty
+    // up to `--speed 60`, and a pass catches up on the latest due schedule anyway.
     spawn_loop(changes, Duration::from_secs(1), move || {
         reconcile_cronjobs(&ctx, chrono::Utc::now());
         None
@@ -192,6 +193,8 @@ pub fn job_name(cronjob: &str, scheduled: chrono::DateTime<chrono::Utc>) -> Stri
     format!("{cronjob}-{}", scheduled.timestamp() / 60)
 }
 
+/// Runs the CronJobs due at wall-clock time `now_time`, each on its own simulated clock
+/// ([`Context::simulated_since`] its creation).
 pub fn reconcile_cronjobs(ctx: &Context, now_time: chrono::DateTime<chrono::Utc>) {
     let (cronjobs, _) = ctx.registry.list(&ctx.def("batch", "cronjobs"), None);
     let (jobs, _) = ctx.registry.list(&ctx.def("batch", "jobs"), None);
@@ -242,18 +245,23 @@ fn sync_cronjob(
     let schedule = cj["spec"]["schedule"]
         .as_str()
         .and_then(|s| Schedule::parse(s).ok());
+    let created = cj["metadata"]["creationTimestamp"]
+        .as_str()
+        .and_then(parse_time)
+        .unwrap_or(now_time);
     let since = status["lastScheduleTime"]
         .as_str()
-        .or(cj["metadata"]["creationTimestamp"].as_str())
-        .and_then(parse_time);
+        .and_then(parse_time)
+        .map_or(created, |real| ctx.simulated_since(created, real));
+    let now_time = ctx.simulated_since(created, now_time);
     let suspended = cj["spec"]["suspend"].as_bool() == Some(true);
-    if let (Some(schedule), Some(since), false) = (schedule, since, suspended) {
+    if let (Some(schedule), false) = (schedule, suspended) {
         if let Some(due) = schedule.most_recent(since, now_time) {
             let forbid = cj["spec"]["concurrencyPolicy"] == "Forbid" && !active.is_empty();
             if !forbid {
                 create_job(ctx, cj, due);
             }
-            status["lastScheduleTime"] = json!(due.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+            status["lastScheduleTime"] = json!(real_time_after(ctx, created, due));
         }
     }
     // History limits: the oldest finished jobs beyond the limits go (Background).
@@ -312,6 +320,24 @@ fn sync_cronjob(
             },
         );
     }
+}
+
+/// The wall-clock time (as stored, to the second) at which the simulated clock passed
+/// `simulated`, rounded up so that reading it back never schedules `simulated` again.
+fn real_time_after(
+    ctx: &Context,
+    created: chrono::DateTime<chrono::Utc>,
+    simulated: chrono::DateTime<chrono::Utc>,
+) -> String {
+    use chrono::Timelike;
+    let real = ctx.real_since(created, simulated);
+    let whole = real.with_nanosecond(0).unwrap_or(real);
+    let rounded = if whole < real {
+        whole + chrono::Duration::seconds(1)
+    } else {
+        whole
+    };
+    rounded.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 fn create_job(ctx: &Context, cj: &Value, scheduled: chrono::DateTime<chrono::Utc>) {
@@ -387,5 +413,41 @@ mod tests {
         let (events, _) = registry.list(&ctx.def("", "events"), Some("default"));
         assert!(events.iter().any(|e| e["reason"] == "SuccessfulCreate"
             && e["source"]["component"] == "cronjob-controller"));
+    }
+
+    #[test]
+    fn cronjob_schedules_follow_the_simulation_speed() {
+        let registry = Arc::new(Registry::new(Arc::new(Store::new(100))));
+        registry.seed();
+        let ctx = Context::new(registry.clone(), 4.0);
+        let cronjobs = ctx.def("batch", "cronjobs");
+        let cj = json!({"metadata": {"name": "tick"}, "spec": {"schedule": "* * * * *",
+            "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure",
+                "containers": [{"name": "c", "image": "busybox"}]}}}}}});
+        let created = registry
+            .create(&cronjobs, "default", cj, &writer("test", ""))
+            .unwrap();
+        let created_at =
+            parse_time(created["metadata"]["creationTimestamp"].as_str().unwrap()).unwrap();
+        let jobs = || {
+            registry
+                .list(&ctx.def("batch", "jobs"), Some("default"))
+                .0
+                .len()
+        };
+        // Every simulated minute is 15 s of wall clock: 16 s after its creation a minute
+        // boundary passed on the CronJob's clock, 30 s later two more did (the latest runs).
+        let first = created_at + chrono::Duration::seconds(16);
+        reconcile_cronjobs(&ctx, first);
+        assert_eq!(jobs(), 1);
+        // Reading back the stored (wall-clock, whole-second) lastScheduleTime schedules
+        // nothing twice.
+        reconcile_cronjobs(&ctx, first);
+        assert_eq!(jobs(), 1);
+        let cj = registry.get(&cronjobs, "default", "tick").unwrap();
+        let last = parse_time(cj["status"]["lastScheduleTime"].as_str().unwrap()).unwrap();
+        assert!(last > created_at && last <= first, "{last}");
+        reconcile_cronjobs(&ctx, first + chrono::Duration::seconds(30));
+        assert_eq!(jobs(), 2);
     }
 }

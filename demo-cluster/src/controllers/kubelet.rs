@@ -20,7 +20,7 @@ use super::{
     spawn_queue_loop, uid_of, writer, Batch, Changes, Context,
 };
 use crate::registry::{now, DeleteOptions};
-use crate::storage::store::{ObjectKey, ObjectRef};
+use crate::storage::object::{ObjectKey, ObjectRef};
 
 pub const COMPONENT: &str = "kubelet";
 const MANAGER: &str = "kubelet";

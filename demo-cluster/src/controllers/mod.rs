@@ -5,18 +5,23 @@
 //! from a queue of the changed objects' keys with small indexes, and reconcile everything only
 //! on a periodic resync (or after missing events); the others reconcile all their objects.
 
+pub mod autoscaler;
 pub mod cnat;
 pub mod cron;
 pub mod daemonset;
 pub mod deployment;
+pub mod disruption;
 pub mod endpointslice;
 pub mod events;
 pub mod gc;
+pub mod ingress;
 pub mod job;
 pub mod kubelet;
 pub mod replicaset;
+pub mod revisions;
 pub mod scheduler;
 pub mod statefulset;
+pub mod volumes;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -28,7 +33,7 @@ use tokio::task::JoinHandle;
 
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{Registry, WriteOptions};
-use crate::storage::store::{ObjectKey, ObjectRef};
+use crate::storage::object::{ObjectKey, ObjectRef};
 use crate::storage::watch_cache::StoredEvent;
 use events::EventRecorder;
 
@@ -61,6 +66,27 @@ impl Context {
         })
     }
 
+    /// `real` on the clock of an object created at `anchor`: it runs `speed` times as fast
+    /// from the object's creation, so its schedules (CronJobs, `At`s) follow `--speed` like
+    /// every other simulated delay, and a schedule ten minutes ahead is ten simulated minutes.
+    pub fn simulated_since(
+        &self,
+        anchor: chrono::DateTime<chrono::Utc>,
+        real: chrono::DateTime<chrono::Utc>,
+    ) -> chrono::DateTime<chrono::Utc> {
+        anchor + scale_delta(real - anchor, self.speed)
+    }
+
+    /// The wall-clock time at which the clock of an object created at `anchor` shows
+    /// `simulated` (the inverse of [`Context::simulated_since`]).
+    pub fn real_since(
+        &self,
+        anchor: chrono::DateTime<chrono::Utc>,
+        simulated: chrono::DateTime<chrono::Utc>,
+    ) -> chrono::DateTime<chrono::Utc> {
+        anchor + scale_delta(simulated - anchor, 1.0 / self.speed)
+    }
+
     /// A simulated duration of `seconds`, scaled by the speed factor.
     pub fn scaled(&self, seconds: f64) -> Duration {
         // Absurd inputs (`sleep 1e300` in a command) become "a year" instead of a panic.
@@ -80,6 +106,17 @@ impl Context {
             Some(def) => def,
             None => panic!("built-in resource {group}/{resource} is missing"),
         }
+    }
+}
+
+/// `delta` times `factor`: exact at speed 1, to the nanosecond otherwise (saturating).
+fn scale_delta(delta: chrono::Duration, factor: f64) -> chrono::Duration {
+    if factor == 1.0 {
+        return delta;
+    }
+    match delta.num_nanoseconds() {
+        Some(nanos) => chrono::Duration::nanoseconds((nanos as f64 * factor) as i64),
+        None => chrono::Duration::milliseconds((delta.num_milliseconds() as f64 * factor) as i64),
     }
 }
 
@@ -324,6 +361,21 @@ pub fn current<'a>(
         .collect()
 }
 
+/// Runs `reconcile` (which goes over all its objects) now, after every change of the given
+/// (storage group, resource) pairs, and on every resync.
+pub fn spawn_reconciler(
+    ctx: Arc<Context>,
+    resources: &[(&str, &str)],
+    reconcile: fn(&Context),
+) -> JoinHandle<()> {
+    let changes = Changes::of(&ctx.registry, resources);
+    let resync = ctx.resync();
+    spawn_loop(changes, resync, move || {
+        reconcile(&ctx);
+        None
+    })
+}
+
 /// Runs `reconcile` now and after every relevant change; it returns when it wants to run
 /// again at the latest (its own timers), capped by `resync`.
 pub fn spawn_loop(
@@ -384,6 +436,10 @@ pub fn start_all(registry: Arc<Registry>, speed: f64, event_ttl: Duration) -> Co
         statefulset::spawn(ctx.clone()),
         daemonset::spawn(ctx.clone()),
         endpointslice::spawn(ctx.clone()),
+        volumes::spawn(ctx.clone()),
+        autoscaler::spawn(ctx.clone()),
+        disruption::spawn(ctx.clone()),
+        ingress::spawn(ctx.clone()),
     ];
     tasks.push(spawn_kubelets(ctx));
     Controllers { tasks }
@@ -591,6 +647,21 @@ mod tests {
     fn pod(name: &str, owner: Option<&str>) -> Value {
         let refs = owner.map(|uid| json!([{"uid": uid, "controller": true}]));
         json!({"metadata": {"name": name, "namespace": "ns", "ownerReferences": refs}})
+    }
+
+    #[test]
+    fn object_clocks_run_at_the_simulation_speed_from_their_creation() {
+        let registry = Arc::new(Registry::new(Arc::new(crate::storage::store::Store::new(
+            16,
+        ))));
+        let fast = Context::new(registry, 4.0);
+        let created = parse_time("2024-05-01T12:00:00Z").unwrap();
+        let later = parse_time("2024-05-01T12:00:30Z").unwrap();
+        let simulated = fast.simulated_since(created, later);
+        assert_eq!(simulated, parse_time("2024-05-01T12:02:00Z").unwrap());
+        assert_eq!(fast.real_since(created, simulated), later);
+        // Before its creation an object's clock runs fast too (a schedule in the past).
+        assert!(fast.simulated_since(created, created - chrono::Duration::seconds(1)) < created);
     }
 
     #[test]

@@ -14,8 +14,8 @@ use super::{
     Context, OwnerIndex, BURST_REPLICAS, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
+use crate::storage::object::ObjectKey;
 use crate::storage::selectors::LabelSelector;
-use crate::storage::store::ObjectKey;
 
 const COMPONENT: &str = "replicaset-controller";
 

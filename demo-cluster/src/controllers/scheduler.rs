@@ -14,7 +14,7 @@ use super::{
     spawn_queue_loop, writer, Batch, Changes, Context,
 };
 use crate::registry::now;
-use crate::storage::store::ObjectKey;
+use crate::storage::object::ObjectKey;
 
 pub const COMPONENT: &str = "default-scheduler";
 pub const MANAGER: &str = "kube-scheduler";

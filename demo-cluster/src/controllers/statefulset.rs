@@ -13,8 +13,8 @@ use super::deployment::{comparable_template, template_hash};
 use super::events::EventSpec;
 use super::replicaset::{active_pods_of, sync_pod_owners};
 use super::{
-    controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of, spawn_loop,
-    write_status, writer, Changes, Context, CONTROLLER_MANAGER,
+    controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of,
+    spawn_reconciler, write_status, writer, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
 
@@ -24,19 +24,15 @@ const COMPONENT: &str = "statefulset-controller";
 pub const REVISION_LABEL: &str = "controller-revision-hash";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
-    let changes = Changes::of(
-        &ctx.registry,
+    spawn_reconciler(
+        ctx,
         &[
             ("apps", "statefulsets"),
             ("", "pods"),
             ("", "persistentvolumeclaims"),
         ],
-    );
-    let resync = ctx.resync();
-    spawn_loop(changes, resync, move || {
-        reconcile_all(&ctx);
-        None
-    })
+        reconcile_all,
+    )
 }
 
 /// Syncs every StatefulSet.
@@ -133,8 +129,8 @@ fn pod_for(set: &Value, ordinal: usize, revision: &str) -> Value {
 }
 
 /// Creates the claims of ordinal `ordinal` that do not exist yet. They are kept when the pod
-/// or the set goes (the default `Retain` policy), so they carry no owner reference. Without a
-/// volume provisioner in the simulation they are bound at once.
+/// or the set goes (the default `Retain` policy), so they carry no owner reference. The
+/// volume controller binds them.
 fn ensure_claims(ctx: &Context, set: &Value, ordinal: usize) -> bool {
     let claims_def = ctx.def("", "persistentvolumeclaims");
     let namespace = namespace_of(set);
@@ -162,7 +158,7 @@ fn ensure_claims(ctx: &Context, set: &Value, ordinal: usize) -> bool {
         });
         let opts = writer(CONTROLLER_MANAGER, "");
         match ctx.registry.create(&claims_def, namespace, claim, &opts) {
-            Ok(created) => {
+            Ok(_) => {
                 ctx.recorder.record(
                     set,
                     EventSpec::normal(
@@ -174,13 +170,6 @@ fn ensure_claims(ctx: &Context, set: &Value, ordinal: usize) -> bool {
                     )
                     .by(COMPONENT, CONTROLLER_MANAGER),
                 );
-                let spec = &created["spec"];
-                let status = json!({
-                    "phase": "Bound",
-                    "accessModes": spec["accessModes"],
-                    "capacity": {"storage": spec["resources"]["requests"]["storage"]},
-                });
-                write_status(ctx, &claims_def, &created, status);
             }
             Err(e) => {
                 ctx.recorder.record(
@@ -298,6 +287,7 @@ fn sync_stateful_set(ctx: &Context, set: &Value, owned: Vec<Value>) {
         return;
     }
     let revision = update_revision(set);
+    super::revisions::record(ctx, set, &revision, &revision);
     let pods: BTreeMap<usize, Value> = owned
         .into_iter()
         .filter_map(|pod| ordinal_of(set, &pod).map(|ordinal| (ordinal, pod)))

@@ -211,6 +211,14 @@ async fn openapi_v2(State(app): State<AppState>, req: Request) -> Response {
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
+    if openapi::accepts_v2_protobuf(accept) {
+        let mut resp = openapi::v2_protobuf().into_response();
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static(openapi::V2_PROTOBUF),
+        );
+        return resp;
+    }
     if !accept.is_empty() && !accept.contains("json") && !accept.contains("*/*") {
         return ApiError::not_acceptable(accept).into_response();
     }

@@ -7,7 +7,7 @@ use super::negotiate::IncludeObject;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::strategy;
 use crate::registry::strategy::printing::{age_of, s, Printer};
-use crate::storage::store::{write_partial_metadata, StoredObject};
+use crate::storage::object::{write_partial_metadata, StoredObject};
 
 /// The printer of a built-in kind (custom resources print their CRD's columns).
 fn builtin_printer(def: &ResourceDef) -> Option<Printer> {

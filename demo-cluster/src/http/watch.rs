@@ -20,8 +20,8 @@ use crate::chaos::WatchFaults;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::Registry;
 use crate::status::ApiError;
+use crate::storage::object::StoredObject;
 use crate::storage::selectors::{FieldSelector, LabelSelector};
-use crate::storage::store::StoredObject;
 use crate::storage::watch_cache::{watch_line, EventType, StoredEvent};
 
 pub struct WatchRequest {

@@ -25,7 +25,7 @@ use crate::controllers::{
 };
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{now, DeleteOptions, Registry, WriteOptions};
-use crate::storage::store::ObjectKey;
+use crate::storage::object::ObjectKey;
 
 const TICK: Duration = Duration::from_millis(10);
 /// How often (at least) the pool of pods to pick from is re-read (new pods become Running

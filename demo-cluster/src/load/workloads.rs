@@ -22,7 +22,7 @@ use crate::controllers::{set_condition, Context, CONTROLLER_MANAGER};
 use crate::registry::managed_fields::{self, Writer};
 use crate::registry::strategy::qos_class;
 use crate::registry::{kubelet_node_labels, kubelet_node_status, now, Registry, WriteOptions};
-use crate::storage::store::ObjectKey;
+use crate::storage::object::ObjectKey;
 
 /// Load namespaces are `load-0`, `load-1`, ...; churn keeps to them.
 pub const NAMESPACE_PREFIX: &str = "load-";

@@ -17,9 +17,11 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
 
+use crate::schemas;
 use crate::status::{success_status, ApiError, ApiResult, Cause};
+use crate::storage::object::{ObjectKey, ObjectRef, StoredObject};
 use crate::storage::selectors::LabelSelector;
-use crate::storage::store::{rv_of, ObjectKey, ObjectRef, Store, StoredObject};
+use crate::storage::store::{rv_of, Store};
 use kinds::ResourceDef;
 use managed_fields::Writer;
 
@@ -270,7 +272,14 @@ impl Registry {
         obj: &mut Value,
         opts: &WriteOptions,
     ) -> ApiResult<()> {
-        let unknown = crate::openapi::prune_unknown_fields(self, def, obj);
+        let unknown = if def.builtin {
+            schemas::prune_builtin(&def.group, &def.version, &def.kind, obj)
+        } else {
+            let (crds, _) = self.store.list(CRD_GROUP, CRD_RESOURCE, None);
+            let schema =
+                schemas::crd_version_schema(&crds, &def.group, &def.resource, &def.version);
+            schemas::prune_custom(schema, obj)
+        };
         if unknown.is_empty() || opts.field_validation == "Ignore" {
             return Ok(());
         }

@@ -4,97 +4,15 @@
 //! subscriber that snapshots under the same lock never misses or repeats an event.
 
 use std::collections::BTreeMap;
-use std::ops::{Bound, Deref};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::ops::Bound;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use axum::body::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use super::object::{ObjectKey, ObjectRef, StoredObject};
 use super::watch_cache::{EventType, StoredEvent, WatchCache};
 use crate::status::{ApiError, ApiResult};
-
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectKey {
-    pub group: String,
-    pub resource: String,
-    pub namespace: String,
-    pub name: String,
-}
-
-impl ObjectKey {
-    pub fn new(group: &str, resource: &str, namespace: &str, name: &str) -> Self {
-        ObjectKey {
-            group: group.into(),
-            resource: resource.into(),
-            namespace: namespace.into(),
-            name: name.into(),
-        }
-    }
-}
-
-/// One immutable version of a stored object, shared (not copied) by the map, the watch cache,
-/// lists and watchers, with its JSON rendered at most once.
-#[derive(Debug)]
-pub struct StoredObject {
-    value: Value,
-    json: OnceLock<Bytes>,
-    /// Its PartialObjectMetadata form, for Table rows and metadata lists (rendered on demand).
-    metadata_json: OnceLock<Bytes>,
-}
-
-impl StoredObject {
-    pub fn new(value: Value) -> Self {
-        StoredObject {
-            value,
-            json: OnceLock::new(),
-            metadata_json: OnceLock::new(),
-        }
-    }
-
-    pub fn value(&self) -> &Value {
-        &self.value
-    }
-
-    /// The object serialized as stored, rendered on first use.
-    pub fn json(&self) -> &Bytes {
-        self.json.get_or_init(|| {
-            // Serializing a `Value` cannot fail (its map keys are strings).
-            Bytes::from(serde_json::to_vec(&self.value).unwrap_or_default())
-        })
-    }
-}
-
-impl StoredObject {
-    /// `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":...}` of the
-    /// object as stored, rendered on first use.
-    pub fn metadata_json(&self) -> &Bytes {
-        self.metadata_json.get_or_init(|| {
-            let mut buf = Vec::with_capacity(1024);
-            write_partial_metadata(&mut buf, &self.value);
-            Bytes::from(buf)
-        })
-    }
-}
-
-/// Writes the PartialObjectMetadata of `obj` from borrowed data (no copy of the metadata).
-pub fn write_partial_metadata(buf: &mut Vec<u8>, obj: &Value) {
-    buf.extend_from_slice(
-        br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
-    );
-    // Writing a `Value` into a Vec cannot fail (its map keys are strings).
-    let _ = serde_json::to_writer(&mut *buf, &obj["metadata"]);
-    buf.push(b'}');
-}
-
-impl Deref for StoredObject {
-    type Target = Value;
-    fn deref(&self) -> &Value {
-        &self.value
-    }
-}
-
-pub type ObjectRef = Arc<StoredObject>;
 
 /// One page of a list: the items, the list's resourceVersion, and how many matching items
 /// follow the page (`None` when the page is the end).
@@ -183,7 +101,7 @@ impl Store {
     }
 
     pub fn get(&self, key: &ObjectKey) -> Option<Value> {
-        self.lock().objects.get(key).map(|o| o.value.clone())
+        self.lock().objects.get(key).map(|o| o.value().clone())
     }
 
     /// The stored version itself (no copy).
@@ -208,7 +126,7 @@ impl Store {
     /// Current objects of one resource (optionally one namespace), sorted by namespace/name.
     pub fn list(&self, group: &str, resource: &str, namespace: Option<&str>) -> (Vec<Value>, u64) {
         let (items, rv) = self.list_refs(group, resource, namespace);
-        (items.iter().map(|o| o.value.clone()).collect(), rv)
+        (items.iter().map(|o| o.value().clone()).collect(), rv)
     }
 
     /// Like `list`, sharing the stored versions instead of copying them.
@@ -341,7 +259,7 @@ impl Store {
         rv: u64,
     ) -> ApiResult<Vec<Value>> {
         let page = self.list_page(group, resource, namespace, Some(rv), None, None, |_| true)?;
-        Ok(page.items.iter().map(|o| o.value.clone()).collect())
+        Ok(page.items.iter().map(|o| o.value().clone()).collect())
     }
 
     fn record(inner: &mut Inner, sender: &broadcast::Sender<Arc<StoredEvent>>, event: StoredEvent) {
@@ -400,7 +318,7 @@ impl Store {
             }
         }
         if same_content(&current, &obj) {
-            return Ok(current.value.clone());
+            return Ok(current.value().clone());
         }
         inner.rv += 1;
         let rv = inner.rv;
@@ -426,7 +344,7 @@ impl Store {
         inner.objects.remove(key);
         inner.rv += 1;
         let rv = inner.rv;
-        let mut last = current.value.clone();
+        let mut last = current.value().clone();
         set_rv(&mut last, rv);
         let stored = Arc::new(StoredObject::new(last.clone()));
         let event = StoredEvent::new(rv, EventType::Deleted, key.clone(), stored, Some(current));
@@ -510,7 +428,7 @@ impl Store {
     pub fn for_each(&self, mut visit: impl FnMut(&ObjectKey, &Value)) {
         let inner = self.lock();
         for (k, v) in &inner.objects {
-            visit(k, &v.value);
+            visit(k, v.value());
         }
     }
 
@@ -524,7 +442,7 @@ impl Store {
         inner
             .objects
             .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .map(|(k, v)| (k.clone(), v.value().clone()))
             .collect()
     }
 
@@ -533,7 +451,7 @@ impl Store {
         let inner = self.lock();
         (
             inner.rv,
-            inner.objects.values().map(|o| o.value.clone()).collect(),
+            inner.objects.values().map(|o| o.value().clone()).collect(),
         )
     }
 
@@ -544,7 +462,7 @@ impl Store {
         let objects = inner
             .objects
             .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .map(|(k, v)| (k.clone(), v.value().clone()))
             .collect();
         (inner.rv, objects)
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 // `bytes::Bytes`, through axum's re-export, which the HTTP layer sends without copying.
 use axum::body::Bytes;
 
-use super::store::{ObjectKey, ObjectRef};
+use super::object::{ObjectKey, ObjectRef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
@@ -137,7 +137,7 @@ mod tests {
             rv,
             EventType::Added,
             ObjectKey::new("", "configmaps", "ns", &format!("c{rv}")),
-            Arc::new(crate::storage::store::StoredObject::new(
+            Arc::new(crate::storage::object::StoredObject::new(
                 serde_json::Value::Null,
             )),
             None,

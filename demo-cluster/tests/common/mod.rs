@@ -27,6 +27,18 @@ pub async fn start_for_cli_clients() -> RunningCluster {
     .expect("cluster starts")
 }
 
+/// A seeded cluster (the demo workloads) for command-line clients, simulated 50 times as
+/// fast.
+pub async fn start_seeded_for_cli_clients() -> RunningCluster {
+    start(Config {
+        speed: 50.0,
+        empty: false,
+        ..empty_cluster_config()
+    })
+    .await
+    .expect("cluster starts")
+}
+
 /// A kube-rs client for the cluster (plain HTTP on loopback).
 pub fn kube_client(cluster: &RunningCluster) -> Client {
     let config = kube::Config::new(cluster.url().parse().expect("cluster URL"));
@@ -112,8 +124,15 @@ spec:
 impl Kubectl {
     /// `kubectl wait --for=<condition> <target>` within 60 s; fails unless it is met.
     pub fn wait_for(&self, condition: &str, target: &str) {
+        self.wait_for_in("default", condition, target);
+    }
+
+    /// [`Kubectl::wait_for`] a target in `namespace`.
+    pub fn wait_for_in(&self, namespace: &str, condition: &str, target: &str) {
         let waited = self.ok(&[
             "wait",
+            "-n",
+            namespace,
             &format!("--for={condition}"),
             target,
             "--timeout=60s",

@@ -5,18 +5,24 @@
 //! table [`BUILT_IN`] finds them by (group, resource), so a custom resource that shares a
 //! built-in's plural in its own group gets none of the built-in's behaviour.
 
+mod admissionpolicies;
 mod bindings;
 mod certificates;
 mod common;
 mod componentstatuses;
 mod configmaps;
+mod controllerrevisions;
 mod crds;
 mod cronjobs;
+mod csi;
 mod custom;
 mod daemonsets;
 mod deployments;
+mod dra;
 mod endpoints;
+mod endpointslices;
 mod events;
+mod flowcontrol;
 mod horizontalpodautoscalers;
 mod jobs;
 mod leases;
@@ -26,6 +32,7 @@ mod nodes;
 mod persistentvolumes;
 mod poddisruptionbudgets;
 mod pods;
+mod podtemplates;
 pub mod printing;
 mod priorityclasses;
 mod replicasets;
@@ -181,6 +188,20 @@ impl Strategy for Printed {
     }
 }
 
+/// RBAC kinds: only their printer, and names that are any path segment (kube-apiserver's
+/// `ValidateRBACName`), as the bootstrap roles' `system:` names need.
+pub struct RbacPrinted(pub Printer);
+
+impl Strategy for RbacPrinted {
+    fn name_rule(&self) -> NameRule {
+        NameRule::PathSegment
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(self.0)
+    }
+}
+
 /// Every built-in kind's strategy, by (group, resource).
 static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "bindings", &bindings::Bindings),
@@ -205,6 +226,7 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &persistentvolumes::PersistentVolumes,
     ),
     ("", "pods", &pods::Pods),
+    ("", "podtemplates", &podtemplates::POD_TEMPLATES),
     (
         "",
         "replicationcontrollers",
@@ -213,10 +235,20 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
     ("", "secrets", &secrets::Secrets),
     ("", "serviceaccounts", &serviceaccounts::SERVICE_ACCOUNTS),
     ("", "services", &services::Services),
+    (
+        "apps",
+        "controllerrevisions",
+        &controllerrevisions::CONTROLLER_REVISIONS,
+    ),
     ("apps", "daemonsets", &daemonsets::DAEMON_SETS),
     ("apps", "deployments", &deployments::DEPLOYMENTS),
     ("apps", "replicasets", &replicasets::REPLICA_SETS),
     ("apps", "statefulsets", &statefulsets::STATEFUL_SETS),
+    (
+        "discovery.k8s.io",
+        "endpointslices",
+        &endpointslices::ENDPOINT_SLICES,
+    ),
     ("events.k8s.io", "events", &events::EventsV1),
     (
         "authentication.k8s.io",
@@ -319,6 +351,71 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         "runtimeclasses",
         &runtimeclasses::RuntimeClasses,
     ),
+    (
+        "networking.k8s.io",
+        "ipaddresses",
+        &networking::IP_ADDRESSES,
+    ),
+    (
+        "networking.k8s.io",
+        "servicecidrs",
+        &networking::SERVICE_CIDRS,
+    ),
+    ("storage.k8s.io", "csidrivers", &csi::CSI_DRIVERS),
+    ("storage.k8s.io", "csinodes", &csi::CSI_NODES),
+    (
+        "storage.k8s.io",
+        "csistoragecapacities",
+        &csi::CSI_STORAGE_CAPACITIES,
+    ),
+    (
+        "storage.k8s.io",
+        "volumeattachments",
+        &csi::VOLUME_ATTACHMENTS,
+    ),
+    (
+        "storage.k8s.io",
+        "volumeattributesclasses",
+        &csi::VOLUME_ATTRIBUTES_CLASSES,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "flowschemas",
+        &flowcontrol::FLOW_SCHEMAS,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "prioritylevelconfigurations",
+        &flowcontrol::PRIORITY_LEVELS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicies",
+        &admissionpolicies::VALIDATING_POLICIES,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "validatingadmissionpolicybindings",
+        &admissionpolicies::POLICY_BINDINGS,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingadmissionpolicies",
+        &admissionpolicies::MUTATING_POLICIES,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "mutatingadmissionpolicybindings",
+        &admissionpolicies::POLICY_BINDINGS,
+    ),
+    ("resource.k8s.io", "deviceclasses", &dra::NAME_AND_AGE),
+    ("resource.k8s.io", "resourceclaims", &dra::RESOURCE_CLAIMS),
+    (
+        "resource.k8s.io",
+        "resourceclaimtemplates",
+        &dra::NAME_AND_AGE,
+    ),
+    ("resource.k8s.io", "resourceslices", &dra::RESOURCE_SLICES),
 ];
 
 /// The strategy of the kind `def` serves: a built-in's by (group, resource), the generic

@@ -99,3 +99,37 @@ fn policy_cells(o: &Value) -> Vec<Value> {
     let selector = key_values(&o["spec"]["podSelector"]["matchLabels"]);
     named(o, [or_none(selector), age(o)])
 }
+
+pub static SERVICE_CIDRS: Printed = Printed(Printer::new(CIDR_COLUMNS, cidr_cells));
+
+const CIDR_COLUMNS: &[Col] = &[NAME, c("CIDRs", 0), c("Age", 0)];
+
+fn cidr_cells(o: &Value) -> Vec<Value> {
+    let cidrs: Vec<String> = o["spec"]["cidrs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(s)
+        .collect();
+    named(o, [json!(cidrs.join(",")), age(o)])
+}
+
+pub static IP_ADDRESSES: Printed = Printed(Printer::new(ADDRESS_COLUMNS, address_cells));
+
+const ADDRESS_COLUMNS: &[Col] = &[NAME, c("ParentRef", 0)];
+
+/// The owner of an address as `<resource>[.<group>]/[<namespace>/]<name>`.
+fn address_cells(o: &Value) -> Vec<Value> {
+    let parent = &o["spec"]["parentRef"];
+    if !parent.is_object() {
+        return named(o, [json!("<none>")]);
+    }
+    let mut owner = s(&parent["resource"]).to_lowercase();
+    if let Some(group) = parent["group"].as_str().filter(|g| !g.is_empty()) {
+        owner = format!("{owner}.{}", group.to_lowercase());
+    }
+    if let Some(namespace) = parent["namespace"].as_str().filter(|n| !n.is_empty()) {
+        owner = format!("{owner}/{namespace}");
+    }
+    named(o, [json!(format!("{owner}/{}", s(&parent["name"])))])
+}

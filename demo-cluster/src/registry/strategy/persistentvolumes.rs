@@ -1,6 +1,6 @@
-//! core/v1 PersistentVolumes and PersistentVolumeClaims: v1 defaults, Pending until bound
-//! (no volume controller runs here), a claim's spec fixed at creation but for its requests,
-//! kubectl's columns.
+//! core/v1 PersistentVolumes and PersistentVolumeClaims: v1 defaults, Pending until the
+//! volume controller (`controllers::volumes`) binds them, a claim's spec fixed at creation
+//! but for its requests, kubectl's columns.
 
 use serde_json::{json, Value};
 
@@ -55,18 +55,25 @@ impl Strategy for PersistentVolumeClaims {
     }
 
     fn validate_update(&self, old: &Value, new: &Value) -> Vec<Cause> {
-        // Only the requests may grow (volume expansion); the rest is the claim's contract.
-        immutable_fields(
-            old,
-            new,
-            &[
-                &["spec", "accessModes"],
-                &["spec", "selector"],
-                &["spec", "storageClassName"],
-                &["spec", "volumeMode"],
-                &["spec", "dataSource"],
-            ],
-        )
+        // Only the requests may grow (volume expansion); the rest is the claim's contract,
+        // but for what the volume controller fills in once: the class of a claim made
+        // without one (retroactive default class) and the volume it binds.
+        let mut fixed: Vec<&[&str]> = vec![
+            &["spec", "accessModes"],
+            &["spec", "selector"],
+            &["spec", "volumeMode"],
+            &["spec", "dataSource"],
+        ];
+        if !old["spec"]["storageClassName"].is_null() {
+            fixed.push(&["spec", "storageClassName"]);
+        }
+        if old["spec"]["volumeName"]
+            .as_str()
+            .is_some_and(|v| !v.is_empty())
+        {
+            fixed.push(&["spec", "volumeName"]);
+        }
+        immutable_fields(old, new, &fixed)
     }
 
     fn printer(&self) -> Option<Printer> {

@@ -1,11 +1,11 @@
-//! rbac.authorization.k8s.io/v1 RoleBindings and ClusterRoleBindings: kubectl's columns.
+//! rbac.authorization.k8s.io/v1 RoleBindings and ClusterRoleBindings: kubectl's columns, `system:` names.
 
 use serde_json::{json, Value};
 
 use super::printing::{age, c, named, s, Col, Printer, NAME};
-use super::Printed;
+use super::RbacPrinted;
 
-pub static ROLE_BINDINGS: Printed = Printed(Printer::new(COLUMNS, cells));
+pub static ROLE_BINDINGS: RbacPrinted = RbacPrinted(Printer::new(COLUMNS, cells));
 
 const COLUMNS: &[Col] = &[
     NAME,
@@ -22,7 +22,15 @@ fn cells(o: &Value) -> Vec<Value> {
         subjects
             .iter()
             .filter(|x| x["kind"] == kind)
-            .map(|x| s(&x["name"]))
+            // Service accounts as namespace/name (rbac.SubjectsStrings).
+            .map(
+                |x| match x["namespace"].as_str().filter(|n| !n.is_empty()) {
+                    Some(namespace) if kind == "ServiceAccount" => {
+                        format!("{namespace}/{}", s(&x["name"]))
+                    }
+                    _ => s(&x["name"]),
+                },
+            )
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -1,6 +1,6 @@
-//! rbac.authorization.k8s.io/v1 Roles and ClusterRoles: kubectl's columns.
+//! rbac.authorization.k8s.io/v1 Roles and ClusterRoles: kubectl's columns, `system:` names.
 
 use super::printing::CREATED_AT;
-use super::Printed;
+use super::RbacPrinted;
 
-pub static ROLES: Printed = Printed(CREATED_AT);
+pub static ROLES: RbacPrinted = RbacPrinted(CREATED_AT);
