@@ -34,6 +34,14 @@ enum Screen {
     Create(CreateRoute),
 }
 
+/// The main area: discovery failed, is loading, or a screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shown {
+    Failed(String),
+    Loading,
+    Screen(Screen),
+}
+
 impl Screen {
     fn of(page: &Page) -> Screen {
         match page {
@@ -135,6 +143,18 @@ pub fn App() -> impl IntoView {
         }
     });
     let screen = Memo::new(move |_| page.with(Screen::of));
+    // What <main> shows. A memo, so a discovery refresh (a CRD added, a reconnect) that leaves
+    // the screen as it was does not build the open page again (which would throw away what
+    // the user is doing in it, an open editor included).
+    let shown = Memo::new(move |_| {
+        if let Some(error) = discovery.fatal.get() {
+            return Shown::Failed(error.to_string());
+        }
+        if discovery.loaded.with(Option::is_none) {
+            return Shown::Loading;
+        }
+        Shown::Screen(screen.get())
+    });
     // The namespace list, once discovery says namespaces exist (and again on reconnect).
     Effect::new(move |_| {
         let serves_namespaces = tree.with(|t| {
@@ -235,19 +255,23 @@ pub fn App() -> impl IntoView {
             // recompute the style of all of it.
             <main class="main" class:fill-page=move || page.with(Page::fills_height)>
                 {move || {
-                    if let Some(error) = discovery.fatal.get() {
-                        return view! {
-                            <div class="error" role="alert">
-                                <strong>"Cannot load the API. "</strong>
-                                {error.to_string()}
-                            </div>
+                    let screen = match shown.get() {
+                        Shown::Failed(error) => {
+                            return view! {
+                                <div class="error" role="alert">
+                                    <strong>"Cannot load the API. "</strong>
+                                    {error}
+                                </div>
+                            }
+                            .into_any();
                         }
-                        .into_any();
-                    }
-                    if discovery.loaded.with(Option::is_none) {
-                        return view! { <p class="loading">"Loading discovery…"</p> }.into_any();
-                    }
-                    match screen.get() {
+                        Shown::Loading => {
+                            return view! { <p class="loading">"Loading discovery…"</p> }
+                                .into_any();
+                        }
+                        Shown::Screen(screen) => screen,
+                    };
+                    match screen {
                         Screen::Home => view! {
                             <HomePage
                                 selected=selected

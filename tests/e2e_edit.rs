@@ -742,3 +742,48 @@ async fn a_big_object_is_checked_once_typing_pauses_and_saves() {
     assert_eq!(data.get("payload").map(String::len), Some(150_000));
     harness.stop().await;
 }
+
+/// Someone adds a CRD while the user edits: discovery refreshes (the tree shows the new
+/// group) and the open editor stays as it was, the unsaved edit in it, not built again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_edit_survives_a_discovery_refresh() {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+    let harness = Harness::start().await;
+    editing_a_config_map(
+        &harness,
+        "survives",
+        "settings",
+        serde_json::json!({"mode": "calm"}),
+    )
+    .await;
+    edit_text(&harness.driver, "mode: calm", "mode: edited here").await;
+    let editor = wait_for(&harness.driver, ".code-editor .cm-content").await;
+
+    let crds: Api<CustomResourceDefinition> = Api::all(harness.kube_client());
+    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.refresh.kube-atlas.dev"},
+        "spec": {
+            "group": "refresh.kube-atlas.dev",
+            "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    }))
+    .expect("CRD");
+    crds.create(&PostParams::default(), &crd)
+        .await
+        .expect("CRD created");
+    wait_for(&harness.driver, "[data-key='g:refresh.kube-atlas.dev']").await;
+
+    let text = editor
+        .text()
+        .await
+        .expect("the same editor is still in the page");
+    assert!(text.contains("mode: edited here"), "{text}");
+    harness.stop().await;
+}

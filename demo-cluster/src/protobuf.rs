@@ -30,6 +30,9 @@ enum Ty {
 /// (field number, JSON name, type, repeated)
 type Field = (u64, &'static str, Ty, bool);
 
+/// The JSON name of an embedded Go struct: its fields are merged into the enclosing object.
+const INLINE: &str = "";
+
 fn fields(message: &str) -> Option<&'static [Field]> {
     use Ty::*;
     Some(match message {
@@ -174,6 +177,73 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (4, "uid", Str, false),
         ],
         "TokenReviewSpec" => &[(1, "token", Str, false), (2, "audiences", Str, true)],
+        // `kubectl create quota | priorityclass | poddisruptionbudget | ingress`.
+        "ResourceQuota" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("ResourceQuotaSpec"), false),
+        ],
+        "ResourceQuotaSpec" => &[
+            (1, "hard", MapQuantity, false),
+            (2, "scopes", Str, true),
+            (3, "scopeSelector", Msg("ScopeSelector"), false),
+        ],
+        "ScopeSelector" => &[(
+            1,
+            "matchExpressions",
+            Msg("ScopedResourceSelectorRequirement"),
+            true,
+        )],
+        "ScopedResourceSelectorRequirement" => &[
+            (1, "scopeName", Str, false),
+            (2, "operator", Str, false),
+            (3, "values", Str, true),
+        ],
+        "PriorityClass" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "value", Int, false),
+            (3, "globalDefault", Bool, false),
+            (4, "description", Str, false),
+            (5, "preemptionPolicy", Str, false),
+        ],
+        "PodDisruptionBudget" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("PodDisruptionBudgetSpec"), false),
+        ],
+        "PodDisruptionBudgetSpec" => &[
+            (1, "minAvailable", IntOrString, false),
+            (2, "selector", Msg("LabelSelector"), false),
+            (3, "maxUnavailable", IntOrString, false),
+            (4, "unhealthyPodEvictionPolicy", Str, false),
+        ],
+        "Ingress" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("IngressSpec"), false),
+        ],
+        "IngressSpec" => &[
+            (1, "defaultBackend", Msg("IngressBackend"), false),
+            (2, "tls", Msg("IngressTLS"), true),
+            (3, "rules", Msg("IngressRule"), true),
+            (4, "ingressClassName", Str, false),
+        ],
+        "IngressBackend" => &[(4, "service", Msg("IngressServiceBackend"), false)],
+        "IngressServiceBackend" => &[
+            (1, "name", Str, false),
+            (2, "port", Msg("ServiceBackendPort"), false),
+        ],
+        "ServiceBackendPort" => &[(1, "name", Str, false), (2, "number", Int, false)],
+        "IngressTLS" => &[(1, "hosts", Str, true), (2, "secretName", Str, false)],
+        // `ingressRuleValue` is embedded in Go: its fields sit on the rule in JSON.
+        "IngressRule" => &[
+            (1, "host", Str, false),
+            (2, INLINE, Msg("IngressRuleValue"), false),
+        ],
+        "IngressRuleValue" => &[(1, "http", Msg("HTTPIngressRuleValue"), false)],
+        "HTTPIngressRuleValue" => &[(1, "paths", Msg("HTTPIngressPath"), true)],
+        "HTTPIngressPath" => &[
+            (1, "path", Str, false),
+            (2, "backend", Msg("IngressBackend"), false),
+            (3, "pathType", Str, false),
+        ],
         "Preconditions" => &[(1, "uid", Str, false), (2, "resourceVersion", Str, false)],
         "ConfigMap" => &[
             (1, "metadata", Msg("ObjectMeta"), false),
@@ -550,6 +620,10 @@ fn message(name: &str, b: &[u8], depth: usize) -> Result<Value, String> {
                 .or_insert_with(|| json!([]));
             if let Some(a) = entry.as_array_mut() {
                 a.push(value);
+            }
+        } else if json_name == INLINE {
+            if let Value::Object(embedded) = value {
+                out.extend(embedded);
             }
         } else {
             // Go marshals non-pointer zero values; JSON omits them (omitempty).

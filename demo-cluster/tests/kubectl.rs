@@ -791,3 +791,47 @@ async fn kubectl_prints_csi_flowcontrol_admission_dra_and_template_kinds_with_th
     })
     .await;
 }
+
+/// kubectl's typed `create` subcommands send protobuf: each is decoded into the object the
+/// user asked for, and `get` prints it with kube-apiserver's columns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+async fn kubectl_create_subcommands_for_quotas_priorities_budgets_and_ingresses() {
+    let cluster = common::start_for_cli_clients().await;
+    let k = Kubectl::new(&cluster);
+    tokio::task::spawn_blocking(move || {
+        for (args, created) in [
+            (
+                vec!["create", "quota", "q1", "-n", "default", "--hard=pods=10,requests.cpu=1,limits.cpu=2"],
+                "resourcequota/q1 created",
+            ),
+            (
+                vec!["create", "priorityclass", "pc1", "--value=1000", "--description=batch"],
+                "priorityclass.scheduling.k8s.io/pc1 created",
+            ),
+            (
+                vec!["create", "pdb", "p1", "-n", "default", "--selector=app=x", "--min-available=1"],
+                "poddisruptionbudget.policy/p1 created",
+            ),
+            (
+                vec!["create", "ingress", "i1", "-n", "default", "--class=nginx", "--rule=foo.com/bar=svc1:8080,tls=my-cert"],
+                "ingress.networking.k8s.io/i1 created",
+            ),
+        ] {
+            let said = k.ok(&args);
+            assert!(said.contains(created), "{args:?}: {said}");
+        }
+        let quota = k.ok(&["get", "quota", "q1", "-n", "default"]);
+        assert!(quota.contains("REQUEST") && quota.contains("LIMIT"), "{quota}");
+        assert!(quota.contains("pods: 0/10, requests.cpu: 0/1") && quota.contains("limits.cpu: 0/2"), "{quota}");
+        assert_eq!(k.ok(&["get", "pc", "pc1", "-o", "jsonpath={.value} {.description}"]), "1000 batch");
+        assert_eq!(k.ok(&["get", "pdb", "p1", "-n", "default", "-o", "jsonpath={.spec.minAvailable}"]), "1");
+        let ingress = k.ok(&[
+            "get", "ingress", "i1", "-n", "default", "-o",
+            "jsonpath={.spec.ingressClassName} {.spec.rules[0].host} {.spec.rules[0].http.paths[0].backend.service.port.number} {.spec.tls[0].secretName}",
+        ]);
+        assert_eq!(ingress, "nginx foo.com 8080 my-cert");
+    })
+    .await
+    .expect("kubectl run");
+}

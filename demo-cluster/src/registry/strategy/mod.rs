@@ -35,6 +35,7 @@ mod pods;
 mod podtemplates;
 pub mod printing;
 mod priorityclasses;
+mod quotas_and_apiservices;
 mod replicasets;
 mod replicationcontrollers;
 mod rolebindings;
@@ -326,6 +327,16 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &crds::CustomResourceDefinitions,
     ),
     ("coordination.k8s.io", "leases", &leases::LEASES),
+    (
+        "",
+        "resourcequotas",
+        &quotas_and_apiservices::RESOURCE_QUOTAS,
+    ),
+    (
+        "apiregistration.k8s.io",
+        "apiservices",
+        &quotas_and_apiservices::API_SERVICES,
+    ),
     (
         "storage.k8s.io",
         "storageclasses",
