@@ -605,6 +605,27 @@ fn kube_apiserver_ga_resources() -> std::collections::BTreeSet<String> {
             }
         }
     }
+    // The aggregated document is the newer snapshot (SOURCES.md): its GA resources too.
+    let aggregated = read("aggregated_v2.json").expect("aggregated discovery fixture");
+    for group in aggregated["items"].as_array().into_iter().flatten() {
+        let group_name = group["metadata"]["name"].as_str().unwrap_or_default();
+        for version in group["versions"].as_array().into_iter().flatten() {
+            let ga = version["version"]
+                .as_str()
+                .and_then(|v| v.strip_prefix('v'))
+                .is_some_and(|n| n.parse::<u32>().is_ok());
+            if ga {
+                names.extend(
+                    version["resources"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|r| r["resource"].as_str())
+                        .map(|name| format!("{name}.{group_name}")),
+                );
+            }
+        }
+    }
     names
 }
 
@@ -617,7 +638,7 @@ async fn kubectl_api_resources_lists_every_ga_resource_of_kube_apiserver() {
     with_kubectl(|k| {
         let expected = kube_apiserver_ga_resources();
         assert!(
-            expected.len() >= 68
+            expected.len() >= 71
                 && expected.contains("pods")
                 && expected.contains("horizontalpodautoscalers.autoscaling"),
             "{expected:?}"

@@ -381,6 +381,13 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         .0,
         kind(
             "certificates.k8s.io",
+            "clustertrustbundles",
+            "ClusterTrustBundle",
+            false,
+        )
+        .0,
+        kind(
+            "certificates.k8s.io",
             "podcertificaterequests",
             "PodCertificateRequest",
             true,
@@ -522,6 +529,14 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         kind("node.k8s.io", "runtimeclasses", "RuntimeClass", false).0,
         kind("discovery.k8s.io", "endpointslices", "EndpointSlice", true).0,
         kind("resource.k8s.io", "deviceclasses", "DeviceClass", false).0,
+        kind(
+            "resource.k8s.io",
+            "devicetaintrules",
+            "DeviceTaintRule",
+            false,
+        )
+        .status()
+        .0,
         kind("resource.k8s.io", "resourceclaims", "ResourceClaim", true)
             .status()
             .0,
@@ -545,6 +560,14 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             "flowcontrol.apiserver.k8s.io",
             "prioritylevelconfigurations",
             "PriorityLevelConfiguration",
+            false,
+        )
+        .status()
+        .0,
+        kind(
+            "storagemigration.k8s.io",
+            "storageversionmigrations",
+            "StorageVersionMigration",
             false,
         )
         .status()

@@ -78,3 +78,13 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+/// certificates.k8s.io/v1 ClusterTrustBundles: kube-apiserver prints the signer beside the name.
+pub static CLUSTER_TRUST_BUNDLES: super::Printed =
+    super::Printed(Printer::new(TRUST_BUNDLE_COLUMNS, trust_bundle_cells));
+
+const TRUST_BUNDLE_COLUMNS: &[Col] = &[NAME, c("SignerName", 0)];
+
+fn trust_bundle_cells(o: &Value) -> Vec<Value> {
+    named(o, [or_none(s(&o["spec"]["signerName"]))])
+}

@@ -333,6 +333,11 @@ static BUILT_IN: &[(&str, &str, &dyn Strategy)] = &[
         &quotas_and_apiservices::RESOURCE_QUOTAS,
     ),
     (
+        "certificates.k8s.io",
+        "clustertrustbundles",
+        &certificates::CLUSTER_TRUST_BUNDLES,
+    ),
+    (
         "apiregistration.k8s.io",
         "apiservices",
         &quotas_and_apiservices::API_SERVICES,
