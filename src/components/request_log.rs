@@ -33,6 +33,48 @@ fn curl_for(record: &RequestRecord, origin: &str) -> String {
     command
 }
 
+/// One request as a row of the log.
+fn log_row(record: RequestRecord, origin: &str) -> impl IntoView {
+    let status = match (record.status, &record.error) {
+        (Some(code), _) => code.to_string(),
+        (None, Some(_)) => "failed".into(),
+        // A WebSocket watch has no status line until it opens.
+        (None, None) if record.watch.is_some() => "ws".into(),
+        (None, None) => "…".into(),
+    };
+    let ok = record.status.is_some_and(|c| c < 400)
+        || (record.watch.is_some() && record.error.is_none());
+    let timing = match record.watch {
+        Some(w) => format!(
+            "{} · {} {}{}",
+            if record.transport == Transport::Stream {
+                "stream"
+            } else {
+                "watch"
+            },
+            w.events,
+            if record.transport == Transport::Stream {
+                "chunks"
+            } else {
+                "events"
+            },
+            if w.open { " · open" } else { "" }
+        ),
+        None => format!("{:.0} ms", record.duration_ms),
+    };
+    let curl = curl_for(&record, origin);
+    view! {
+        <tr class="log-row">
+            <td><span class=format!("method {}", record.method)>{record.method.clone()}</span></td>
+            <td class=if ok { "status-ok" } else { "status-bad" }>{status}</td>
+            <td class="path mono">{record.path.clone()}</td>
+            <td class="hint">{timing}</td>
+            <td class="hint">{format!("{} B", record.bytes)}</td>
+            <td><Copyable text=curl label="curl"/></td>
+        </tr>
+    }
+}
+
 #[component]
 pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
     let origin = page_origin();
@@ -78,53 +120,39 @@ pub fn RequestLogPanel(log: RwSignal<Vec<RequestRecord>>) -> impl IntoView {
             <div class="rows">
                 <table aria-label="API requests">
                     <tbody>
-                        {move || {
-                            // A closed log costs nothing: its rows are not drawn.
-                            if !panel.open.get() {
-                                return Vec::new();
+                        // Keyed by the request and what is shown of it: a row stays the same
+                        // element while newer requests are added above it, and is drawn again
+                        // only when its own request changed (a watch's count, its answer).
+                        <For
+                            each=move || {
+                                // A closed log costs nothing: its rows are not drawn.
+                                if !panel.open.get() {
+                                    return Vec::new();
+                                }
+                                let filter = panel.path_filter.get();
+                                log.with(|records| {
+                                    records
+                                        .iter()
+                                        .rev()
+                                        .filter(|record| {
+                                            filter.as_ref().is_none_or(|path| record.path.starts_with(path.as_str()))
+                                        })
+                                        .cloned()
+                                        .collect::<Vec<_>>()
+                                })
                             }
-                            let origin = origin.clone();
-                            let filter = panel.path_filter.get();
-                            log.get()
-                                .into_iter()
-                                .rev()
-                                .filter(|record| {
-                                    filter.as_ref().is_none_or(|path| record.path.starts_with(path.as_str()))
-                                })
-                                .map(|record| {
-                                    let status = match (record.status, &record.error) {
-                                        (Some(code), _) => code.to_string(),
-                                        (None, Some(_)) => "failed".into(),
-                                        // A WebSocket watch has no status line until it opens.
-                                        (None, None) if record.watch.is_some() => "ws".into(),
-                                        (None, None) => "…".into(),
-                                    };
-                                    let ok = record.status.is_some_and(|c| c < 400)
-                                        || (record.watch.is_some() && record.error.is_none());
-                                    let timing = match record.watch {
-                                        Some(w) => format!(
-                                            "{} · {} {}{}",
-                                            if record.transport == Transport::Stream { "stream" } else { "watch" },
-                                            w.events,
-                                            if record.transport == Transport::Stream { "chunks" } else { "events" },
-                                            if w.open { " · open" } else { "" }
-                                        ),
-                                        None => format!("{:.0} ms", record.duration_ms),
-                                    };
-                                    let curl = curl_for(&record, &origin);
-                                    view! {
-                                        <tr class="log-row">
-                                            <td><span class=format!("method {}", record.method)>{record.method.clone()}</span></td>
-                                            <td class=if ok { "status-ok" } else { "status-bad" }>{status}</td>
-                                            <td class="path mono">{record.path.clone()}</td>
-                                            <td class="hint">{timing}</td>
-                                            <td class="hint">{format!("{} B", record.bytes)}</td>
-                                            <td><Copyable text=curl label="curl"/></td>
-                                        </tr>
-                                    }
-                                })
-                                .collect::<Vec<_>>()
-                        }}
+                            key=|record: &RequestRecord| {
+                                (
+                                    record.id,
+                                    record.status,
+                                    record.watch,
+                                    record.error.is_some(),
+                                    record.duration_ms.to_bits(),
+                                    record.bytes,
+                                )
+                            }
+                            children=move |record| log_row(record, &origin)
+                        />
                     </tbody>
                 </table>
             </div>

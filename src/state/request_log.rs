@@ -30,7 +30,7 @@ pub struct RequestRecord {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WatchProgress {
     pub events: u64,
     pub open: bool,
