@@ -444,13 +444,22 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
     match &first.detail {
         ItemDetail::Write(write) => {
             let title = write.changes.join("\n");
+            // A grouped row ("×3") opens its newest revision: what the object is now.
+            let newest = items
+                .iter()
+                .rev()
+                .find_map(|item| match &item.detail {
+                    ItemDetail::Write(w) => Some(w),
+                    _ => None,
+                })
+                .unwrap_or(write);
             let href = revision_href(
                 tree,
-                &write.api_version,
-                &write.kind,
-                write.namespace.as_deref(),
-                &write.name,
-                &write.resource_version,
+                &newest.api_version,
+                &newest.kind,
+                newest.namespace.as_deref(),
+                &newest.name,
+                &newest.resource_version,
             );
             let names: Vec<String> = items
                 .iter()
