@@ -6,7 +6,8 @@
 //! date (UTC), the commit, and `figures: [{name, goal, value, unit}]`. The parts run here
 //! (`ui-size`, `model`, `server`) write theirs from their printed `bench <part>: key=value`
 //! lines; the browser benchmarks write their own (tests/common, `bench::Figures`). At the end
-//! a table of figure, goal and measured value is printed from those files.
+//! a table of figure, goal and measured value is printed from those files, and
+//! `cargo xtask bench readme` writes the same into the README.
 //!
 //! `cargo xtask test` runs the browser benchmarks in quick mode (`KUBE_ATLAS_BENCH_QUICK=1`:
 //! small sizes, short runs, figures in `target/bench/quick/`), see [`quick_tests`].
@@ -43,8 +44,17 @@ const GOALS: [(&str, &str, &str); 1] =
 /// Where the figures go.
 const BENCH_DIR: &str = "target/bench";
 
+/// The README, whose "Measured figures" table `cargo xtask bench readme` writes between
+/// these markers.
+const README: &str = "README.md";
+const README_START: &str = "<!-- bench figures: written by `cargo xtask bench readme` -->";
+const README_END: &str = "<!-- end of bench figures -->";
+
 pub fn run(args: &[String]) -> Result<()> {
     let only = args.first().map(String::as_str);
+    if only == Some("readme") {
+        return write_readme_figures(Path::new(BENCH_DIR), Path::new(README));
+    }
     if let Some(part) = only.filter(|part| !PARTS.contains(part)) {
         bail!("unknown benchmark `{part}`: one of {}", PARTS.join(", "));
     }
@@ -135,16 +145,7 @@ pub fn run(args: &[String]) -> Result<()> {
         if !built {
             build::release_ui()?;
         }
-        // Optimized (the `bench` profile): the in-process demo cluster must make 2,000 pod
-        // writes a second, and a debug build makes about 100.
-        setup::run(setup::Options { browser: true })?;
-        cmd::run(crate::test::browser_tests(&["bench_live"]).args([
-            "--profile",
-            "bench",
-            "--",
-            "--nocapture",
-            "--test-threads=1",
-        ]))?;
+        browser_bench("bench_live")?;
         ran.push("live");
     }
     print_table(Path::new(BENCH_DIR), &ran, started)
@@ -152,9 +153,17 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Runs a browser benchmark (a test target needing the release build and Chromium). One test
 /// at a time: two benchmarks of a target sharing the two cores would measure each other.
+/// Optimized (the `bench` profile): the in-process demo cluster must make 2,000 pod writes a
+/// second and create 100,000 pods; a debug build makes about 100 writes a second.
 fn browser_bench(target: &str) -> Result<()> {
     setup::run(setup::Options { browser: true })?;
-    cmd::run(crate::test::browser_tests(&[target]).args(["--", "--nocapture", "--test-threads=1"]))
+    cmd::run(crate::test::browser_tests(&[target]).args([
+        "--profile",
+        "bench",
+        "--",
+        "--nocapture",
+        "--test-threads=1",
+    ]))
 }
 
 /// `cargo xtask test`'s benchmark step: every browser benchmark in quick mode, on the debug
@@ -199,6 +208,9 @@ struct Figure {
     goal: Option<String>,
     value: f64,
     unit: String,
+    /// How the value came about, in words (the browser benchmarks write one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
 }
 
 /// Runs to completion like [`cmd::run`], echoing stdout and returning it.
@@ -264,6 +276,7 @@ fn figures_from_lines(printed: &str, part: &str) -> Vec<Figure> {
                 goal,
                 value,
                 unit: unit_of(key).to_string(),
+                detail: None,
             });
         }
     }
@@ -355,6 +368,7 @@ struct PartFigures {
     date: String,
     commit: String,
     cores: f64,
+    load_average: String,
     figures: Vec<Figure>,
 }
 
@@ -372,6 +386,7 @@ fn read_figures(path: &Path) -> Result<PartFigures> {
             .take(12)
             .collect(),
         cores: document.cores as f64,
+        load_average: document.load_average,
         figures: document.figures,
     })
 }
@@ -448,6 +463,85 @@ fn print_table(dir: &Path, ran: &[&str], started: SystemTime) -> Result<()> {
     Ok(())
 }
 
+/// Rewrites the README's figures table from the full runs' files in `dir` (quick-mode figures
+/// are never shown there): a row per figure with its goal, the value and how it came about,
+/// and per part the command, date, commit, cores and load average. Figures get into the
+/// README only this way, so none is typed in by hand.
+fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
+    let text =
+        std::fs::read_to_string(readme).with_context(|| format!("reading {}", readme.display()))?;
+    let (Some(start), Some(end)) = (text.find(README_START), text.find(README_END)) else {
+        bail!(
+            "{} has no figures block (`{README_START}` ... `{README_END}`)",
+            readme.display()
+        );
+    };
+    let mut parts = Vec::new();
+    for part in PARTS {
+        let path = dir.join(format!("{part}.json"));
+        if path.exists() {
+            parts.push((part, read_figures(&path)?));
+        } else {
+            println!(
+                "xtask bench readme: no {} (run `cargo xtask bench {part}`)",
+                path.display()
+            );
+        }
+    }
+    if parts.is_empty() {
+        bail!(
+            "no figures in {}: run `cargo xtask bench` first",
+            dir.display()
+        );
+    }
+    let block = readme_block(&parts);
+    let body = format!("{}{README_START}\n{block}{}", &text[..start], &text[end..]);
+    std::fs::write(readme, body).with_context(|| format!("writing {}", readme.display()))?;
+    println!(
+        "xtask bench readme: {} figures of {} parts written to {}",
+        parts
+            .iter()
+            .map(|(_, read)| read.figures.len())
+            .sum::<usize>(),
+        parts.len(),
+        readme.display()
+    );
+    Ok(())
+}
+
+/// The markdown between the README's markers.
+fn readme_block(parts: &[(&str, PartFigures)]) -> String {
+    let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
+    let mut out = String::from("| figure | goal | measured |\n|---|---|---|\n");
+    for (part, read) in parts {
+        out.push_str(&format!(
+            "| **`cargo xtask bench {part}`** ({}, commit {}, {} cores, load {}) | | |\n",
+            read.date.get(..10).unwrap_or(&read.date),
+            read.commit.get(..8).unwrap_or(&read.commit),
+            read.cores,
+            if read.load_average.is_empty() {
+                "?"
+            } else {
+                &read.load_average
+            },
+        ));
+        for figure in &read.figures {
+            let value = format!("{} {}", number(figure.value), figure.unit);
+            let measured = match &figure.detail {
+                Some(detail) => format!("{}: {detail}", value.trim_end()),
+                None => value.trim_end().to_string(),
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                cell(&figure.name),
+                cell(figure.goal.as_deref().unwrap_or("—")),
+                cell(&measured)
+            ));
+        }
+    }
+    out
+}
+
 /// A measured value as the table shows it: whole numbers whole, small ones with 3 decimals.
 fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
@@ -507,12 +601,14 @@ mod tests {
                 goal: Some("≤ 50 ms".into()),
                 value: 12.5,
                 unit: "ms".into(),
+                detail: Some("p50 3 / p99 12.5 ms".into()),
             },
             Figure {
                 name: "count".into(),
                 goal: None,
                 value: 3.0,
                 unit: String::new(),
+                detail: None,
             },
         ];
         let text = figures_json("model", &figures);
@@ -527,5 +623,39 @@ mod tests {
         let read = read_figures(&path).expect("read back");
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(read.figures, figures);
+    }
+
+    #[test]
+    fn the_readme_block_is_replaced_from_the_files_and_the_rest_is_kept() {
+        let dir = std::env::temp_dir().join(format!("xtask-readme-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let figures = vec![Figure {
+            name: "longest | frame".into(),
+            goal: Some("≤ 50 ms".into()),
+            value: 83.4,
+            unit: "ms".into(),
+            detail: Some("1 of 1194 frames".into()),
+        }];
+        std::fs::write(dir.join("live.json"), figures_json("live", &figures)).expect("written");
+        let readme = dir.join("README.md");
+        std::fs::write(
+            &readme,
+            format!("# Title\n\n{README_START}\n| old | row |\n{README_END}\n\nNotes stay.\n"),
+        )
+        .expect("written");
+        write_readme_figures(&dir, &readme).expect("rewritten");
+        let text = std::fs::read_to_string(&readme).expect("read");
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(text.starts_with("# Title\n\n"), "{text}");
+        assert!(
+            text.ends_with(&format!("{README_END}\n\nNotes stay.\n")),
+            "{text}"
+        );
+        assert!(!text.contains("| old | row |"), "{text}");
+        assert!(text.contains("**`cargo xtask bench live`**"), "{text}");
+        assert!(
+            text.contains("| longest \\| frame | ≤ 50 ms | 83.4 ms: 1 of 1194 frames |"),
+            "{text}"
+        );
     }
 }

@@ -33,6 +33,8 @@ commands:
                               benchmarks (prints figures); all of them without an argument;
                               each part also writes target/bench/<part>.json (figures, goals,
                               cores, date, commit) and a closing table is printed
+  bench readme                the README's Measured figures table, rewritten from
+                              target/bench/*.json (what the last full runs measured)
 ";
 
 fn main() {

@@ -22,57 +22,82 @@ const OWNED_METADATA: &[&str] = &["labels", "annotations", "finalizers", "ownerR
 /// Leaf paths of an object, as ownership sees them. `status` only counts for status writes.
 pub fn leaf_paths(obj: &Value, include_status: bool) -> FieldSet {
     let mut out = FieldSet::new();
-    let Some(root) = obj.as_object() else {
-        return out;
-    };
-    for (k, v) in root {
-        match k.as_str() {
-            "apiVersion" | "kind" => {}
-            "status" if !include_status => {}
-            "metadata" => {
-                for mk in OWNED_METADATA {
-                    if let Some(mv) = v.get(*mk) {
-                        collect(mk, mv, &mut vec!["f:metadata".into()], &mut out);
-                    }
-                }
-            }
-            _ => collect(k, v, &mut vec![], &mut out),
+    walk_leaves(obj, None, &mut |path, _, _| {
+        if include_status || !is_status(path) {
+            out.insert(path.clone());
         }
-    }
+    });
     out
 }
 
-fn collect(field: &str, v: &Value, prefix: &mut Path, out: &mut FieldSet) {
+fn is_status(path: &[String]) -> bool {
+    path.first().is_some_and(|first| first == "f:status")
+}
+
+/// Visits every leaf of `obj` (status included) with its path, its value and the value at
+/// the same path in `old`, found as the walk goes: one pass over both objects instead of a
+/// lookup per leaf in each object, which parsed every `k:` segment again.
+fn walk_leaves<'a>(
+    obj: &'a Value,
+    old: Option<&'a Value>,
+    visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+) {
+    let Some(root) = obj.as_object() else {
+        return;
+    };
+    for (k, v) in root {
+        let before = old.and_then(|o| o.get(k));
+        match k.as_str() {
+            "apiVersion" | "kind" => {}
+            "metadata" => {
+                for mk in OWNED_METADATA {
+                    if let Some(mv) = v.get(*mk) {
+                        let mut prefix = vec!["f:metadata".to_string()];
+                        walk(mk, mv, before.and_then(|b| b.get(*mk)), &mut prefix, visit);
+                    }
+                }
+            }
+            _ => walk(k, v, before, &mut vec![], visit),
+        }
+    }
+}
+
+fn walk<'a>(
+    field: &str,
+    v: &'a Value,
+    before: Option<&'a Value>,
+    prefix: &mut Path,
+    visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+) {
     prefix.push(format!("f:{field}"));
     match v {
         Value::Object(m) if !m.is_empty() => {
             for (k, c) in m {
-                collect(k, c, prefix, out);
+                walk(k, c, before.and_then(|b| b.get(k)), prefix, visit);
             }
         }
         Value::Array(items) => match merge_key(field, items) {
             Some(key) if items.iter().all(|i| i.get(key).is_some()) => {
+                let before_items = before.and_then(Value::as_array);
                 for item in items {
                     let key_json = json!({ key: item[key] }).to_string();
+                    let item_before = before_items
+                        .and_then(|list| list.iter().find(|b| b.get(key) == Some(&item[key])));
                     prefix.push(format!("k:{key_json}"));
                     if let Some(m) = item.as_object() {
                         for (k, c) in m {
-                            collect(k, c, prefix, out);
+                            walk(k, c, item_before.and_then(|b| b.get(k)), prefix, visit);
                         }
                     }
                     prefix.pop();
                 }
                 if items.is_empty() {
-                    out.insert(prefix.clone());
+                    visit(prefix, v, before);
                 }
             }
-            _ => {
-                out.insert(prefix.clone());
-            }
+            _ => visit(prefix, v, before),
         },
-        _ => {
-            out.insert(prefix.clone());
-        }
+        _ => visit(prefix, v, before),
     }
     prefix.pop();
 }
@@ -297,18 +322,15 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_rese
     } else {
         old.map(read_entries).unwrap_or_default()
     };
-    let all_leaves = leaf_paths(new, true);
-    // A status write (most writes a cluster sees) owns the same leaves it keeps: walk once.
-    let new_leaves = if include_status {
-        std::borrow::Cow::Borrowed(&all_leaves)
-    } else {
-        std::borrow::Cow::Owned(leaf_paths(new, false))
-    };
-    let changed: FieldSet = new_leaves
-        .iter()
-        .filter(|p| old.and_then(|o| value_at(o, p)) != value_at(new, p))
-        .cloned()
-        .collect();
+    // The writer takes the leaves whose values changed (status ones only for status writes).
+    let mut all_leaves = FieldSet::new();
+    let mut changed = FieldSet::new();
+    walk_leaves(new, old, &mut |path, value, before| {
+        if before != Some(value) && (include_status || !is_status(path)) {
+            changed.insert(path.clone());
+        }
+        all_leaves.insert(path.clone());
+    });
     for e in entries.iter_mut() {
         e.fields
             .retain(|p| all_leaves.contains(p) && !changed.contains(p));
@@ -488,5 +510,72 @@ mod tests {
         let first = apply(None, &json!({"data": {"a": "1", "b": "2"}}), &w("m"), false).unwrap();
         let second = apply(Some(&first), &json!({"data": {"a": "1"}}), &w("m"), false).unwrap();
         assert_eq!(second["data"], json!({"a": "1"}));
+    }
+
+    /// The fields a manager owns, as display paths.
+    fn owned(obj: &Value, manager: &str) -> Vec<String> {
+        read_entries(obj)
+            .into_iter()
+            .filter(|e| e.manager == manager)
+            .flat_map(|e| e.fields.into_iter().map(|p| display_path(&p)))
+            .collect()
+    }
+
+    #[test]
+    fn a_status_write_takes_the_leaves_it_changed_in_keyed_lists_and_no_others() {
+        let created = json!({"metadata": {"name": "p", "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "a"}]}});
+        let mut pod = created.clone();
+        record_update(None, &mut pod, &w("creator"), false);
+        let kubelet = Writer {
+            subresource: "status",
+            ..w("kubelet")
+        };
+        let mut running = pod.clone();
+        running["status"] = json!({"phase": "Running", "conditions": [
+            {"type": "Ready", "status": "True"}, {"type": "Initialized", "status": "True"}],
+            "containerStatuses": [{"name": "web", "restartCount": 0}]});
+        record_update(Some(&pod), &mut running, &kubelet, false);
+        let mut restarted = running.clone();
+        restarted["status"]["containerStatuses"][0]["restartCount"] = json!(1);
+        restarted["status"]["conditions"][0]["status"] = json!("False");
+        // A status write's body may change the spec; it does not take the spec's leaves.
+        restarted["spec"]["containers"][0]["image"] = json!("b");
+        record_update(Some(&running), &mut restarted, &w("scheduler"), false);
+        let mut status_only = running.clone();
+        status_only["status"]["containerStatuses"][0]["restartCount"] = json!(1);
+        status_only["status"]["conditions"][0]["status"] = json!("False");
+        let writer = Writer {
+            subresource: "status",
+            ..w("restarter")
+        };
+        record_update(Some(&running), &mut status_only, &writer, false);
+        assert_eq!(
+            owned(&status_only, "restarter"),
+            vec![
+                ".status.conditions[type=\"Ready\"].status",
+                // Atomic, as kube-apiserver's schema has it: the writer owns the whole list.
+                ".status.containerStatuses"
+            ]
+        );
+        let kubelet_kept = owned(&status_only, "kubelet");
+        assert!(
+            kubelet_kept.contains(&".status.phase".to_string()),
+            "{kubelet_kept:?}"
+        );
+        assert!(
+            kubelet_kept.contains(&".status.conditions[type=\"Initialized\"].status".to_string())
+        );
+        assert!(!kubelet_kept.contains(&".status.conditions[type=\"Ready\"].status".to_string()));
+        // A spec write (no subresource) takes what it changed outside status, not status.
+        assert_eq!(
+            owned(&restarted, "scheduler"),
+            vec![".spec.containers[name=\"web\"].image"]
+        );
+        // Leaves that are gone leave every entry.
+        let mut without_label = status_only.clone();
+        without_label["metadata"]["labels"] = json!({});
+        record_update(Some(&status_only), &mut without_label, &w("editor"), false);
+        assert!(!owned(&without_label, "creator").contains(&".metadata.labels.app".to_string()));
     }
 }

@@ -562,7 +562,7 @@ impl Registry {
             let reset = new["metadata"]["managedFields"]
                 .as_array()
                 .is_some_and(|a| a.len() == 1 && a[0].as_object().is_some_and(|m| m.is_empty()));
-            new["metadata"]["managedFields"] = old["metadata"]["managedFields"].clone();
+            // Entries come from `old` (a client cannot forge them) and replace the body's.
             managed_fields::record_update(Some(old), &mut new, &writer, reset);
         }
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
