@@ -125,10 +125,19 @@ async fn tree_ready_time_with_300_crd_groups() {
     figures.save();
 }
 
+/// How many /api and /apis requests the page has completed (Resource Timing: a watch still
+/// open is not counted, nor a WebSocket).
+const API_REQUESTS_SCRIPT: &str = r#"
+    return performance.getEntriesByType("resource")
+        .filter((entry) => /^\/apis?(\/|$|\?)/.test(new URL(entry.name).pathname))
+        .length;
+"#;
+
 async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Figures) {
     let mut samples = Vec::new();
     let mut app_samples = Vec::new();
     let mut groups_shown = 0;
+    let mut api_requests = 0.0;
     for _ in 0..loads() {
         harness.driver.goto(url).await.expect("page loads");
         let nav = harness
@@ -158,6 +167,16 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             .map(|rows| rows.len())
             .unwrap_or_default();
         samples.push(ready);
+        // Requests to the API server the page completed by now (the tree is painted); kubectl's
+        // cold discovery with many CRDs took 170 requests (kubernetes#107130).
+        api_requests = harness
+            .driver
+            .execute(API_REQUESTS_SCRIPT, vec![])
+            .await
+            .expect("resource timing read")
+            .json()
+            .as_f64()
+            .unwrap_or_default();
     }
     assert!(groups_shown > 0, "the tree drew rows ({scenario})");
     // The first load of an origin in a fresh profile is cold (nothing cached, wasm compiled
@@ -177,7 +196,10 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             ("warm_min", min),
             ("warm_max", max),
         ] {
-            figures.add(format!("{label} {stat} ({scenario})"), None, value, "ms");
+            // The goal: navigation to an interactive tree in 150 ms, as users load it again.
+            let goal = (label == "tree_painted_since_navigation_ms" && stat == "warm_median")
+                .then_some("≤ 150 ms");
+            figures.add(format!("{label} {stat} ({scenario})"), goal, value, "ms");
         }
     };
     report(
@@ -189,6 +211,13 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
         "tree_painted_since_navigation_ms",
         "from navigation start to the first paint of the tree",
         &samples,
+    );
+    println!("bench ui: api_requests={api_requests} (by the time the tree is painted, last load; {scenario})");
+    figures.add(
+        format!("API requests until the tree is painted ({scenario})"),
+        None,
+        api_requests,
+        "requests",
     );
     figures.add(
         format!("groups shown ({scenario})"),

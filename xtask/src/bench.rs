@@ -509,6 +509,28 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Figures without a goal that the README shows too (part, a part of the name): the
+/// references users know and what explains the figures with goals.
+const README_EXTRAS: [(&str, &str); 17] = [
+    ("ui-size", "pages_gzip_kib"),
+    ("ui-size", "editor_gzip_kib"),
+    ("model", "parse_and_build_ms"),
+    ("server", "list_pods median_ms"),
+    ("server", "list_pods_table median_ms"),
+    ("server", "watch end_to_end_lag_p99_ms"),
+    ("server", "watch lost"),
+    ("ui", "API requests until the tree is painted"),
+    ("list", "first_rows_ms"),
+    ("list", "whole_list_ms"),
+    ("list", "page_memory_mib"),
+    ("list", "kubectl_get_pods wall_ms"),
+    ("list", "kubectl_get_pods max_rss_mib"),
+    ("timeline", "memory_start_mib"),
+    ("timeline", "memory_end_mib"),
+    ("live", "page memory"),
+    ("live", "main thread busy"),
+];
+
 /// The markdown between the README's markers.
 fn readme_block(parts: &[(&str, PartFigures)]) -> String {
     let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
@@ -525,7 +547,13 @@ fn readme_block(parts: &[(&str, PartFigures)]) -> String {
                 &read.load_average
             },
         ));
-        for figure in &read.figures {
+        let shown = read.figures.iter().filter(|figure| {
+            figure.goal.is_some()
+                || README_EXTRAS
+                    .iter()
+                    .any(|(p, name)| p == part && figure.name.contains(name))
+        });
+        for figure in shown {
             let value = format!("{} {}", number(figure.value), figure.unit);
             let measured = match &figure.detail {
                 Some(detail) => format!("{}: {detail}", value.trim_end()),

@@ -34,7 +34,15 @@ const MAX_STOP_SECONDS: f64 = 2.0;
 /// Both kubelet tasks for `node`: pod lifecycle and heartbeat.
 pub fn spawn(ctx: Arc<Context>, node: &str) -> Vec<JoinHandle<()>> {
     let mut kubelet = Kubelet::new(ctx.clone(), node);
-    let changes = Changes::of(&ctx.registry, &[("", "pods")]);
+    // Only this node's pods (before or after the change): with hundreds of nodes, a kubelet
+    // that took every pod change fell behind the broadcast and resynced again and again.
+    let own_node = node.to_string();
+    let changes = Changes::matching(&ctx.registry, move |event| {
+        let on_node = |pod: &Value| pod["spec"]["nodeName"].as_str() == Some(own_node.as_str());
+        event.key.group.is_empty()
+            && event.key.resource == "pods"
+            && (on_node(&event.object) || event.prev.as_ref().is_some_and(|prev| on_node(prev)))
+    });
     let pods = spawn_queue_loop(changes, ctx.resync(), move |batch| {
         if batch.full {
             kubelet.sync()
@@ -422,14 +430,7 @@ impl Kubelet {
 
     /// One pass over this node's pods; returns when the next timer fires.
     fn sync(&mut self) -> Option<Duration> {
-        let (pods, _) = self
-            .ctx
-            .registry
-            .list_shared(&self.ctx.def("", "pods"), None);
-        let mine: Vec<ObjectRef> = pods
-            .into_iter()
-            .filter(|p| p["spec"]["nodeName"].as_str() == Some(self.node.as_str()))
-            .collect();
+        let mine: Vec<ObjectRef> = self.ctx.registry.store.pods_on_node(&self.node);
         let present: HashSet<String> = mine.iter().map(|p| uid_of(p).to_string()).collect();
         self.pods.retain(|uid, _| present.contains(uid));
         self.keys = mine
