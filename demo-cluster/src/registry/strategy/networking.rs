@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::common::immutable_fields;
-use super::printing::{age, c, key_values, named, or_none, s, Col, Printer, NAME};
+use super::printing::{age, c, key_values, named, or_none, reference, s, Col, Printer, NAME};
 use super::{Printed, Strategy};
 use crate::status::Cause;
 
@@ -23,12 +23,7 @@ impl Strategy for IngressClasses {
 const CLASS_COLUMNS: &[Col] = &[NAME, c("Controller", 0), c("Parameters", 0), c("Age", 0)];
 
 fn class_cells(o: &Value) -> Vec<Value> {
-    let parameters = &o["spec"]["parameters"];
-    let parameters = if parameters.is_object() {
-        format!("{}/{}", s(&parameters["kind"]), s(&parameters["name"]))
-    } else {
-        String::new()
-    };
+    let parameters = reference(&o["spec"]["parameters"], "kind", "name").unwrap_or_default();
     named(
         o,
         [

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::common::{default_field, ensure_object, immutable_fields};
-use super::printing::{age, c, named, or_none, s, Col, Printer, NAME};
+use super::printing::{age, c, named, or_none, reference, s, Col, Printer, NAME};
 use super::{CreateContext, Strategy};
 use crate::status::Cause;
 
@@ -114,12 +114,7 @@ const VOLUME_COLUMNS: &[Col] = &[
 
 fn volume_cells(o: &Value) -> Vec<Value> {
     let (spec, st) = (&o["spec"], &o["status"]);
-    let claim = &spec["claimRef"];
-    let claim = if claim.is_object() {
-        format!("{}/{}", s(&claim["namespace"]), s(&claim["name"]))
-    } else {
-        String::new()
-    };
+    let claim = reference(&spec["claimRef"], "namespace", "name").unwrap_or_default();
     named(
         o,
         [

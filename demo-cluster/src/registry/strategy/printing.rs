@@ -125,6 +125,13 @@ pub fn s(v: &Value) -> String {
     }
 }
 
+/// An object reference as kubectl prints it, `first/second` of its fields (`namespace/name`,
+/// `kind/name`); None when there is no reference.
+pub fn reference(r: &Value, first: &str, second: &str) -> Option<String> {
+    r.is_object()
+        .then(|| format!("{}/{}", s(&r[first]), s(&r[second])))
+}
+
 pub fn or_none(x: String) -> Value {
     json!(if x.is_empty() {
         "<none>".to_string()

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::printing::{age, c, named, s, Col, Printer, NAME};
+use super::printing::{age, c, named, reference, s, Col, Printer, NAME};
 use super::Printed;
 
 pub static RESOURCE_QUOTAS: Printed = Printed(Printer::new(QUOTA_COLUMNS, quota_cells));
@@ -42,12 +42,8 @@ fn quota_cells(o: &Value) -> Vec<Value> {
 const API_SERVICE_COLUMNS: &[Col] = &[NAME, c("Service", 0), c("Available", 0), c("Age", 0)];
 
 fn api_service_cells(o: &Value) -> Vec<Value> {
-    let service = &o["spec"]["service"];
-    let service = if service.is_object() {
-        format!("{}/{}", s(&service["namespace"]), s(&service["name"]))
-    } else {
-        "Local".to_string()
-    };
+    let service = reference(&o["spec"]["service"], "namespace", "name")
+        .unwrap_or_else(|| "Local".to_string());
     let available = o["status"]["conditions"]
         .as_array()
         .and_then(|conditions| conditions.iter().find(|c| c["type"] == "Available"))
