@@ -18,6 +18,12 @@ pub mod seed;
 pub mod status;
 pub mod storage;
 
+/// Objects are JSON trees: every write copies, builds and drops thousands of small maps and
+/// strings, and glibc's malloc was a third of a churning cluster's time. Declared here so the
+/// server binary and every process embedding the cluster (tests, benchmarks) use it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -49,6 +49,10 @@ struct Args {
     /// latency=D (added to every API response: 50ms, 1s).
     #[arg(long, value_name = "SPEC")]
     chaos: Option<demo_cluster::chaos::ChaosSpec>,
+    /// Run without the simulated control plane (controllers, scheduler, kubelets): objects
+    /// change only when a client or load-mode churn writes them, as the benchmarks run it.
+    #[arg(long)]
+    no_controllers: bool,
 }
 
 /// A Go-style duration of hours, minutes and seconds (`1h30m`, `90s`, `2m0s`).
@@ -100,7 +104,7 @@ async fn main() -> anyhow::Result<()> {
         empty: args.empty,
         accept_hosts: args.accept_hosts,
         state_file: args.state_file,
-        controllers: true,
+        controllers: !args.no_controllers,
         pods: args.pods,
         crds: args.crds,
         churn: args.churn,

@@ -2107,3 +2107,106 @@ async fn replication_controllers_scale_and_print_with_their_label_map() {
     .await;
     assert_eq!(listed["items"].as_array().map(Vec::len), Some(1));
 }
+
+/// Reads newline-terminated watch lines from a streaming body until `count` have come.
+async fn watch_lines(body: &mut Body, count: usize) -> Vec<Value> {
+    let mut buffered = Vec::new();
+    let mut lines = Vec::new();
+    while lines.len() < count {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(5), body.frame())
+            .await
+            .expect("a watch event within 5 s")
+            .expect("the stream goes on")
+            .expect("a frame");
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        buffered.extend_from_slice(&data);
+        while let Some(end) = buffered.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buffered.drain(..=end).collect();
+            lines.push(serde_json::from_slice(&line).expect("a JSON line"));
+        }
+    }
+    lines
+}
+
+#[tokio::test]
+async fn table_watches_send_columns_once_and_follow_their_selector() {
+    let app = app();
+    let list = json_ok(&app, get("/api/v1/namespaces/default/configmaps")).await;
+    let since = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let uri = format!(
+        "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={since}&labelSelector=tier%3Dweb"
+    );
+    let resp = app
+        .clone()
+        .oneshot(
+            req("GET", &uri)
+                .header(header::ACCEPT, TABLE)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut body = resp.into_body();
+    for (name, tier) in [("first", "web"), ("second", "web")] {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": {"tier": tier}}});
+        let (s, _) = json_of(
+            &app,
+            with_body(
+                "POST",
+                "/api/v1/namespaces/default/configmaps",
+                "application/json",
+                cm.to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(s, StatusCode::CREATED);
+    }
+    // The first leaves the selection: DELETED, at the change's resourceVersion.
+    let relabel = json!({"metadata": {"labels": {"tier": "db"}}});
+    let (s, changed) = json_of(
+        &app,
+        with_body(
+            "PATCH",
+            "/api/v1/namespaces/default/configmaps/first",
+            "application/merge-patch+json",
+            relabel.to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let events = watch_lines(&mut body, 3).await;
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["ADDED", "ADDED", "DELETED"]);
+    for event in &events {
+        assert_eq!(event["object"]["kind"], "Table");
+        assert_eq!(event["object"]["rows"].as_array().map(Vec::len), Some(1));
+    }
+    // kube-apiserver sends a watch's column definitions with its first event only.
+    let columns = events[0]["object"]["columnDefinitions"]
+        .as_array()
+        .expect("columns");
+    assert_eq!(columns[0]["name"], "Name");
+    assert_eq!(events[1]["object"]["columnDefinitions"], Value::Null);
+    assert_eq!(events[2]["object"]["columnDefinitions"], Value::Null);
+    let names: Vec<&Value> = events
+        .iter()
+        .map(|e| &e["object"]["rows"][0]["cells"][0])
+        .collect();
+    assert_eq!(names, [&json!("first"), &json!("second"), &json!("first")]);
+    let deleted = &events[2]["object"]["rows"][0]["object"]["metadata"];
+    assert_eq!(
+        deleted["resourceVersion"],
+        changed["metadata"]["resourceVersion"]
+    );
+    assert_eq!(
+        deleted["labels"]["tier"], "web",
+        "the last state it was selected in"
+    );
+}

@@ -106,10 +106,14 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("target"))
 }
 
+/// `KUBE_ATLAS_WASM_NAMES=1` keeps the function names (`wasm-opt -g`), so a page's CPU
+/// profile names Rust functions; the modules grow, so never for a measured size.
 fn wasm_opt(input: &Path, output: &Path) -> Result<()> {
+    let keep_names = std::env::var_os("KUBE_ATLAS_WASM_NAMES").is_some();
     cmd::run(
         cmd::command("wasm-opt")
             .args(WASM_OPT_FLAGS)
+            .args(keep_names.then_some("-g"))
             .arg(input)
             .arg("-o")
             .arg(output),

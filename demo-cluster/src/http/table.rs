@@ -156,16 +156,25 @@ fn row_conditions(def: &ResourceDef, obj: &Value) -> Option<Value> {
 /// The same Table as [`table`], written straight into bytes: cells are serialized per row,
 /// and the row object is borrowed — for items whose served form is the stored version
 /// (`stored` is `Some`), its cached JSON or PartialObjectMetadata rendering is copied.
+///
+/// Without `with_columns`, `columnDefinitions` is null: a watch's events after its first, as
+/// kube-apiserver sends them.
 pub fn table_bytes<'a>(
     def: &ResourceDef,
     objs: impl IntoIterator<Item = (&'a Value, Option<&'a StoredObject>)>,
     include: IncludeObject,
     list_meta: &Value,
+    with_columns: bool,
 ) -> Vec<u8> {
     let objs = objs.into_iter();
     let mut buf = Vec::with_capacity(256 + objs.size_hint().0 * 1536);
+    let columns = if with_columns {
+        Value::Array(column_definitions(def))
+    } else {
+        Value::Null
+    };
     let head = json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta,
-                      "columnDefinitions": column_definitions(def)});
+                      "columnDefinitions": columns});
     let head = head.to_string();
     // `head` is a JSON object: reopen it to append the rows.
     buf.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
@@ -267,17 +276,31 @@ mod tests {
             IncludeObject::Object,
         ] {
             let expected = table(&def, objs.iter(), include, meta.clone());
-            let borrowed = table_bytes(&def, objs.iter().map(|o| (o, None)), include, &meta);
+            let borrowed = table_bytes(&def, objs.iter().map(|o| (o, None)), include, &meta, true);
             let cached = table_bytes(
                 &def,
                 objs.iter().zip(&stored).map(|(o, s)| (o, Some(s))),
                 include,
                 &meta,
+                true,
             );
             for bytes in [borrowed, cached] {
                 let got: Value = serde_json::from_slice(&bytes).expect("valid JSON");
                 assert_eq!(got, expected);
             }
         }
+        let headless = table_bytes(
+            &def,
+            objs.iter().map(|o| (o, None)),
+            IncludeObject::None,
+            &meta,
+            false,
+        );
+        let got: Value = serde_json::from_slice(&headless).expect("valid JSON");
+        assert_eq!(got["columnDefinitions"], Value::Null);
+        assert_eq!(
+            got["rows"],
+            table(&def, objs.iter(), IncludeObject::None, meta)["rows"]
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! that replays the watch cache (or sends the current state) and then forwards live events,
 //! translating selector matches into ADDED/DELETED, with bookmarks and timeouts.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use crate::chaos::WatchFaults;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::Registry;
 use crate::status::ApiError;
-use crate::storage::object::StoredObject;
+use crate::storage::object::{write_partial_metadata, StoredObject};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
 use crate::storage::watch_cache::{watch_line, EventType, StoredEvent};
 
@@ -49,25 +50,51 @@ impl WatchRequest {
         ns_ok && self.labels.matches(obj) && self.fields.matches(obj)
     }
 
-    /// Whether the stored JSON of `obj` is exactly what this watch sends: plain objects whose
-    /// stored form is the served one. Such events are rendered once for all watchers.
-    fn sends_as_stored(&self, api_version: &str, obj: &StoredObject) -> bool {
-        self.output == Output::Object && Registry::presents_as_stored(&self.def, api_version, obj)
+    /// `obj` as this watch serves it, and its stored form when that is the served one (then
+    /// nothing is copied, and its cached renderings are used).
+    fn presented<'a>(
+        &self,
+        api_version: &str,
+        obj: &'a StoredObject,
+    ) -> (Cow<'a, Value>, Option<&'a StoredObject>) {
+        if Registry::presents_as_stored(&self.def, api_version, obj) {
+            (Cow::Borrowed(obj.value()), Some(obj))
+        } else {
+            (
+                Cow::Owned(Registry::present(&self.def, obj.value().clone())),
+                None,
+            )
+        }
     }
 
-    /// Renders an already presented object.
-    fn render(&self, event_type: &str, obj: &Value) -> Bytes {
-        let rendered = match self.output {
-            Output::Object => obj.clone(),
-            Output::Metadata => table::partial_metadata(obj),
-            Output::Table => table::table(
-                &self.def,
-                std::slice::from_ref(obj),
-                self.include,
-                json!({"resourceVersion": obj["metadata"]["resourceVersion"]}),
-            ),
+    /// One event line for `obj` (presented; `stored` when that is its stored form). A Table
+    /// carries its columnDefinitions in the first event only, as kube-apiserver's watches do
+    /// (`TableOptions.NoHeaders` after the first): `columns_sent` remembers it.
+    fn render(
+        &self,
+        event_type: &str,
+        obj: &Value,
+        stored: Option<&StoredObject>,
+        columns_sent: &mut bool,
+    ) -> Bytes {
+        let object = match (self.output, stored) {
+            (Output::Object, Some(stored)) => return watch_line(event_type, stored.json()),
+            (Output::Object, None) => serde_json::to_vec(obj).unwrap_or_default(),
+            (Output::Metadata, Some(stored)) => {
+                return watch_line(event_type, stored.metadata_json())
+            }
+            (Output::Metadata, None) => {
+                let mut buf = Vec::with_capacity(1024);
+                write_partial_metadata(&mut buf, obj);
+                buf
+            }
+            (Output::Table, _) => {
+                let meta = json!({"resourceVersion": obj["metadata"]["resourceVersion"]});
+                let columns = !std::mem::replace(columns_sent, true);
+                table::table_bytes(&self.def, [(obj, stored)], self.include, &meta, columns)
+            }
         };
-        line(&json!({"type": event_type, "object": rendered}))
+        watch_line(event_type, &object)
     }
 
     fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
@@ -80,55 +107,46 @@ impl WatchRequest {
         )
     }
 
-    /// The event to send for a store change, with selector translation.
-    fn translate(&self, api_version: &str, ev: &StoredEvent) -> Option<Bytes> {
+    /// The event to send for a store change, with selector translation: an object entering
+    /// the selection is ADDED, one leaving it DELETED (at the change's resourceVersion).
+    fn translate(
+        &self,
+        api_version: &str,
+        ev: &StoredEvent,
+        columns_sent: &mut bool,
+    ) -> Option<Bytes> {
         if ev.key.group != self.def.storage_group || ev.key.resource != self.def.resource {
             return None;
         }
-        // Fast path: selectors see the stored shape, which is the served one here, and the
-        // line is the event's shared rendering. Leaving the selector needs the slow path.
-        if self.sends_as_stored(api_version, &ev.object)
-            && ev
-                .prev
-                .as_ref()
-                .is_none_or(|p| self.sends_as_stored(api_version, p))
-        {
-            let now = self.matches(&ev.object);
-            match ev.event_type {
-                EventType::Added | EventType::Deleted => {
+        let (object, stored) = self.presented(api_version, &ev.object);
+        let now = self.matches(&object);
+        match ev.event_type {
+            EventType::Added | EventType::Deleted => {
+                // Plain objects as stored: the event's line, rendered once for all watchers.
+                if self.output == Output::Object && stored.is_some() {
                     return now.then(|| ev.line().clone());
                 }
-                EventType::Modified => {
-                    let before = ev.prev.as_ref().is_some_and(|p| self.matches(p));
-                    match (before, now) {
-                        (true, true) => return Some(ev.line().clone()),
-                        (false, true) => return Some(watch_line("ADDED", ev.object.json())),
-                        (false, false) => return None,
-                        (true, false) => {}
-                    }
-                }
+                let kind = match ev.event_type {
+                    EventType::Added => "ADDED",
+                    _ => "DELETED",
+                };
+                now.then(|| self.render(kind, &object, stored, columns_sent))
             }
-        }
-        let object = Registry::present(&self.def, ev.object.value().clone());
-        match ev.event_type {
-            EventType::Added => self.matches(&object).then(|| self.render("ADDED", &object)),
-            EventType::Deleted => self
-                .matches(&object)
-                .then(|| self.render("DELETED", &object)),
             EventType::Modified => {
-                let prev = ev
-                    .prev
-                    .as_ref()
-                    .map(|p| Registry::present(&self.def, p.value().clone()));
-                let now = self.matches(&object);
-                let before = prev.as_ref().is_some_and(|p| self.matches(p));
+                let prev = ev.prev.as_ref().map(|p| self.presented(api_version, p));
+                let before = prev.as_ref().is_some_and(|(p, _)| self.matches(p));
                 match (before, now) {
-                    (true, true) => Some(self.render("MODIFIED", &object)),
-                    (false, true) => Some(self.render("ADDED", &object)),
+                    (true, true) => {
+                        if self.output == Output::Object && stored.is_some() {
+                            return Some(ev.line().clone());
+                        }
+                        Some(self.render("MODIFIED", &object, stored, columns_sent))
+                    }
+                    (false, true) => Some(self.render("ADDED", &object, stored, columns_sent)),
                     (true, false) => {
-                        let mut last = prev.unwrap_or(Value::Null);
+                        let mut last = prev.map(|(p, _)| p.into_owned()).unwrap_or(Value::Null);
                         last["metadata"]["resourceVersion"] = json!(ev.rv.to_string());
-                        Some(self.render("DELETED", &last))
+                        Some(self.render("DELETED", &last, None, columns_sent))
                     }
                     (false, false) => None,
                 }
@@ -204,6 +222,7 @@ pub fn start(
             };
         let mut receiver = sub.receiver;
         let mut last_rv = sub.rv.max(req.since.unwrap_or(0));
+        let mut columns_sent = false;
         // The initial state counts as one event for cuts (cut at a random object inside it):
         // one draw per object would almost never let a large state through.
         let initial_cut = chaos
@@ -217,13 +236,10 @@ pub fn start(
                 );
                 return;
             }
-            let line = if req.sends_as_stored(&api_version, obj) {
-                req.matches(obj).then(|| watch_line("ADDED", obj.json()))
-            } else {
-                let presented = Registry::present(&req.def, obj.value().clone());
-                req.matches(&presented)
-                    .then(|| req.render("ADDED", &presented))
-            };
+            let (presented, stored) = req.presented(&api_version, obj);
+            let line = req
+                .matches(&presented)
+                .then(|| req.render("ADDED", &presented, stored, &mut columns_sent));
             if let Some(line) = line {
                 if tx.send(line).await.is_err() {
                     return;
@@ -237,7 +253,7 @@ pub fn start(
             return;
         }
         for ev in &sub.replay {
-            if let Some(line) = req.translate(&api_version, ev) {
+            if let Some(line) = req.translate(&api_version, ev, &mut columns_sent) {
                 if cut(&mut chaos, &req.def) || tx.send(line).await.is_err() {
                     return;
                 }
@@ -258,7 +274,7 @@ pub fn start(
                         if req.since.is_some_and(|since| ev.rv <= since) {
                             continue;
                         }
-                        if let Some(line) = req.translate(&api_version, &ev) {
+                        if let Some(line) = req.translate(&api_version, &ev, &mut columns_sent) {
                             if cut(&mut chaos, &req.def) || tx.send(line).await.is_err() {
                                 return;
                             }

@@ -606,11 +606,12 @@ impl Registry {
     {
         let key = Self::key(def, namespace, name);
         for _ in 0..16 {
+            // The stored version itself: `change` edits the one copy made here.
             let stored = self
                 .store
-                .get(&key)
+                .get_ref(&key)
                 .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
-            let mut next = Self::present(def, stored.clone());
+            let mut next = Self::present(def, stored.value().clone());
             change(&mut next)?;
             next["metadata"]["resourceVersion"] = stored["metadata"]["resourceVersion"].clone();
             match self.write_update(def, &key, &stored, next, opts, Ownership::Update) {

@@ -260,7 +260,13 @@ fn list(
                 Cow::Borrowed(v) => (*v, Some(stored.as_ref())),
                 Cow::Owned(v) => (v, None),
             });
-            Bytes::from(table::table_bytes(def, rows, include_object(q)?, &meta))
+            Bytes::from(table::table_bytes(
+                def,
+                rows,
+                include_object(q)?,
+                &meta,
+                true,
+            ))
         }
         Output::Metadata => {
             let head = json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta})
