@@ -155,7 +155,14 @@ pub fn ApiTreeView(
                 let rows = rows.get();
                 let first_key = rows.first().map(|r| r.key.clone());
                 if rows.is_empty() {
-                    return view! { <li class="hint tree-empty" role="none">"Nothing matches the filter."</li> }.into_any();
+                    // No groups yet: discovery is still loading (or failed, which the main
+                    // pane explains); only a loaded tree can fail to match a filter.
+                    let message = if tree.groups.is_empty() {
+                        "Loading the API groups…"
+                    } else {
+                        "Nothing matches the filter."
+                    };
+                    return view! { <li class="hint tree-empty" role="none">{message}</li> }.into_any();
                 }
                 rows.iter()
                     .map(|row| {

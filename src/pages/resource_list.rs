@@ -12,7 +12,7 @@ use crate::model::age::EpochMillis;
 use crate::model::route::{CreateRoute, ListRoute, ObjectRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
 use crate::model::table::{
-    Align, ColumnKind, DecodeOptions, RowKey, SortDirection, SortSpec, Table, TableSource,
+    Align, ColumnKind, DecodeOptions, RowPosition, SortDirection, SortSpec, Table, TableSource,
 };
 use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
 use crate::model::{NamespaceArg, ResourceId};
@@ -320,9 +320,10 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         Page::ResourceList(route) => (route.sort, route.filter, route.wide),
         _ => (None, String::new(), false),
     });
-    // The rows in display order, as keys: recomputed when rows, sort or filter change (not on
-    // scroll, not on the age tick), so a frame only formats the visible rows.
-    let order = RwSignal::new(Vec::<RowKey>::new());
+    // The rows in display order, as positions in the table: recomputed when rows, sort or
+    // filter change (not on scroll, not on the age tick), so a frame only formats the visible
+    // rows; numbers, so 50,000 rows are not 50,000 copied keys each time.
+    let order = RwSignal::new(Vec::<RowPosition>::new());
     // The rows `order` was computed from (`LiveTable::membership`).
     let ordered_membership = StoredValue::new(None::<(u64, usize)>);
     let last_cost_ms = StoredValue::new(0.0_f64);
@@ -335,10 +336,7 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         let keys = store.try_with_untracked(|live| {
             ordered_membership.set_value(Some(live.membership()));
             live.table()
-                .view(sort.as_ref(), &filter, epoch_now())
-                .into_iter()
-                .map(|row| row.key.clone())
-                .collect::<Vec<_>>()
+                .view_positions(sort.as_ref(), &filter, epoch_now())
         });
         if let Some(keys) = keys {
             order.try_set(keys);
@@ -413,13 +411,14 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     });
     let resource = identity.resource.clone();
     let row_at = Callback::new(move |index: usize| {
-        let key = order.with(|keys| keys.get(index).cloned())?;
+        let position = order.with(|positions| positions.get(index).copied())?;
         let now = now.get();
         let shown = columns.get();
         store.with(|live| {
             let table = live.table();
-            let row = table.row(&key)?;
-            let mark = live.mark(&key, now_ms());
+            let row = table.at(position)?;
+            let key = &row.key;
+            let mark = live.mark(key, now_ms());
             let name = row.name(table.columns()).to_string();
             let href = Page::Object(ObjectRoute::new(
                 resource.clone(),

@@ -725,7 +725,12 @@ impl WatchHub {
         };
         let abort = Abort::new();
         let signal = abort.signal();
-        let mut decoder = LineDecoder::default();
+        let mut decoder = if stream.needs_http() {
+            // A list's rows: their managedFields are never shown.
+            LineDecoder::without_managed_fields()
+        } else {
+            LineDecoder::default()
+        };
         let next = Cell::new(None);
         let kicked = stream.kicked();
         let silence = Cell::new(Silence::since(now_ms()));

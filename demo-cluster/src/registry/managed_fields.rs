@@ -317,6 +317,129 @@ fn entry_mut<'e>(entries: &'e mut Vec<Entry>, w: &Writer, operation: &str) -> &'
 /// that a body sending `managedFields: [{}]` resets the list.
 pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_reset: bool) {
     let include_status = w.subresource == "status";
+    if let (Some(old), false) = (old, body_reset) {
+        if let Some(entries) = entries_if_ownership_stands(old, new, w, include_status) {
+            set_entries(new, entries);
+            return;
+        }
+    }
+    record_update_in_full(old, new, w, body_reset);
+}
+
+/// The usual write (a kubelet's status update, a controller's replica count): no leaf came or
+/// went, and every changed leaf already belongs to this writer's entry alone. Then every
+/// entry stands as it was, but the writer's time and apiVersion: they are copied from `old`
+/// instead of being parsed into field sets, recomputed and written out again. `None` when
+/// that does not hold (the full computation decides); `Some(Value::Null)` for no entries.
+fn entries_if_ownership_stands(
+    old: &Value,
+    new: &Value,
+    w: &Writer,
+    include_status: bool,
+) -> Option<Value> {
+    let mut changed: Vec<Path> = Vec::new();
+    let mut new_leaves = 0usize;
+    let mut leaf_added = false;
+    walk_leaves(new, Some(old), &mut |path, value, before| {
+        new_leaves += 1;
+        match before {
+            None => leaf_added = true,
+            Some(before) if before != value && (include_status || !is_status(path)) => {
+                changed.push(path.clone());
+            }
+            Some(_) => {}
+        }
+    });
+    // Every leaf of `new` is in `old`; as many leaves in both means none went either.
+    if leaf_added || new_leaves != count_leaves(old) {
+        return None;
+    }
+    let entries = &old["metadata"]["managedFields"];
+    if changed.is_empty() {
+        return Some(entries.clone());
+    }
+    let list = entries.as_array()?;
+    let is_writer = |e: &Value| {
+        e["manager"].as_str() == Some(w.manager)
+            && e["operation"].as_str().unwrap_or("Update") == "Update"
+            && e["subresource"].as_str().unwrap_or_default() == w.subresource
+    };
+    let writer = list.iter().position(is_writer)?;
+    for (i, entry) in list.iter().enumerate() {
+        let mine = i == writer;
+        if changed
+            .iter()
+            .any(|path| owns(&entry["fieldsV1"], path) != mine)
+        {
+            return None;
+        }
+    }
+    let mut list = list.clone();
+    list[writer]["time"] = json!(w.now);
+    list[writer]["apiVersion"] = json!(w.api_version);
+    Some(Value::Array(list))
+}
+
+/// Whether a FieldsV1 tree lists `path` as a leaf (the node is there, with no children but
+/// the `.` of an item).
+fn owns(fields_v1: &Value, path: &[String]) -> bool {
+    let node = path
+        .iter()
+        .try_fold(fields_v1, |node, segment| node.get(segment.as_str()));
+    node.and_then(Value::as_object)
+        .is_some_and(|m| m.keys().all(|k| k == "."))
+}
+
+/// How many leaves [`walk_leaves`] visits in `obj`, counted without building their paths.
+fn count_leaves(obj: &Value) -> usize {
+    let Some(root) = obj.as_object() else {
+        return 0;
+    };
+    root.iter()
+        .map(|(k, v)| match k.as_str() {
+            "apiVersion" | "kind" => 0,
+            "metadata" => OWNED_METADATA
+                .iter()
+                .filter_map(|mk| v.get(*mk).map(|mv| count_field_leaves(mk, mv)))
+                .sum(),
+            _ => count_field_leaves(k, v),
+        })
+        .sum()
+}
+
+/// The leaves [`walk`] visits under one field.
+fn count_field_leaves(field: &str, v: &Value) -> usize {
+    let fields =
+        |m: &Map<String, Value>| -> usize { m.iter().map(|(k, c)| count_field_leaves(k, c)).sum() };
+    match v {
+        Value::Object(m) if !m.is_empty() => fields(m),
+        Value::Array(items) => match merge_key(field, items) {
+            Some(key) if items.iter().all(|i| i.get(key).is_some()) => {
+                if items.is_empty() {
+                    1
+                } else {
+                    items.iter().filter_map(Value::as_object).map(fields).sum()
+                }
+            }
+            _ => 1,
+        },
+        _ => 1,
+    }
+}
+
+fn set_entries(obj: &mut Value, entries: Value) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        if entries.is_null() {
+            meta.remove("managedFields");
+        } else {
+            meta.insert("managedFields".into(), entries);
+        }
+    }
+}
+
+/// [`record_update`] computed from the field sets of every entry.
+fn record_update_in_full(old: Option<&Value>, new: &mut Value, w: &Writer, body_reset: bool) {
+    let include_status = w.subresource == "status";
     let mut entries = if body_reset {
         vec![]
     } else {
@@ -519,6 +642,74 @@ mod tests {
             .filter(|e| e.manager == manager)
             .flat_map(|e| e.fields.into_iter().map(|p| display_path(&p)))
             .collect()
+    }
+
+    #[test]
+    fn the_usual_write_keeps_the_entries_the_full_computation_gives() {
+        let kubelet = Writer {
+            subresource: "status",
+            ..w("kubelet")
+        };
+        let mut pod = json!({"metadata": {"name": "p", "labels": {"app": "web", "tier": "a"}},
+            "spec": {"containers": [{"name": "web", "image": "a"}], "replicas": 1}});
+        record_update(None, &mut pod, &w("creator"), false);
+        // (change, writer, whether the entries stand as they were but the writer's time)
+        type Change = fn(&mut Value);
+        let steps: Vec<(Change, &Writer, bool)> = vec![
+            (
+                |p| {
+                    p["status"] = json!({"phase": "Running", "containerStatuses": [
+                        {"name": "web", "restartCount": 0}],
+                        "conditions": [{"type": "Ready", "status": "True"}]});
+                },
+                &kubelet,
+                false,
+            ),
+            (
+                |p| p["status"]["conditions"][0]["status"] = json!("False"),
+                &kubelet,
+                true,
+            ),
+            (
+                |p| p["status"]["containerStatuses"][0]["restartCount"] = json!(3),
+                &kubelet,
+                true,
+            ),
+            (|_| {}, &kubelet, true),
+            // Someone else's leaf changes hands.
+            (|p| p["spec"]["replicas"] = json!(2), &kubelet, false),
+            (
+                |p| p["metadata"]["labels"]["tier"] = json!("b"),
+                &kubelet,
+                false,
+            ),
+            // A leaf goes.
+            (
+                |p| {
+                    p["metadata"]["labels"]
+                        .as_object_mut()
+                        .map(|l| l.remove("app"));
+                },
+                &kubelet,
+                false,
+            ),
+        ];
+        for (i, (change, writer, stands)) in steps.into_iter().enumerate() {
+            let mut next = pod.clone();
+            change(&mut next);
+            let include_status = writer.subresource == "status";
+            assert_eq!(
+                entries_if_ownership_stands(&pod, &next, writer, include_status).is_some(),
+                stands,
+                "step {i}"
+            );
+            let mut in_full = next.clone();
+            record_update_in_full(Some(&pod), &mut in_full, writer, false);
+            record_update(Some(&pod), &mut next, writer, false);
+            assert_eq!(next, in_full, "step {i}");
+            pod = next;
+        }
+        assert!(owned(&pod, "kubelet").contains(&".spec.replicas".to_string()));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Watch events as they arrive: one JSON event per WebSocket message, or per line of a
 //! chunked HTTP body.
 
-use serde_json::Value;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
@@ -53,6 +54,97 @@ pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 pub fn decode_event(text: &str) -> Result<WatchEvent, WatchDecodeError> {
     let value: Value =
         serde_json::from_str(text.trim()).map_err(|e| WatchDecodeError::NotJson(e.to_string()))?;
+    event_of(value)
+}
+
+/// Like [`decode_event`], leaving out every `managedFields` on the way: a list's rows never
+/// show them, and they are most of a pod row's bytes (each entry a tree of `f:` keys), so
+/// they are skipped while parsing instead of being built and thrown away.
+pub fn decode_event_without_managed_fields(text: &str) -> Result<WatchEvent, WatchDecodeError> {
+    let mut parser = serde_json::Deserializer::from_str(text.trim());
+    let value = WithoutManagedFields
+        .deserialize(&mut parser)
+        .and_then(|value| parser.end().map(|()| value))
+        .map_err(|e| WatchDecodeError::NotJson(e.to_string()))?;
+    event_of(value)
+}
+
+/// Builds a JSON value as `serde_json::Value` does, skipping every `managedFields` member.
+struct WithoutManagedFields;
+
+impl<'de> DeserializeSeed<'de> for WithoutManagedFields {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for WithoutManagedFields {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(WithoutManagedFields)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "managedFields" {
+                map.next_value::<IgnoredAny>()?;
+            } else {
+                members.insert(key, map.next_value_seed(WithoutManagedFields)?);
+            }
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+fn event_of(value: Value) -> Result<WatchEvent, WatchDecodeError> {
     let event_type = match value
         .get("type")
         .and_then(Value::as_str)
@@ -127,9 +219,19 @@ impl WatchEvent {
 #[derive(Debug, Default)]
 pub struct LineDecoder {
     pending: String,
+    without_managed_fields: bool,
 }
 
 impl LineDecoder {
+    /// A decoder for a list's rows: events come without their `managedFields` (see
+    /// [`decode_event_without_managed_fields`]).
+    pub fn without_managed_fields() -> LineDecoder {
+        LineDecoder {
+            pending: String::new(),
+            without_managed_fields: true,
+        }
+    }
+
     pub fn push(&mut self, chunk: &str) -> Vec<Result<WatchEvent, WatchDecodeError>> {
         // Only the new chunk can hold a line's end: a big object arriving in many chunks is
         // scanned once, not once per chunk.
@@ -142,7 +244,13 @@ impl LineDecoder {
         complete
             .split('\n')
             .filter(|line| !line.trim().is_empty())
-            .map(decode_event)
+            .map(|line| {
+                if self.without_managed_fields {
+                    decode_event_without_managed_fields(line)
+                } else {
+                    decode_event(line)
+                }
+            })
             .collect()
     }
 }
@@ -158,6 +266,47 @@ mod tests {
 
     fn event(kind: &str, object: Value) -> WatchEvent {
         decode_event(&json!({"type": kind, "object": object}).to_string()).expect("valid event")
+    }
+
+    #[test]
+    fn list_rows_are_decoded_without_managed_fields_and_otherwise_the_same() {
+        let managed = json!([{"manager": "kubelet", "fieldsV1": {"f:status": {"f:phase": {}}}}]);
+        let row_object = json!({"kind": "PartialObjectMetadata", "metadata": {
+            "name": "web-1", "namespace": "default", "resourceVersion": "7",
+            "managedFields": managed, "labels": {"app": "web"}}});
+        let table = json!({"kind": "Table", "columnDefinitions": null, "rows": [
+            {"cells": ["web-1", "1/1", 3, 1.5, true, null, [], {}], "object": row_object}]});
+        let text = json!({"type": "MODIFIED", "object": table}).to_string();
+        let lean = decode_event_without_managed_fields(&text).expect("an event");
+        let mut expected = decode_event(&text).expect("an event");
+        let metadata = expected
+            .object
+            .pointer_mut("/rows/0/object/metadata")
+            .and_then(Value::as_object_mut)
+            .expect("row metadata");
+        assert!(metadata.remove("managedFields").is_some());
+        assert_eq!(lean, expected);
+        assert_eq!(
+            lean.resource_version(),
+            None,
+            "a Table's own version is in metadata"
+        );
+        for garbage in [
+            "{\"type\":\"ADDED\"",
+            "{\"type\":\"ADDED\",\"object\":{}} x",
+            "[1,",
+        ] {
+            assert!(
+                matches!(
+                    decode_event_without_managed_fields(garbage),
+                    Err(WatchDecodeError::NotJson(_))
+                ),
+                "{garbage}"
+            );
+        }
+        let mut decoder = LineDecoder::without_managed_fields();
+        let events = decoder.push(&format!("{text}\n{text}\n"));
+        assert_eq!(events, vec![Ok(lean.clone()), Ok(lean)]);
     }
 
     #[test]

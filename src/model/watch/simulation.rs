@@ -384,7 +384,7 @@ fn summary(object: &Value) -> (String, (Value, Value)) {
 
 enum Store {
     Objects(ObjectCache),
-    Table(LiveTable),
+    Table(Box<LiveTable>),
 }
 
 impl Store {
@@ -549,7 +549,7 @@ impl Sequence {
             };
             let (watcher, first) = Watcher::new(key.clone(), mode, self.seed ^ 0x5eed);
             let store = match key.output {
-                Output::Table => Store::Table(LiveTable::new(DecodeOptions::default())),
+                Output::Table => Store::Table(Box::new(LiveTable::new(DecodeOptions::default()))),
                 _ => Store::Objects(ObjectCache::default()),
             };
             self.lives.insert(
