@@ -57,3 +57,40 @@ fn binding_cells(o: &Value) -> Vec<Value> {
     };
     named(o, [json!(s(&spec["policyName"])), json!(param), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_print_their_rule_count_and_param_kind() {
+        let policy = json!({"metadata": {"name": "replicas"}, "spec": {
+            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "validations": [{"expression": "object.spec.replicas <= 5"},
+                            {"expression": "has(object.spec.selector)"}]}});
+        assert_eq!(
+            validating_cells(&policy)[..3],
+            [json!("replicas"), json!(2), json!("v1/ConfigMap")]
+        );
+        let mutating = json!({"metadata": {"name": "labels"}, "spec": {
+            "mutations": [{"patchType": "ApplyConfiguration"}]}});
+        assert_eq!(
+            mutating_cells(&mutating)[1..3],
+            [json!(1), json!("<unset>")]
+        );
+    }
+
+    #[test]
+    fn bindings_print_the_policy_and_the_param_reference() {
+        let binding = json!({"metadata": {"name": "replicas-binding"}, "spec": {
+            "policyName": "replicas",
+            "paramRef": {"namespace": "default", "name": "limits"}}});
+        assert_eq!(
+            binding_cells(&binding)[1..3],
+            [json!("replicas"), json!("default/limits")]
+        );
+        let unparameterised =
+            json!({"metadata": {"name": "b"}, "spec": {"policyName": "replicas"}});
+        assert_eq!(binding_cells(&unparameterised)[2], "<unset>");
+    }
+}

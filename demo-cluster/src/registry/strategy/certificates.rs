@@ -88,3 +88,57 @@ const TRUST_BUNDLE_COLUMNS: &[Col] = &[NAME, c("SignerName", 0)];
 fn trust_bundle_cells(o: &Value) -> Vec<Value> {
     named(o, [or_none(s(&o["spec"]["signerName"]))])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    #[test]
+    fn the_requestor_is_the_authenticated_user_and_request_and_signer_are_required() {
+        let mut csr = json!({"metadata": {"name": "alice"}, "spec": {
+            "request": "LS0tLS1CRUdJTi...", "signerName": "kubernetes.io/kube-apiserver-client",
+            "username": "someone-else", "groups": ["system:masters"], "expirationSeconds": 86400}});
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        CertificateSigningRequests.prepare_for_create(&mut csr, &ctx);
+        assert_eq!(csr["spec"]["username"], DEMO_USER);
+        assert_eq!(csr["spec"]["groups"], json!(DEMO_GROUPS));
+        assert!(CertificateSigningRequests.validate(&csr).is_empty());
+        let fields: Vec<String> = CertificateSigningRequests
+            .validate(&json!({"metadata": {"name": "x"}, "spec": {}}))
+            .into_iter()
+            .map(|c| c.field)
+            .collect();
+        assert_eq!(fields, ["spec.request", "spec.signerName"]);
+        let row = cells(&csr);
+        assert_eq!(
+            row[2..],
+            [
+                json!("kubernetes.io/kube-apiserver-client"),
+                json!(DEMO_USER),
+                json!("24h"),
+                json!("Pending")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_condition_lists_approval_and_issuance() {
+        let mut csr = json!({"metadata": {"name": "alice"}, "spec": {"signerName": "s"},
+            "status": {"conditions": [{"type": "Approved", "status": "True"}]}});
+        assert_eq!(cells(&csr)[5], "Approved");
+        assert_eq!(cells(&csr)[4], "<none>");
+        csr["status"]["certificate"] = json!("LS0t");
+        assert_eq!(cells(&csr)[5], "Approved,Issued");
+        csr["status"]["conditions"] = json!([{"type": "Denied", "status": "True"}]);
+        csr["status"].as_object_mut().unwrap().remove("certificate");
+        assert_eq!(cells(&csr)[5], "Denied");
+        let bundle = json!({"metadata": {"name": "b"}, "spec": {}});
+        assert_eq!(trust_bundle_cells(&bundle)[1], "<none>");
+    }
+}

@@ -29,3 +29,23 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_are_healthy_only_with_a_true_healthy_condition() {
+        let ok = json!({"metadata": {"name": "etcd-0"}, "conditions": [
+            {"type": "Healthy", "status": "True", "message": "ok"}]});
+        assert_eq!(
+            cells(&ok),
+            [json!("etcd-0"), json!("Healthy"), json!("ok"), json!("")]
+        );
+        let down = json!({"metadata": {"name": "scheduler"}, "conditions": [
+            {"type": "Healthy", "status": "False", "error": "connection refused"}]});
+        assert_eq!(cells(&down)[1], "Unhealthy");
+        assert_eq!(cells(&down)[3], "connection refused");
+        assert_eq!(cells(&json!({"metadata": {"name": "x"}}))[1], "Unhealthy");
+    }
+}

@@ -14,3 +14,17 @@ fn cells(o: &Value) -> Vec<Value> {
         + o["binaryData"].as_object().map(|m| m.len()).unwrap_or(0);
     named(o, [json!(entries), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_counts_both_text_and_binary_entries() {
+        let cm = json!({"metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"},
+            "binaryData": {"c": "AA=="}});
+        assert_eq!(cells(&cm)[..2], [json!("cfg"), json!(3)]);
+        assert_eq!(cells(&json!({"metadata": {"name": "empty"}}))[1], 0);
+        assert_eq!(COLUMNS[1].kind, "integer");
+    }
+}

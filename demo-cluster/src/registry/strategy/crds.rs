@@ -118,3 +118,65 @@ impl Strategy for CustomResourceDefinitions {
         Some(CREATED_AT)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd() -> Value {
+        json!({"metadata": {"name": "widgets.example.com"}, "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1beta1", "served": true, "storage": false},
+                         {"name": "v1", "served": true, "storage": true}]}})
+    }
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    #[test]
+    fn create_accepts_the_names_and_is_established() {
+        let mut obj = crd();
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        CustomResourceDefinitions.prepare_for_create(&mut obj, &ctx);
+        assert_eq!(obj["spec"]["names"]["listKind"], "WidgetList");
+        assert_eq!(obj["spec"]["names"]["singular"], "widget");
+        let status = &obj["status"];
+        assert_eq!(status["acceptedNames"], obj["spec"]["names"]);
+        assert_eq!(status["storedVersions"], json!(["v1"]));
+        let established = status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "Established")
+            .unwrap();
+        assert_eq!(established["status"], "True");
+    }
+
+    #[test]
+    fn validation_checks_name_group_scope_and_one_storage_version() {
+        let fields = |obj: &Value| -> Vec<String> {
+            CustomResourceDefinitions
+                .validate(obj)
+                .into_iter()
+                .map(|c| c.field)
+                .collect()
+        };
+        assert!(fields(&crd()).is_empty());
+        let mut bad = crd();
+        bad["metadata"]["name"] = json!("widgets");
+        bad["spec"]["scope"] = json!("Global");
+        bad["spec"]["versions"][0]["storage"] = json!(true);
+        assert_eq!(
+            fields(&bad),
+            ["metadata.name", "spec.scope", "spec.versions"]
+        );
+        let mut dotless = crd();
+        dotless["metadata"]["name"] = json!("widgets.example");
+        dotless["spec"]["group"] = json!("example");
+        assert_eq!(fields(&dotless), ["spec.group"]);
+    }
+}

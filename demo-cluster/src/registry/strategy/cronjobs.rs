@@ -52,7 +52,12 @@ fn cells(o: &Value) -> Vec<Value> {
         [
             json!(s(&spec["schedule"])),
             or_none(s(&spec["timeZone"])),
-            json!(spec["suspend"].as_bool().unwrap_or(false).to_string()),
+            // kube-apiserver's printBoolPtr: `True`, `False`, or `<unset>`.
+            json!(match spec["suspend"].as_bool() {
+                Some(true) => "True",
+                Some(false) => "False",
+                None => "<unset>",
+            }),
             json!(active),
             last,
             age(o),
@@ -63,4 +68,55 @@ fn cells(o: &Value) -> Vec<Value> {
     ));
     cells.push(json!("<none>"));
     cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_allow_concurrency_and_keep_some_history() {
+        let mut cron = json!({"metadata": {"name": "hello"},
+            "spec": {"schedule": "*/5 * * * *", "concurrencyPolicy": "Forbid"}});
+        CronJobs.default_fields(&mut cron);
+        let spec = &cron["spec"];
+        assert_eq!(spec["concurrencyPolicy"], "Forbid");
+        assert_eq!(spec["suspend"], false);
+        assert_eq!(spec["successfulJobsHistoryLimit"], 3);
+        assert_eq!(spec["failedJobsHistoryLimit"], 1);
+    }
+
+    #[test]
+    fn the_printer_shows_schedule_active_jobs_and_the_job_template() {
+        let cron = json!({"metadata": {"name": "hello"}, "spec": {
+            "schedule": "*/5 * * * *", "timeZone": "Etc/UTC",
+            "jobTemplate": {"spec": {"template": {"spec": {
+                "containers": [{"name": "hello", "image": "busybox:1.36"}]}}}}},
+            "status": {"active": [{"name": "hello-1"}, {"name": "hello-2"}]}});
+        let names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names[..6],
+            [
+                "Name",
+                "Schedule",
+                "Timezone",
+                "Suspend",
+                "Active",
+                "Last Schedule"
+            ]
+        );
+        let row = cells(&cron);
+        assert_eq!(
+            row[..3],
+            [json!("hello"), json!("*/5 * * * *"), json!("Etc/UTC")]
+        );
+        assert_eq!(row[3], json!("<unset>"));
+        assert_eq!(row[4..6], [json!(2), json!("<none>")]);
+        let mut suspended = cron.clone();
+        suspended["spec"]["suspend"] = json!(true);
+        assert_eq!(cells(&suspended)[3], json!("True"));
+        assert_eq!(row[7..9], [json!("hello"), json!("busybox:1.36")]);
+        let bare = json!({"metadata": {"name": "x"}, "spec": {"schedule": "@daily"}});
+        assert_eq!(cells(&bare)[2], "<none>");
+    }
 }

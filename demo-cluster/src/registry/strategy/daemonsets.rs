@@ -52,3 +52,47 @@ fn cells(o: &Value) -> Vec<Value> {
     cells.push(json!(selector_string(&spec["selector"])));
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::strategy::Strategy;
+
+    #[test]
+    fn defaults_roll_one_node_at_a_time_without_replicas() {
+        let mut set = json!({"metadata": {"name": "agent"}, "spec": {}});
+        DAEMON_SETS.default_fields(&mut set);
+        assert_eq!(
+            set["spec"]["updateStrategy"],
+            json!({"type": "RollingUpdate",
+                   "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})
+        );
+        assert_eq!(set["spec"]["revisionHistoryLimit"], 10);
+        assert!(set["spec"].get("replicas").is_none());
+    }
+
+    #[test]
+    fn the_printer_shows_scheduling_counts_and_the_node_selector() {
+        let mut set = json!({"metadata": {"name": "agent"}, "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {"spec": {"containers": [{"name": "a", "image": "agent:1"}]}}},
+            "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3,
+                       "numberReady": 2, "updatedNumberScheduled": 1, "numberAvailable": 2}});
+        let row = cells(&set);
+        assert_eq!(
+            row[..7],
+            [
+                json!("agent"),
+                json!(3),
+                json!(3),
+                json!(2),
+                json!(1),
+                json!(2),
+                json!("<none>")
+            ]
+        );
+        assert_eq!(row[8..], [json!("a"), json!("agent:1"), json!("app=agent")]);
+        set["spec"]["template"]["spec"]["nodeSelector"] = json!({"disktype": "ssd"});
+        assert_eq!(cells(&set)[6], "disktype=ssd");
+    }
+}

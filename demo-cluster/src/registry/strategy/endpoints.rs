@@ -20,3 +20,21 @@ fn cells(o: &Value) -> Vec<Value> {
     }
     named(o, [or_none(endpoints.join(",")), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn endpoints_print_address_port_pairs_or_none() {
+        let ep = json!({"metadata": {"name": "web"}, "subsets": [
+            {"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 8080}]}]});
+        assert_eq!(
+            cells(&ep)[..2],
+            [json!("web"), json!("10.0.0.1:8080,10.0.0.2:8080")]
+        );
+        let empty = json!({"metadata": {"name": "none"}});
+        assert_eq!(cells(&empty)[1], "<none>");
+    }
+}

@@ -111,3 +111,65 @@ fn cells(o: &Value) -> Vec<Value> {
         o["metadata"]["name"].clone(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_events_print_type_reason_object_and_message() {
+        let event = json!({"metadata": {"name": "web.17a"}, "type": "Warning",
+            "reason": "BackOff", "message": "Back-off restarting failed container",
+            "involvedObject": {"kind": "Pod", "name": "web", "fieldPath": "spec.containers{app}"},
+            "source": {"component": "kubelet"}, "count": 5});
+        let row = (CoreEvents.printer().unwrap().cells)(&event);
+        assert_eq!(
+            row[1..7],
+            [
+                json!("Warning"),
+                json!("BackOff"),
+                json!("pod/web"),
+                json!("spec.containers{app}"),
+                json!("kubelet"),
+                json!("Back-off restarting failed container")
+            ]
+        );
+        assert_eq!(row[8..], [json!(5), json!("web.17a")]);
+        assert_eq!(row[0], "<unknown>");
+    }
+
+    #[test]
+    fn events_v1_are_stored_in_the_core_shape_and_print_the_same() {
+        let def = crate::registry::strategy::builtin_def("events.k8s.io", "events");
+        let v1 = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": "web.17b"}, "type": "Normal", "reason": "Scheduled",
+            "note": "Successfully assigned default/web to node-1",
+            "regarding": {"kind": "Pod", "name": "web"},
+            "reportingController": "default-scheduler"});
+        assert!(EventsV1.reshapes(&def));
+        let stored = EventsV1.stored_shape(&def, v1.clone());
+        assert_eq!(stored["apiVersion"], "v1");
+        assert_eq!(stored["involvedObject"]["name"], "web");
+        assert_eq!(stored["message"], v1["note"]);
+        assert_eq!(stored["reportingComponent"], "default-scheduler");
+        let row = (EventsV1.printer().unwrap().cells)(&v1);
+        assert_eq!(
+            row[1..7],
+            [
+                json!("Normal"),
+                json!("Scheduled"),
+                json!("pod/web"),
+                json!(""),
+                json!("default-scheduler"),
+                json!("Successfully assigned default/web to node-1")
+            ]
+        );
+        let served = EventsV1.served_shape(&def, stored);
+        assert_eq!(served["regarding"], v1["regarding"]);
+        assert_eq!(served["note"], v1["note"]);
+        assert!(EventsV1.field_selectors().contains(&"regarding.name"));
+        assert!(CoreEvents
+            .field_selectors()
+            .contains(&"involvedObject.name"));
+    }
+}

@@ -76,3 +76,56 @@ fn level_cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_schemas_print_their_level_precedence_and_dangling_state() {
+        let mut schema = json!({"metadata": {"name": "system-leader-election"}, "spec": {
+            "priorityLevelConfiguration": {"name": "leader-election"},
+            "matchingPrecedence": 100, "distinguisherMethod": {"type": "ByUser"}}});
+        let row = schema_cells(&schema);
+        assert_eq!(
+            row[1..4],
+            [json!("leader-election"), json!(100), json!("ByUser")]
+        );
+        assert_eq!(row[5], "?");
+        schema["status"] = json!({"conditions": [{"type": "Dangling", "status": "False"}]});
+        assert_eq!(schema_cells(&schema)[5], "False");
+        schema["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("distinguisherMethod");
+        assert_eq!(schema_cells(&schema)[3], "<none>");
+    }
+
+    #[test]
+    fn priority_levels_print_queuing_or_none() {
+        let limited = json!({"metadata": {"name": "workload-low"}, "spec": {"type": "Limited",
+            "limited": {"nominalConcurrencyShares": 100, "limitResponse": {"type": "Queue",
+                "queuing": {"queues": 128, "handSize": 6, "queueLengthLimit": 50}}}}});
+        assert_eq!(
+            level_cells(&limited)[1..6],
+            [
+                json!("Limited"),
+                json!(100),
+                json!(128),
+                json!(6),
+                json!(50)
+            ]
+        );
+        let exempt = json!({"metadata": {"name": "exempt"}, "spec": {"type": "Exempt"}});
+        assert_eq!(
+            level_cells(&exempt)[1..6],
+            [
+                json!("Exempt"),
+                json!("<none>"),
+                json!("<none>"),
+                json!("<none>"),
+                json!("<none>")
+            ]
+        );
+    }
+}

@@ -334,3 +334,120 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::builtin_resources;
+
+    fn hpa_def(version: &str) -> ResourceDef {
+        builtin_resources()
+            .into_iter()
+            .find(|d| {
+                d.group == "autoscaling"
+                    && d.resource == "horizontalpodautoscalers"
+                    && d.version == version
+            })
+            .unwrap()
+    }
+
+    fn hpa() -> Value {
+        json!({"apiVersion": "autoscaling/v2", "metadata": {"name": "web"}, "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2, "maxReplicas": 10,
+            "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}},
+                {"type": "Resource", "resource": {"name": "memory",
+                    "target": {"type": "AverageValue", "averageValue": "500Mi"}}}]},
+            "status": {"currentReplicas": 3, "desiredReplicas": 3, "currentMetrics": [
+                {"type": "Resource", "resource": {"name": "cpu",
+                    "current": {"averageUtilization": 30}}}]}})
+    }
+
+    #[test]
+    fn defaults_target_80_percent_cpu_from_one_replica() {
+        let mut bare = json!({"metadata": {"name": "web"}, "spec": {
+            "scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+        HorizontalPodAutoscalers.default_fields(&mut bare);
+        assert_eq!(bare["spec"]["minReplicas"], 1);
+        assert_eq!(
+            bare["spec"]["metrics"],
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}])
+        );
+        let mut given = hpa();
+        HorizontalPodAutoscalers.default_fields(&mut given);
+        assert_eq!(given, hpa());
+    }
+
+    #[test]
+    fn validation_needs_a_target_and_a_max_not_below_the_min() {
+        let fields = |obj: &Value| -> Vec<String> {
+            HorizontalPodAutoscalers
+                .validate(obj)
+                .into_iter()
+                .map(|c| c.field)
+                .collect()
+        };
+        assert!(fields(&hpa()).is_empty());
+        let mut inverted = hpa();
+        inverted["spec"]["maxReplicas"] = json!(1);
+        assert_eq!(fields(&inverted), ["spec.maxReplicas"]);
+        let mut zero = hpa();
+        zero["spec"]["minReplicas"] = json!(0);
+        assert_eq!(fields(&zero), ["spec.minReplicas"]);
+        let empty = json!({"metadata": {"name": "web"}, "spec": {}});
+        assert_eq!(
+            fields(&empty),
+            [
+                "spec.scaleTargetRef.kind",
+                "spec.scaleTargetRef.name",
+                "spec.maxReplicas"
+            ]
+        );
+    }
+
+    #[test]
+    fn v1_clients_see_the_cpu_target_and_write_back_the_rest() {
+        let v1 = hpa_def("v1");
+        assert!(HorizontalPodAutoscalers.reshapes(&v1));
+        assert!(!HorizontalPodAutoscalers.reshapes(&hpa_def("v2")));
+        let served = HorizontalPodAutoscalers.served_shape(&v1, hpa());
+        assert_eq!(served["spec"]["targetCPUUtilizationPercentage"], 50);
+        assert!(served["spec"].get("metrics").is_none());
+        assert_eq!(served["status"]["currentCPUUtilizationPercentage"], 30);
+        assert!(served["metadata"]["annotations"][METRICS]
+            .as_str()
+            .unwrap()
+            .contains("500Mi"));
+        let mut written = served;
+        written["apiVersion"] = json!("autoscaling/v1");
+        let stored = HorizontalPodAutoscalers.stored_shape(&v1, written);
+        assert_eq!(stored["apiVersion"], "autoscaling/v2");
+        assert_eq!(stored["spec"], hpa()["spec"]);
+        assert!(stored["metadata"].get("annotations").is_none());
+    }
+
+    #[test]
+    fn the_printer_shows_reference_targets_and_replicas() {
+        let row = cells(&hpa());
+        assert_eq!(
+            row[..6],
+            [
+                json!("web"),
+                json!("Deployment/web"),
+                json!("cpu: 30%/50%, memory: <unknown>/500Mi"),
+                json!(2),
+                json!(10),
+                json!(3)
+            ]
+        );
+        let mut fresh = hpa();
+        fresh["status"] = json!({});
+        assert_eq!(
+            cells(&fresh)[2],
+            "cpu: <unknown>/50%, memory: <unknown>/500Mi"
+        );
+    }
+}

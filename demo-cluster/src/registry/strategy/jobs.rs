@@ -117,3 +117,88 @@ fn cells(o: &Value) -> Vec<Value> {
     cells.push(json!(selector_string(&spec["selector"])));
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    fn created_job() -> Value {
+        let mut job = json!({
+            "metadata": {"name": "pi", "uid": "1234"},
+            "spec": {"template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "pi", "image": "perl:5.34"}]}}},
+        });
+        Jobs.default_fields(&mut job);
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        Jobs.prepare_for_create(&mut job, &ctx);
+        job
+    }
+
+    #[test]
+    fn create_generates_the_selector_and_template_labels_from_the_uid() {
+        let job = created_job();
+        let spec = &job["spec"];
+        assert_eq!(
+            spec["selector"],
+            json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "1234"}})
+        );
+        let labels = &spec["template"]["metadata"]["labels"];
+        assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
+        assert_eq!(labels["controller-uid"], "1234");
+        assert_eq!(labels["job-name"], "pi");
+        assert_eq!(spec["backoffLimit"], 6);
+        assert_eq!(spec["completionMode"], "NonIndexed");
+        assert_eq!(spec["template"]["spec"]["restartPolicy"], "Never");
+
+        let mut manual = json!({"metadata": {"name": "q", "uid": "9"},
+            "spec": {"manualSelector": true, "template": {}}});
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        Jobs.prepare_for_create(&mut manual, &ctx);
+        assert!(manual["spec"]["selector"].is_null());
+    }
+
+    #[test]
+    fn the_template_and_selector_are_immutable() {
+        let old = created_job();
+        let mut new = old.clone();
+        new["spec"]["template"]["spec"]["containers"][0]["image"] = json!("perl:5.36");
+        let fields: Vec<String> = Jobs
+            .validate_update(&old, &new)
+            .into_iter()
+            .map(|c| c.field)
+            .collect();
+        assert_eq!(fields, ["spec.template"]);
+        let mut suspended = old.clone();
+        suspended["spec"]["suspend"] = json!(true);
+        assert!(Jobs.validate_update(&old, &suspended).is_empty());
+    }
+
+    #[test]
+    fn the_printer_shows_status_and_completions_and_marks_complete_rows() {
+        let mut job = created_job();
+        job["spec"]["completions"] = json!(2);
+        job["status"] = json!({"active": 1, "succeeded": 1});
+        let row = cells(&job);
+        assert_eq!(row[..3], [json!("pi"), json!("Running"), json!("1/2")]);
+        assert_eq!(row[7], "batch.kubernetes.io/controller-uid=1234");
+        assert_eq!(Jobs.row_conditions(&job), None);
+        job["status"] = json!({"succeeded": 2, "startTime": "2024-01-01T00:00:00Z",
+            "completionTime": "2024-01-01T00:01:30Z"});
+        let row = cells(&job);
+        assert_eq!(row[1..4], [json!("Complete"), json!("2/2"), json!("90s")]);
+        assert_eq!(
+            Jobs.row_conditions(&job),
+            Some(json!([{"type": "Completed", "status": "True"}]))
+        );
+        job["status"] = json!({"failed": 7});
+        assert_eq!(cells(&job)[1], "Failed");
+    }
+}

@@ -562,3 +562,12 @@ pub fn validate_update(def: &ResourceDef, old: &Value, new: &Value) -> Vec<Cause
     causes.extend(of(def).validate_update(old, new));
     causes
 }
+
+/// A built-in kind's definition, for the kinds' unit tests.
+#[cfg(test)]
+pub(crate) fn builtin_def(group: &str, resource: &str) -> crate::registry::kinds::ResourceDef {
+    crate::registry::kinds::builtin_resources()
+        .into_iter()
+        .find(|d| d.group == group && d.resource == resource)
+        .unwrap_or_else(|| panic!("no built-in {group}/{resource}"))
+}

@@ -74,3 +74,82 @@ fn cells(o: &Value) -> Vec<Value> {
     };
     named(o, [json!(phase), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::ResourceDef;
+
+    fn namespaces_def() -> ResourceDef {
+        crate::registry::strategy::builtin_def("", "namespaces")
+    }
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    fn created(name: &str) -> Value {
+        let mut ns = json!({"metadata": {"name": name}, "status": {"phase": "Terminating"}});
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        super::super::prepare_for_create(&namespaces_def(), &mut ns, &ctx);
+        ns
+    }
+
+    #[test]
+    fn create_labels_the_name_adds_the_finalizer_and_is_active() {
+        let ns = created("team-a");
+        assert_eq!(
+            ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
+            "team-a"
+        );
+        assert_eq!(ns["spec"]["finalizers"], json!(["kubernetes"]));
+        assert_eq!(ns["status"]["phase"], "Active");
+        assert!(Namespaces.deletion_waits(&ns));
+
+        let mut relabelled = ns.clone();
+        relabelled["metadata"]["labels"] = json!({"kubernetes.io/metadata.name": "other"});
+        super::super::prepare_for_update(&namespaces_def(), &ns, &mut relabelled, "");
+        assert_eq!(
+            relabelled["metadata"]["labels"]["kubernetes.io/metadata.name"],
+            "team-a"
+        );
+        let dotted = json!({"metadata": {"name": "team.a"}});
+        let causes = super::super::validate(&namespaces_def(), &dotted);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "metadata.name");
+    }
+
+    #[test]
+    fn finalize_writes_only_the_finalizers() {
+        let old = created("team-a");
+        let mut new = old.clone();
+        new["spec"]["finalizers"] = json!([]);
+        new["metadata"]["labels"] = json!({"extra": "x"});
+        new["status"]["phase"] = json!("Gone");
+        assert!(Namespaces.prepare_subresource_update("finalize", &old, &mut new));
+        assert_eq!(new["spec"]["finalizers"], json!([]));
+        assert_eq!(new["metadata"]["labels"], old["metadata"]["labels"]);
+        assert_eq!(new["status"], old["status"]);
+        assert!(!Namespaces.deletion_waits(&new));
+        assert!(!Namespaces.prepare_subresource_update("status", &old, &mut new));
+    }
+
+    #[test]
+    fn the_printer_shows_status() {
+        let printer = Namespaces.printer().unwrap();
+        let names: Vec<&str> = printer.columns.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Name", "Status", "Age"]);
+        let mut ns = created("team-a");
+        assert_eq!(
+            (printer.cells)(&ns)[..2],
+            [json!("team-a"), json!("Active")]
+        );
+        Namespaces.mark_terminating(&mut ns);
+        assert_eq!((printer.cells)(&ns)[1], "Terminating");
+        let mut deleting = created("team-b");
+        deleting["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        assert_eq!((printer.cells)(&deleting)[1], "Terminating");
+    }
+}

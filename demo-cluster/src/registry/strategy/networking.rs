@@ -128,3 +128,65 @@ fn address_cells(o: &Value) -> Vec<Value> {
     }
     named(o, [json!(format!("{owner}/{}", s(&parent["name"])))])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ingress_prints_class_hosts_address_and_ports() {
+        let ingress = json!({"metadata": {"name": "web"}, "spec": {
+            "ingressClassName": "nginx",
+            "rules": [{"host": "a.example.com"}, {"host": "b.example.com"}],
+            "tls": [{"hosts": ["a.example.com"], "secretName": "tls"}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}, {"hostname": "lb.example.com"}]}}});
+        let row = ingress_cells(&ingress);
+        assert_eq!(
+            row[..5],
+            [
+                json!("web"),
+                json!("nginx"),
+                json!("a.example.com,b.example.com"),
+                json!("1.2.3.4,lb.example.com"),
+                json!("80, 443")
+            ]
+        );
+        let bare = json!({"metadata": {"name": "any"}, "spec": {"rules": [{"http": {}}]}});
+        assert_eq!(
+            ingress_cells(&bare)[1..5],
+            [json!("<none>"), json!("*"), json!(""), json!("80")]
+        );
+    }
+
+    #[test]
+    fn an_ingress_class_controller_is_immutable() {
+        let old = json!({"metadata": {"name": "nginx"},
+            "spec": {"controller": "k8s.io/ingress-nginx"}});
+        let mut new = old.clone();
+        new["spec"]["parameters"] = json!({"kind": "IngressParameters", "name": "p"});
+        assert!(IngressClasses.validate_update(&old, &new).is_empty());
+        assert_eq!(
+            class_cells(&new)[1..3],
+            [json!("k8s.io/ingress-nginx"), json!("IngressParameters/p")]
+        );
+        new["spec"]["controller"] = json!("example.com/other");
+        let causes = IngressClasses.validate_update(&old, &new);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec.controller");
+    }
+
+    #[test]
+    fn policies_cidrs_and_addresses_print_as_kubectl() {
+        let policy = json!({"metadata": {"name": "deny"}, "spec": {"podSelector": {}}});
+        assert_eq!(policy_cells(&policy)[1], "<none>");
+        let policy = json!({"metadata": {"name": "db"},
+            "spec": {"podSelector": {"matchLabels": {"app": "db"}}}});
+        assert_eq!(policy_cells(&policy)[1], "app=db");
+        let cidr = json!({"metadata": {"name": "kubernetes"},
+            "spec": {"cidrs": ["10.96.0.0/12", "fd00::/108"]}});
+        assert_eq!(cidr_cells(&cidr)[1], "10.96.0.0/12,fd00::/108");
+        let address = json!({"metadata": {"name": "10.96.0.1"}, "spec": {"parentRef": {
+            "group": "", "resource": "services", "namespace": "default", "name": "kubernetes"}}});
+        assert_eq!(address_cells(&address)[1], "services/default/kubernetes");
+    }
+}

@@ -83,3 +83,83 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::ResourceDef;
+    use crate::registry::strategy::CreateContext;
+
+    fn nodes_def() -> ResourceDef {
+        crate::registry::strategy::builtin_def("", "nodes")
+    }
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    fn node() -> Value {
+        json!({
+            "metadata": {"name": "node-1", "labels": {
+                "node-role.kubernetes.io/control-plane": "", "kubernetes.io/os": "linux"}},
+            "spec": {},
+            "status": {
+                "conditions": [{"type": "MemoryPressure", "status": "False"},
+                               {"type": "Ready", "status": "True"}],
+                "addresses": [{"type": "InternalIP", "address": "192.168.0.10"},
+                              {"type": "Hostname", "address": "node-1"}],
+                "nodeInfo": {"kubeletVersion": "v1.31.0", "osImage": "Debian 12",
+                             "kernelVersion": "6.1.0", "containerRuntimeVersion": "containerd://1.7"},
+            },
+        })
+    }
+
+    #[test]
+    fn a_kubelet_registers_with_its_status_and_later_writes_keep_it() {
+        let def = nodes_def();
+        let mut created = node();
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        super::super::prepare_for_create(&def, &mut created, &ctx);
+        assert_eq!(created["status"], node()["status"]);
+
+        let mut cordoned = node();
+        cordoned["spec"]["unschedulable"] = json!(true);
+        cordoned["status"] = json!({});
+        super::super::prepare_for_update(&def, &created, &mut cordoned, "");
+        assert_eq!(cordoned["spec"]["unschedulable"], true);
+        assert_eq!(cordoned["status"], node()["status"]);
+        assert!(Nodes.field_selectors().contains(&"spec.unschedulable"));
+    }
+
+    #[test]
+    fn the_printer_shows_status_roles_and_version() {
+        let mut n = node();
+        let row = cells(&n);
+        assert_eq!(
+            row[..3],
+            [json!("node-1"), json!("Ready"), json!("control-plane")]
+        );
+        assert_eq!(
+            row[4..],
+            [
+                json!("v1.31.0"),
+                json!("192.168.0.10"),
+                json!("<none>"),
+                json!("Debian 12"),
+                json!("6.1.0"),
+                json!("containerd://1.7")
+            ]
+        );
+        n["spec"]["unschedulable"] = json!(true);
+        assert_eq!(cells(&n)[1], "Ready,SchedulingDisabled");
+        n["status"]["conditions"] = json!([{"type": "Ready", "status": "Unknown"}]);
+        n["metadata"]["labels"] = json!({});
+        let row = cells(&n);
+        assert_eq!(
+            row[1..3],
+            [json!("NotReady,SchedulingDisabled"), json!("<none>")]
+        );
+    }
+}

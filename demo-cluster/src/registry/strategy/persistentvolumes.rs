@@ -166,3 +166,135 @@ fn claim_cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(causes: Vec<Cause>) -> Vec<String> {
+        causes.into_iter().map(|c| c.field).collect()
+    }
+
+    fn claim() -> Value {
+        json!({"metadata": {"name": "data"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "storageClassName": "standard",
+            "resources": {"requests": {"storage": "1Gi"}}}})
+    }
+
+    #[test]
+    fn a_claim_needs_access_modes_and_storage_and_only_its_requests_change() {
+        let mut pvc = claim();
+        PersistentVolumeClaims.default_fields(&mut pvc);
+        assert_eq!(pvc["spec"]["volumeMode"], "Filesystem");
+        assert!(PersistentVolumeClaims.validate(&pvc).is_empty());
+        let empty = json!({"metadata": {"name": "data"}, "spec": {}});
+        assert_eq!(
+            fields(PersistentVolumeClaims.validate(&empty)),
+            ["spec.accessModes", "spec.resources[storage]"]
+        );
+
+        let mut grown = pvc.clone();
+        grown["spec"]["resources"]["requests"]["storage"] = json!("2Gi");
+        assert!(PersistentVolumeClaims
+            .validate_update(&pvc, &grown)
+            .is_empty());
+        let mut changed = pvc.clone();
+        changed["spec"]["accessModes"] = json!(["ReadWriteMany"]);
+        changed["spec"]["storageClassName"] = json!("fast");
+        assert_eq!(
+            fields(PersistentVolumeClaims.validate_update(&pvc, &changed)),
+            ["spec.accessModes", "spec.storageClassName"]
+        );
+    }
+
+    #[test]
+    fn the_volume_controller_may_fill_in_the_class_and_volume_once() {
+        let mut unbound = claim();
+        unbound["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("storageClassName");
+        let mut bound = unbound.clone();
+        bound["spec"]["storageClassName"] = json!("standard");
+        bound["spec"]["volumeName"] = json!("pv-1");
+        assert!(PersistentVolumeClaims
+            .validate_update(&unbound, &bound)
+            .is_empty());
+        let mut rebound = bound.clone();
+        rebound["spec"]["volumeName"] = json!("pv-2");
+        assert_eq!(
+            fields(PersistentVolumeClaims.validate_update(&bound, &rebound)),
+            ["spec.volumeName"]
+        );
+    }
+
+    #[test]
+    fn the_claim_printer_shows_status_volume_capacity_modes_and_class() {
+        let names: Vec<&str> = CLAIM_COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names[..6],
+            [
+                "Name",
+                "Status",
+                "Volume",
+                "Capacity",
+                "Access Modes",
+                "StorageClass"
+            ]
+        );
+        let mut pvc = claim();
+        pvc["status"] = json!({"phase": "Pending"});
+        let row = claim_cells(&pvc);
+        assert_eq!(
+            row[..7],
+            [
+                json!("data"),
+                json!("Pending"),
+                json!(""),
+                json!(""),
+                json!(""),
+                json!("standard"),
+                json!("<none>")
+            ]
+        );
+        pvc["spec"]["volumeName"] = json!("pv-1");
+        pvc["status"] = json!({"phase": "Bound", "capacity": {"storage": "1Gi"},
+            "accessModes": ["ReadWriteOnce", "ReadOnlyMany"]});
+        let row = claim_cells(&pvc);
+        assert_eq!(
+            row[1..6],
+            [
+                json!("Bound"),
+                json!("pv-1"),
+                json!("1Gi"),
+                json!("RWO,ROX"),
+                json!("standard")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_volume_defaults_to_retain_and_prints_its_claim() {
+        let mut pv = json!({"metadata": {"name": "pv-1"}, "spec": {
+            "capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOncePod"],
+            "storageClassName": "standard",
+            "claimRef": {"namespace": "default", "name": "data"}},
+            "status": {"phase": "Bound"}});
+        PersistentVolumes.default_fields(&mut pv);
+        assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+        let row = volume_cells(&pv);
+        assert_eq!(
+            row[..7],
+            [
+                json!("pv-1"),
+                json!("5Gi"),
+                json!("RWOP"),
+                json!("Retain"),
+                json!("Bound"),
+                json!("default/data"),
+                json!("standard")
+            ]
+        );
+        assert_eq!(row[10], "Filesystem");
+    }
+}

@@ -49,3 +49,32 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_available_and_max_unavailable_are_exclusive() {
+        let both = json!({"metadata": {"name": "web"},
+            "spec": {"minAvailable": 1, "maxUnavailable": "25%"}});
+        let causes = PodDisruptionBudgets.validate(&both);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec");
+        let one = json!({"metadata": {"name": "web"}, "spec": {"maxUnavailable": "25%"}});
+        assert!(PodDisruptionBudgets.validate(&one).is_empty());
+    }
+
+    #[test]
+    fn the_printer_shows_the_budget_and_allowed_disruptions() {
+        let pdb = json!({"metadata": {"name": "web"}, "spec": {"minAvailable": "50%"},
+            "status": {"disruptionsAllowed": 2}});
+        let row = (PodDisruptionBudgets.printer().unwrap().cells)(&pdb);
+        assert_eq!(
+            row[..4],
+            [json!("web"), json!("50%"), json!("N/A"), json!(2)]
+        );
+        let fresh = json!({"metadata": {"name": "db"}, "spec": {"maxUnavailable": 1}});
+        assert_eq!(cells(&fresh)[1..4], [json!("N/A"), json!("1"), json!(0)]);
+    }
+}

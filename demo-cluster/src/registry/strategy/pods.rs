@@ -144,3 +144,87 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::ResourceDef;
+
+    fn pods_def() -> ResourceDef {
+        crate::registry::strategy::builtin_def("", "pods")
+    }
+
+    fn no_ip() -> String {
+        String::new()
+    }
+
+    #[test]
+    fn create_resets_status_to_pending_and_defaults_the_spec() {
+        let mut pod = json!({
+            "metadata": {"name": "web"},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx",
+                "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.9"},
+        });
+        let ctx = CreateContext {
+            allocate_service_ip: &no_ip,
+        };
+        super::super::prepare_for_create(&pods_def(), &mut pod, &ctx);
+        assert_eq!(
+            pod["status"],
+            json!({"phase": "Pending", "qosClass": "Guaranteed"})
+        );
+        let spec = &pod["spec"];
+        assert_eq!(spec["restartPolicy"], "Always");
+        assert_eq!(spec["serviceAccountName"], "default");
+        assert_eq!(spec["dnsPolicy"], "ClusterFirst");
+        assert_eq!(spec["containers"][0]["imagePullPolicy"], "Always");
+    }
+
+    #[test]
+    fn a_pod_needs_containers_with_images() {
+        let empty = json!({"metadata": {"name": "p"}, "spec": {"containers": []}});
+        let fields: Vec<String> = Pods.validate(&empty).into_iter().map(|c| c.field).collect();
+        assert_eq!(fields, ["spec.containers"]);
+        let no_image = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}});
+        let fields: Vec<String> = Pods
+            .validate(&no_image)
+            .into_iter()
+            .map(|c| c.field)
+            .collect();
+        assert_eq!(fields, ["spec.containers[0].image"]);
+        assert_eq!(qos_class(&no_image["spec"]), "BestEffort");
+    }
+
+    #[test]
+    fn the_printer_shows_ready_status_and_restarts() {
+        let printer = Pods.printer().unwrap();
+        let names: Vec<&str> = printer.columns.iter().map(|c| c.name).collect();
+        assert_eq!(names[..4], ["Name", "Ready", "Status", "Restarts"]);
+        let mut pod = json!({
+            "metadata": {"name": "web"},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "a"}, {"name": "b"}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.9", "containerStatuses": [
+                {"name": "a", "ready": true, "restartCount": 1, "state": {"running": {}}},
+                {"name": "b", "ready": false, "restartCount": 3,
+                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}},
+            ]},
+        });
+        let row = (printer.cells)(&pod);
+        assert_eq!(
+            row[..4],
+            [
+                json!("web"),
+                json!("1/2"),
+                json!("CrashLoopBackOff"),
+                json!("4")
+            ]
+        );
+        assert_eq!(
+            row[5..8],
+            [json!("10.0.0.9"), json!("node-1"), json!("<none>")]
+        );
+        pod["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        assert_eq!((printer.cells)(&pod)[2], "Terminating");
+    }
+}

@@ -21,3 +21,28 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_printer_shows_the_templates_containers_images_and_labels() {
+        let template = json!({"metadata": {"name": "web"}, "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx:1.25"},
+                                    {"name": "log", "image": "busybox"}]}}});
+        assert_eq!(
+            cells(&template),
+            [
+                json!("web"),
+                json!("nginx,log"),
+                json!("nginx:1.25,busybox"),
+                json!("app=web")
+            ]
+        );
+        let unlabelled = json!({"metadata": {"name": "x"}, "template": {"spec": {}}});
+        assert_eq!(cells(&unlabelled)[3], "<none>");
+    }
+}

@@ -63,3 +63,44 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(causes: Vec<Cause>) -> Vec<String> {
+        causes.into_iter().map(|c| c.field).collect()
+    }
+
+    #[test]
+    fn user_values_stay_below_a_billion_and_are_immutable() {
+        let mut high = json!({"metadata": {"name": "high"}, "value": 1_000_000});
+        PriorityClasses.default_fields(&mut high);
+        assert_eq!(high["preemptionPolicy"], "PreemptLowerPriority");
+        assert!(PriorityClasses.validate(&high).is_empty());
+        let too_high = json!({"metadata": {"name": "high"}, "value": 2_000_000_000});
+        assert_eq!(fields(PriorityClasses.validate(&too_high)), ["value"]);
+        let system = json!({"metadata": {"name": "system-node-critical"}, "value": 2_000_001_000});
+        assert!(PriorityClasses.validate(&system).is_empty());
+        assert_eq!(
+            fields(PriorityClasses.validate(&json!({"metadata": {"name": "x"}}))),
+            ["value"]
+        );
+        let mut changed = high.clone();
+        changed["value"] = json!(5);
+        changed["description"] = json!("now described");
+        assert_eq!(
+            fields(PriorityClasses.validate_update(&high, &changed)),
+            ["value"]
+        );
+    }
+
+    #[test]
+    fn the_printer_shows_value_global_default_and_policy() {
+        let pc = json!({"metadata": {"name": "high"}, "value": 1000, "globalDefault": true,
+            "preemptionPolicy": "Never"});
+        let row = cells(&pc);
+        assert_eq!(row[..3], [json!("high"), json!(1000), json!(true)]);
+        assert_eq!(row[4], "Never");
+    }
+}

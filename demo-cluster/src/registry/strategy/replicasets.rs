@@ -45,3 +45,45 @@ pub fn replica_cells(o: &Value, selector: String) -> Vec<Value> {
     cells.push(json!(selector));
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::strategy::Strategy;
+
+    fn replica_set(tier: &str) -> Value {
+        json!({
+            "metadata": {"name": "frontend"},
+            "spec": {
+                "replicas": 3,
+                "selector": {"matchLabels": {"tier": tier}},
+                "template": {"metadata": {"labels": {"tier": tier}},
+                             "spec": {"containers": [{"name": "php", "image": "php:8"}]}},
+            },
+            "status": {"replicas": 2, "readyReplicas": 1},
+        })
+    }
+
+    #[test]
+    fn the_printer_shows_desired_current_and_ready() {
+        let row = cells(&replica_set("frontend"));
+        assert_eq!(row[..4], [json!("frontend"), json!(3), json!(2), json!(1)]);
+        assert_eq!(
+            row[5..],
+            [json!("php"), json!("php:8"), json!("tier=frontend")]
+        );
+    }
+
+    #[test]
+    fn replicas_default_to_one_and_the_selector_is_immutable() {
+        let mut rs = replica_set("frontend");
+        rs["spec"].as_object_mut().unwrap().remove("replicas");
+        REPLICA_SETS.default_fields(&mut rs);
+        assert_eq!(rs["spec"]["replicas"], 1);
+        assert!(REPLICA_SETS.validate(&rs).is_empty());
+        let causes = REPLICA_SETS.validate_update(&rs, &replica_set("backend"));
+        let fields: Vec<&str> = causes.iter().map(|c| c.field.as_str()).collect();
+        assert_eq!(fields, ["spec.selector"]);
+        assert!(REPLICA_SETS.field_selectors().contains(&"status.replicas"));
+    }
+}

@@ -22,3 +22,30 @@ impl Strategy for ReplicationControllers {
 fn cells(o: &Value) -> Vec<Value> {
     replica_cells(o, key_values(&o["spec"]["selector"]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_printer_shows_replica_counts_and_the_plain_selector() {
+        let rc = json!({"metadata": {"name": "nginx"}, "spec": {"replicas": 3,
+            "selector": {"app": "nginx"},
+            "template": {"metadata": {"labels": {"app": "nginx"}},
+                         "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}},
+            "status": {"replicas": 3, "readyReplicas": 2}});
+        let printer = ReplicationControllers.printer().unwrap();
+        let row = (printer.cells)(&rc);
+        assert_eq!(row[..4], [json!("nginx"), json!(3), json!(3), json!(2)]);
+        assert_eq!(
+            row[5..],
+            [json!("nginx"), json!("nginx"), json!("app=nginx")]
+        );
+        assert_eq!(printer.columns.len(), row.len());
+        assert_eq!(
+            ReplicationControllers.field_selectors(),
+            ["status.replicas"]
+        );
+    }
+}

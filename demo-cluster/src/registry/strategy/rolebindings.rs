@@ -49,3 +49,32 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_printer_shows_the_role_and_subjects_by_kind() {
+        let binding = json!({"metadata": {"name": "system:controller:job-controller"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": "system:controller:job-controller"},
+            "subjects": [
+                {"kind": "User", "name": "alice"},
+                {"kind": "User", "name": "bob"},
+                {"kind": "Group", "name": "system:masters"},
+                {"kind": "ServiceAccount", "namespace": "kube-system", "name": "job-controller"}]});
+        let row = cells(&binding);
+        assert_eq!(row[1], "ClusterRole/system:controller:job-controller");
+        assert_eq!(
+            row[3..],
+            [
+                json!("alice, bob"),
+                json!("system:masters"),
+                json!("kube-system/job-controller")
+            ]
+        );
+        let names: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(names[3..], ["Users", "Groups", "ServiceAccounts"]);
+    }
+}

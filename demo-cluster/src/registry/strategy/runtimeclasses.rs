@@ -24,3 +24,21 @@ const COLUMNS: &[Col] = &[NAME, c("Handler", 0), c("Age", 0)];
 fn cells(o: &Value) -> Vec<Value> {
     named(o, [json!(s(&o["handler"])), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handler_is_printed_and_fixed_at_creation() {
+        let old = json!({"metadata": {"name": "gvisor"}, "handler": "runsc"});
+        assert_eq!(cells(&old)[..2], [json!("gvisor"), json!("runsc")]);
+        let mut new = old.clone();
+        new["overhead"] = json!({"podFixed": {"memory": "120Mi"}});
+        assert!(RuntimeClasses.validate_update(&old, &new).is_empty());
+        new["handler"] = json!("kata");
+        let causes = RuntimeClasses.validate_update(&old, &new);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "handler");
+    }
+}

@@ -30,3 +30,22 @@ fn cells(o: &Value) -> Vec<Value> {
     let entries = o["data"].as_object().map(|m| m.len()).unwrap_or(0);
     named(o, [json!(s(&o["type"])), json!(entries), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_type_defaults_to_opaque_and_prints_with_the_data_count() {
+        let mut secret = json!({"metadata": {"name": "creds"},
+            "data": {"username": "YQ==", "password": "Yg=="}});
+        Secrets.default_fields(&mut secret);
+        assert_eq!(secret["type"], "Opaque");
+        let row = (Secrets.printer().unwrap().cells)(&secret);
+        assert_eq!(row[..3], [json!("creds"), json!("Opaque"), json!(2)]);
+        let mut tls = json!({"metadata": {"name": "tls"}, "type": "kubernetes.io/tls"});
+        Secrets.default_fields(&mut tls);
+        assert_eq!(tls["type"], "kubernetes.io/tls");
+        assert_eq!(Secrets.field_selectors(), ["type"]);
+    }
+}

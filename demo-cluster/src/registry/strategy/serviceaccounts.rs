@@ -13,3 +13,17 @@ fn cells(o: &Value) -> Vec<Value> {
     let secrets = o["secrets"].as_array().map(Vec::len).unwrap_or(0);
     named(o, [json!(secrets), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_secrets_column_counts_listed_secrets() {
+        let sa = json!({"metadata": {"name": "builder"},
+            "secrets": [{"name": "builder-token"}, {"name": "builder-dockercfg"}]});
+        assert_eq!(cells(&sa)[..2], [json!("builder"), json!(2)]);
+        assert_eq!(cells(&json!({"metadata": {"name": "default"}}))[1], 0);
+        assert_eq!(COLUMNS[1].kind, "integer");
+    }
+}

@@ -91,3 +91,92 @@ fn cells(o: &Value) -> Vec<Value> {
         ],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::ResourceDef;
+
+    fn services_def() -> ResourceDef {
+        crate::registry::strategy::builtin_def("", "services")
+    }
+
+    fn next_ip() -> String {
+        "10.96.0.42".to_string()
+    }
+
+    fn created(mut svc: Value) -> Value {
+        let ctx = CreateContext {
+            allocate_service_ip: &next_ip,
+        };
+        super::super::prepare_for_create(&services_def(), &mut svc, &ctx);
+        svc
+    }
+
+    #[test]
+    fn create_allocates_a_cluster_ip_and_defaults_type_and_ports() {
+        let svc = created(json!({"metadata": {"name": "web"}, "spec": {
+            "selector": {"app": "web"},
+            "ports": [{"port": 80}, {"port": 53, "protocol": "UDP", "targetPort": 5353}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}}));
+        let spec = &svc["spec"];
+        assert_eq!(spec["type"], "ClusterIP");
+        assert_eq!(spec["sessionAffinity"], "None");
+        assert_eq!(spec["clusterIP"], "10.96.0.42");
+        assert_eq!(spec["clusterIPs"], json!(["10.96.0.42"]));
+        assert_eq!(spec["ipFamilies"], json!(["IPv4"]));
+        assert_eq!(spec["ports"][0]["protocol"], "TCP");
+        assert_eq!(spec["ports"][0]["targetPort"], 80);
+        assert_eq!(spec["ports"][1]["protocol"], "UDP");
+        assert_eq!(spec["ports"][1]["targetPort"], 5353);
+        assert_eq!(svc["status"], json!({"loadBalancer": {}}));
+
+        let headless = created(json!({"metadata": {"name": "db"}, "spec": {"clusterIP": "None"}}));
+        assert_eq!(headless["spec"]["clusterIP"], "None");
+        let external = created(json!({"metadata": {"name": "ext"},
+            "spec": {"type": "ExternalName", "externalName": "example.com"}}));
+        assert!(external["spec"].get("clusterIP").is_none());
+    }
+
+    #[test]
+    fn an_update_without_the_cluster_ip_keeps_it() {
+        let old = created(json!({"metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}}));
+        let mut new = json!({"metadata": {"name": "web"}, "spec": {"type": "ClusterIP",
+            "ports": [{"port": 8080, "protocol": "TCP"}]}});
+        super::super::prepare_for_update(&services_def(), &old, &mut new, "");
+        assert_eq!(new["spec"]["clusterIP"], "10.96.0.42");
+        assert_eq!(new["spec"]["clusterIPs"], json!(["10.96.0.42"]));
+        assert_eq!(new["spec"]["ports"][0]["port"], 8080);
+    }
+
+    #[test]
+    fn names_are_dns_1035_labels_and_the_printer_shows_ports() {
+        let def = services_def();
+        let named = |name: &str| json!({"metadata": {"name": name}, "spec": {}});
+        assert!(super::super::validate(&def, &named("web")).is_empty());
+        for bad in ["1web", "web.internal"] {
+            let causes = super::super::validate(&def, &named(bad));
+            assert_eq!(causes.len(), 1, "{bad}");
+            assert_eq!(causes[0].field, "metadata.name");
+        }
+        let svc = json!({"metadata": {"name": "web"}, "spec": {"type": "NodePort",
+            "clusterIP": "10.96.0.42", "selector": {"app": "web"},
+            "ports": [{"port": 80, "protocol": "TCP", "nodePort": 30080},
+                      {"port": 443, "protocol": "TCP"}]}});
+        let row = cells(&svc);
+        assert_eq!(
+            row[..5],
+            [
+                json!("web"),
+                json!("NodePort"),
+                json!("10.96.0.42"),
+                json!("<none>"),
+                json!("80:30080/TCP,443/TCP")
+            ]
+        );
+        assert_eq!(row[6], "app=web");
+        let bare = json!({"metadata": {"name": "x"}, "spec": {"clusterIP": "None"}});
+        assert_eq!(cells(&bare)[4], "<none>");
+        assert_eq!(cells(&bare)[6], "<none>");
+    }
+}

@@ -40,3 +40,43 @@ fn cells(o: &Value) -> Vec<Value> {
     cells.extend(template_cells(&spec["template"]["spec"]));
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::strategy::Strategy;
+
+    #[test]
+    fn defaults_are_ordered_ready_rolling_updates() {
+        let mut set = json!({"metadata": {"name": "db"}, "spec": {
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                         "spec": {"containers": [{"name": "pg", "image": "postgres:16"}]}}}});
+        STATEFUL_SETS.default_fields(&mut set);
+        let spec = &set["spec"];
+        assert_eq!(spec["replicas"], 1);
+        assert_eq!(spec["podManagementPolicy"], "OrderedReady");
+        assert_eq!(
+            spec["updateStrategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}})
+        );
+        assert_eq!(spec["template"]["spec"]["restartPolicy"], "Always");
+        assert!(STATEFUL_SETS.validate(&set).is_empty());
+    }
+
+    #[test]
+    fn the_printer_shows_ready_of_desired_and_the_selector_is_immutable() {
+        let set = json!({"metadata": {"name": "db"}, "spec": {"replicas": 3,
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {"spec": {"containers": [{"name": "pg", "image": "postgres:16"}]}}},
+            "status": {"readyReplicas": 1}});
+        let row = cells(&set);
+        assert_eq!(row[..2], [json!("db"), json!("1/3")]);
+        assert_eq!(row[3..], [json!("pg"), json!("postgres:16")]);
+        let mut moved = set.clone();
+        moved["spec"]["selector"] = json!({"matchLabels": {"app": "other"}});
+        let causes = STATEFUL_SETS.validate_update(&set, &moved);
+        assert_eq!(causes.len(), 1);
+        assert_eq!(causes[0].field, "spec.selector");
+    }
+}

@@ -71,3 +71,53 @@ fn cells(o: &Value) -> Vec<Value> {
     }
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class() -> Value {
+        let mut sc = json!({"metadata": {"name": "standard",
+            "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+            "provisioner": "rancher.io/local-path", "parameters": {"type": "ssd"}});
+        StorageClasses.default_fields(&mut sc);
+        sc
+    }
+
+    #[test]
+    fn defaults_and_a_provisioner_fixed_at_creation() {
+        let sc = class();
+        assert_eq!(sc["reclaimPolicy"], "Delete");
+        assert_eq!(sc["volumeBindingMode"], "Immediate");
+        assert!(StorageClasses.validate(&sc).is_empty());
+        let missing = json!({"metadata": {"name": "x"}});
+        assert_eq!(StorageClasses.validate(&missing)[0].field, "provisioner");
+        let mut changed = sc.clone();
+        changed["provisioner"] = json!("ebs.csi.aws.com");
+        changed["parameters"] = json!({"type": "gp3"});
+        changed["allowVolumeExpansion"] = json!(true);
+        let fields: Vec<String> = StorageClasses
+            .validate_update(&sc, &changed)
+            .into_iter()
+            .map(|c| c.field)
+            .collect();
+        assert_eq!(fields, ["provisioner", "parameters"]);
+    }
+
+    #[test]
+    fn the_default_class_is_marked_in_the_name_cell() {
+        let row = cells(&class());
+        assert_eq!(
+            row[..4],
+            [
+                json!("standard (default)"),
+                json!("rancher.io/local-path"),
+                json!("Delete"),
+                json!("Immediate")
+            ]
+        );
+        let mut other = class();
+        other["metadata"]["annotations"] = json!({});
+        assert_eq!(cells(&other)[0], "standard");
+    }
+}

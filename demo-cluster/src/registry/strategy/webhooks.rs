@@ -14,3 +14,17 @@ fn cells(o: &Value) -> Vec<Value> {
     let webhooks = o["webhooks"].as_array().map(Vec::len).unwrap_or(0);
     named(o, [json!(webhooks), age(o)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_webhooks_column_counts_the_configured_webhooks() {
+        let config = json!({"metadata": {"name": "policy"},
+            "webhooks": [{"name": "a.example.com"}, {"name": "b.example.com"}]});
+        assert_eq!(cells(&config)[..2], [json!("policy"), json!(2)]);
+        assert_eq!(cells(&json!({"metadata": {"name": "none"}}))[1], 0);
+        assert_eq!(COLUMNS[1].kind, "integer");
+    }
+}
