@@ -369,20 +369,29 @@ async fn request_log_lists_the_api_calls_and_the_open_watch() {
         .click()
         .await
         .expect("open log");
-    // The CRD watch is opened once discovery is in.
-    let watch_row = driver
-        .query(By::XPath(
-            "//tr[contains(@class,'log-row')][.//td[contains(., 'watch=true')]]",
-        ))
-        .wait(PAGE_TIMEOUT, POLL)
-        .first()
-        .await
-        .expect("the CRD watch is logged");
-    let watch_text = watch_row.text().await.expect("text");
-    assert!(
-        watch_text.contains("watch ·") && watch_text.contains("open"),
-        "{watch_text}"
-    );
+    // The CRD watch is opened once discovery is in. Its row is drawn again as what it shows
+    // changes (a reference to it can go stale between finding it and reading it): found and
+    // read afresh until it says the watch is open.
+    let watch_text = common::wait_until_within(
+        "the CRD watch logged as open",
+        PAGE_TIMEOUT,
+        async || {
+            let row = driver
+                .query(By::XPath(
+                    "//tr[contains(@class,'log-row')][.//td[contains(., 'watch=true')]]",
+                ))
+                .nowait()
+                .first()
+                .await;
+            match row {
+                Ok(row) => row.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            }
+        },
+        |text| text.contains("watch ·") && text.contains("open"),
+    )
+    .await;
+    assert!(watch_text.contains("watch ·"), "{watch_text}");
     let mut paths = Vec::new();
     for cell in driver
         .find_all(By::Css(".request-log .log-row td.path"))
