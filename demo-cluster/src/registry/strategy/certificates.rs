@@ -93,18 +93,12 @@ fn trust_bundle_cells(o: &Value) -> Vec<Value> {
 mod tests {
     use super::*;
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     #[test]
     fn the_requestor_is_the_authenticated_user_and_request_and_signer_are_required() {
         let mut csr = json!({"metadata": {"name": "alice"}, "spec": {
             "request": "LS0tLS1CRUdJTi...", "signerName": "kubernetes.io/kube-apiserver-client",
             "username": "someone-else", "groups": ["system:masters"], "expirationSeconds": 86400}});
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         CertificateSigningRequests.prepare_for_create(&mut csr, &ctx);
         assert_eq!(csr["spec"]["username"], DEMO_USER);
         assert_eq!(csr["spec"]["groups"], json!(DEMO_GROUPS));

@@ -131,16 +131,10 @@ mod tests {
                          {"name": "v1", "served": true, "storage": true}]}})
     }
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     #[test]
     fn create_accepts_the_names_and_is_established() {
         let mut obj = crd();
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         CustomResourceDefinitions.prepare_for_create(&mut obj, &ctx);
         assert_eq!(obj["spec"]["names"]["listKind"], "WidgetList");
         assert_eq!(obj["spec"]["names"]["singular"], "widget");

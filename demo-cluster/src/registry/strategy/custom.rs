@@ -29,10 +29,6 @@ mod tests {
         def
     }
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     #[test]
     fn a_custom_resource_gets_none_of_the_built_in_behaviour_of_its_plural() {
         let def = custom_pods(false);
@@ -41,9 +37,7 @@ mod tests {
         assert!(of(&def).printer().is_none());
         let mut obj = json!({"metadata": {"name": "Mixed_Case"}, "spec": {"size": 1},
             "status": {"phase": "Ready"}});
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         prepare_for_create(&def, &mut obj, &ctx);
         assert_eq!(obj["status"], json!({"phase": "Ready"}));
         assert!(obj["spec"].get("restartPolicy").is_none());
@@ -58,9 +52,7 @@ mod tests {
         let def = custom_pods(true);
         assert_eq!(of(&def).status(&def), StatusPolicy::Subresource);
         let mut obj = json!({"metadata": {"name": "a"}, "status": {"phase": "Ready"}});
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         prepare_for_create(&def, &mut obj, &ctx);
         assert!(obj.get("status").is_none());
     }

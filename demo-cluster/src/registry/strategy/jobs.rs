@@ -122,10 +122,6 @@ fn cells(o: &Value) -> Vec<Value> {
 mod tests {
     use super::*;
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     fn created_job() -> Value {
         let mut job = json!({
             "metadata": {"name": "pi", "uid": "1234"},
@@ -133,9 +129,7 @@ mod tests {
                 "containers": [{"name": "pi", "image": "perl:5.34"}]}}},
         });
         Jobs.default_fields(&mut job);
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         Jobs.prepare_for_create(&mut job, &ctx);
         job
     }
@@ -158,9 +152,7 @@ mod tests {
 
         let mut manual = json!({"metadata": {"name": "q", "uid": "9"},
             "spec": {"manualSelector": true, "template": {}}});
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         Jobs.prepare_for_create(&mut manual, &ctx);
         assert!(manual["spec"]["selector"].is_null());
     }

@@ -571,3 +571,18 @@ pub(crate) fn builtin_def(group: &str, resource: &str) -> crate::registry::kinds
         .find(|d| d.group == group && d.resource == resource)
         .unwrap_or_else(|| panic!("no built-in {group}/{resource}"))
 }
+
+#[cfg(test)]
+fn no_service_ip() -> String {
+    String::new()
+}
+
+#[cfg(test)]
+impl CreateContext<'static> {
+    /// A create without Service IPs to hand out, for the kinds' unit tests.
+    pub(crate) fn without_service_ips() -> Self {
+        CreateContext {
+            allocate_service_ip: &no_service_ip,
+        }
+    }
+}

@@ -84,15 +84,9 @@ mod tests {
         crate::registry::strategy::builtin_def("", "namespaces")
     }
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     fn created(name: &str) -> Value {
         let mut ns = json!({"metadata": {"name": name}, "status": {"phase": "Terminating"}});
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         super::super::prepare_for_create(&namespaces_def(), &mut ns, &ctx);
         ns
     }

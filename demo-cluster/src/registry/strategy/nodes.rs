@@ -94,10 +94,6 @@ mod tests {
         crate::registry::strategy::builtin_def("", "nodes")
     }
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     fn node() -> Value {
         json!({
             "metadata": {"name": "node-1", "labels": {
@@ -118,9 +114,7 @@ mod tests {
     fn a_kubelet_registers_with_its_status_and_later_writes_keep_it() {
         let def = nodes_def();
         let mut created = node();
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         super::super::prepare_for_create(&def, &mut created, &ctx);
         assert_eq!(created["status"], node()["status"]);
 

@@ -154,10 +154,6 @@ mod tests {
         crate::registry::strategy::builtin_def("", "pods")
     }
 
-    fn no_ip() -> String {
-        String::new()
-    }
-
     #[test]
     fn create_resets_status_to_pending_and_defaults_the_spec() {
         let mut pod = json!({
@@ -166,9 +162,7 @@ mod tests {
                 "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]},
             "status": {"phase": "Running", "podIP": "10.0.0.9"},
         });
-        let ctx = CreateContext {
-            allocate_service_ip: &no_ip,
-        };
+        let ctx = CreateContext::without_service_ips();
         super::super::prepare_for_create(&pods_def(), &mut pod, &ctx);
         assert_eq!(
             pod["status"],
