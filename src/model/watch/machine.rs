@@ -197,6 +197,8 @@ pub struct Watcher {
     fill_started: bool,
     buffer: Vec<Value>,
     status: WatchStatus,
+    /// The server answered a streaming list with a refusal: this key lists in pages for good.
+    streaming_refused: bool,
 }
 
 impl Watcher {
@@ -224,6 +226,7 @@ impl Watcher {
                 remaining_items: None,
                 notice: None,
             },
+            streaming_refused: false,
         };
         let command = watcher.begin_fill(0, 0);
         (watcher, command)
@@ -371,6 +374,18 @@ impl Watcher {
                     );
                     return self.begin_fill(0, restarts + 1);
                 }
+                if !self.streaming_refused {
+                    // Writes outrun the pages: the server's history no longer reaches back to
+                    // the first page. A streaming list needs no history (its state is the
+                    // server's current one), so the fill is read that way instead.
+                    self.mode = ListMode::Streaming;
+                    self.status.mode = ListMode::Streaming;
+                    self.status.notice = Some(
+                        "The list changed faster than it could be read in pages; it is streamed instead."
+                            .into(),
+                    );
+                    return self.begin_fill(0, 0);
+                }
                 let delay = self.fail(&error, None);
                 return self.begin_fill(delay, 0);
             }
@@ -485,6 +500,7 @@ impl Watcher {
     }
 
     fn fall_back_to_paged(&mut self, error: &ApiError) -> Command {
+        self.streaming_refused = true;
         self.mode = ListMode::Paged;
         self.status.mode = ListMode::Paged;
         self.status.notice = Some(format!(
@@ -809,6 +825,42 @@ mod tests {
         other.on(page(vec![], "1", None), 0.0);
         let step = other.on(event("ADDED", json!({"metadata":{"name":"x"}})), 1.0);
         assert!(query(&step.command).ends_with("limit=500"));
+    }
+
+    #[test]
+    fn pages_that_keep_expiring_are_streamed_instead_unless_the_server_refused_streams() {
+        let expired = || {
+            Input::Page(Err(ApiError::from_response(
+                410,
+                r#"{"kind":"Status","code":410,"reason":"Expired","message":"token"}"#,
+            )))
+        };
+        let (mut watcher, _) = Watcher::new(key(), ListMode::Paged, 3);
+        let mut step = watcher.on(page(vec![obj("a", 1)], "5", Some("t1")), 0.0);
+        for restart in 0..MAX_LIST_RESTARTS {
+            watcher.on(expired(), 1.0);
+            assert_eq!(watcher.status().mode, ListMode::Paged, "restart {restart}");
+            step = watcher.on(page(vec![obj("a", 1)], "5", Some("t1")), 1.0);
+        }
+        assert!(query(&step.command).ends_with("continue=t1"));
+        let step = watcher.on(expired(), 2.0);
+        assert_eq!(watcher.status().mode, ListMode::Streaming);
+        assert!(query(&step.command).contains("sendInitialEvents=true"));
+        assert_eq!(delay(&step.command), 0);
+
+        // A server that refused the stream before is listed in pages again, after a backoff.
+        let (mut refused, _) = Watcher::new(key(), ListMode::Streaming, 3);
+        refused.on(Input::StreamFailed(ApiError::from_response(400, "{}")), 0.0);
+        assert_eq!(refused.status().mode, ListMode::Paged);
+        for _ in 0..MAX_LIST_RESTARTS {
+            refused.on(page(vec![obj("a", 1)], "5", Some("t1")), 1.0);
+            refused.on(expired(), 1.0);
+        }
+        refused.on(page(vec![obj("a", 1)], "5", Some("t1")), 1.0);
+        let step = refused.on(expired(), 2.0);
+        assert_eq!(refused.status().mode, ListMode::Paged);
+        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(delay(&step.command) > 0);
     }
 
     #[test]
