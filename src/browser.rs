@@ -43,6 +43,29 @@ pub fn after_next_paint(name: &'static str, then: impl FnOnce(f64) + 'static) {
         .ok();
 }
 
+/// Puts a notice over the page that the app stopped (after a panic, when nothing of it runs
+/// any more): built with plain DOM calls, since the reactive system may be mid-update, and
+/// its text set as text.
+pub fn show_app_stopped(details: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if document.get_element_by_id("app-stopped").is_some() {
+        return;
+    }
+    let (Ok(notice), Some(body)) = (document.create_element("div"), document.body()) else {
+        return;
+    };
+    notice.set_id("app-stopped");
+    // Best effort: the notice is all that is left to do.
+    notice.set_attribute("role", "alert").ok();
+    notice.set_text_content(Some(&format!(
+        "Kube Atlas stopped after an internal error, so what it shows no longer updates. \
+         Reload the page to continue (drafts being edited are kept). Details: {details}"
+    )));
+    body.prepend_with_node_1(&notice).ok();
+}
+
 /// Makes the wasm linear memory reachable as `window.kubeAtlasWasmMemory`, so benchmarks can
 /// report it beside the JS heap (it is not part of the JS heap).
 pub fn expose_wasm_memory() {

@@ -1,7 +1,12 @@
 //! Entry point: only mounts the app; everything else lives in the library so tests can use it.
 
 fn main() {
-    console_error_panic_hook::set_once();
+    // A panic stops the whole app (wasm cannot unwind): besides the console's report, the
+    // page says so, instead of silently showing views that no longer update.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        kube_atlas::browser::show_app_stopped(&info.to_string());
+    }));
     kube_atlas::browser::expose_wasm_memory();
     leptos::mount::mount_to_body(kube_atlas::App);
 }

@@ -757,20 +757,50 @@ async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
     assert_eq!(distinct.len(), revisions.len(), "no duplicate revisions");
     // The activity view saw the Deployment's last write (its link opens that revision).
     driver.switch_to_window(tabs[3].clone()).await.expect("tab");
-    wait_until_within(
-        "the activity view links the Deployment's latest revision",
-        Duration::from_secs(60),
-        async || {
-            texts_at(
-                driver,
-                "table.activity td.write[data-kind=Deployment] a",
-                Some("href"),
+    // What the view shows, so that a failure says whether the page answered at all, had
+    // listed, and which writes it drew (newest first).
+    let read_activity = async || {
+        driver
+            .execute(
+                r#"const panel = document.querySelector(".activity-panel");
+                   const cells = Array.from(document.querySelectorAll("table.activity td.write"));
+                   return {
+                     ready: panel ? panel.dataset.ready : "no activity panel",
+                     hrefs: cells.filter(c => c.dataset.kind === "Deployment")
+                                 .map(c => c.querySelector("a"))
+                                 .filter(a => a).map(a => a.getAttribute("href")),
+                     newest: cells.slice(0, 8).map(c => c.dataset.kind + ": " + c.textContent.trim()),
+                     rows: cells.length,
+                     stopped: document.getElementById("app-stopped")?.textContent ?? null,
+                   };"#,
+                vec![],
             )
             .await
+            .map(|answer| answer.json().clone())
+            .map_err(|e| e.to_string())
+    };
+    let _linked = wait_until_within(
+        &format!("the activity view links the Deployment's latest revision ({latest_rv})"),
+        Duration::from_secs(60),
+        read_activity,
+        |answer| {
+            answer.as_ref().is_ok_and(|shown| {
+                shown["hrefs"].as_array().is_some_and(|hrefs| {
+                    hrefs.iter().any(|h| {
+                        h.as_str()
+                            .is_some_and(|h| h.ends_with(&format!("={latest_rv}")))
+                    })
+                })
+            })
         },
-        |hrefs| hrefs.iter().any(|h| h.ends_with(&format!("={latest_rv}"))),
     )
     .await;
+    for (tab, view) in tabs.iter().zip(views) {
+        driver.switch_to_window(tab.clone()).await.expect("tab");
+        if let Some(notice) = common::app_stopped(driver).await {
+            panic!("the app stopped in {view}: {notice}");
+        }
+    }
     harness.stop().await;
 }
 

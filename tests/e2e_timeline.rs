@@ -117,6 +117,102 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
     harness.stop().await;
 }
 
+/// Leaving the activity view while controllers are busy (its recompute is throttled, so one
+/// is often scheduled when the user clicks away) leaves the app running: a recompute that
+/// runs after its view went must not touch the view's disposed state (that panicked, and a
+/// panic stops the whole app).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_the_activity_view_during_a_rollout_leaves_the_app_running() {
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness.create_namespace("leave").await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "leave");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .expect("deployment created");
+    let activity = "#/obj/apps/v1/deployments/leave/web?tab=activity";
+    harness.open(activity).await;
+    wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
+    let scale = async |replicas: i32| {
+        deployments
+            .patch(
+                "web",
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": replicas}})),
+            )
+            .await
+            .expect("scaled");
+    };
+    // A rollout's writes arrive for seconds; meanwhile the user leaves the activity view
+    // right after it redraws (when a throttled recompute is most likely pending) and comes
+    // back, again and again.
+    scale(40).await;
+    for round in 0..12 {
+        harness
+            .driver
+            .execute(
+                r#"const table = document.querySelector("table.activity tbody");
+                   const leave = () => { location.hash = arguments[0]; };
+                   if (!table) { leave(); return; }
+                   const observer = new MutationObserver(() => { observer.disconnect(); leave(); });
+                   observer.observe(table, { childList: true, subtree: true });
+                   setTimeout(() => { observer.disconnect(); leave(); }, 2000);"#,
+                vec![serde_json::json!(
+                    "#/obj/apps/v1/deployments/leave/web?tab=timeline"
+                )],
+            )
+            .await
+            .expect("leave script");
+        wait_for(&harness.driver, "ol.timeline").await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        if let Some(notice) = harness.app_stopped().await {
+            panic!("the app stopped after leaving the activity view (round {round}): {notice}");
+        }
+        harness
+            .driver
+            .execute(
+                "location.hash = arguments[0];",
+                vec![serde_json::json!(activity)],
+            )
+            .await
+            .expect("back to activity");
+        let state = wait_until(
+            "the activity view is back and listed, or the app stopped",
+            async || {
+                harness
+                    .driver
+                    .execute(
+                        r#"const stopped = document.getElementById("app-stopped");
+                           if (stopped) return stopped.textContent;
+                           return document.querySelector(".activity-panel[data-ready=true]")
+                             ? "ready" : "";"#,
+                        vec![],
+                    )
+                    .await
+                    .ok()
+                    .and_then(|r| r.json().as_str().map(str::to_string))
+                    .unwrap_or_default()
+            },
+            |state| !state.is_empty(),
+        )
+        .await;
+        assert_eq!(state, "ready", "round {round}: the app stopped");
+        if round == 6 {
+            scale(5).await;
+        }
+    }
+    // Still live: a write made now appears in the view.
+    scale(2).await;
+    wait_until(
+        "the activity view shows the Deployment scaled down",
+        async || attributes(&harness.driver, "table.activity td.write", "data-kind").await,
+        |kinds| kinds.contains("Deployment"),
+    )
+    .await;
+    harness.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_timeline_attributes_the_binding_and_the_kubelet() {
     let harness = Harness::start().await;

@@ -289,7 +289,13 @@ pub fn ObjectEditor(
     };
     // A 409: someone wrote meanwhile; the edit goes onto what the server has now.
     let reapply_onto_latest = move || async move {
-        match edit::read(&path.get_value()).await {
+        let read = edit::read(&path.get_value()).await;
+        // The editor was left meanwhile: its signals are gone (reading one would panic) and
+        // its draft stays for when it opens again.
+        if busy.is_disposed() {
+            return;
+        }
+        match read {
             Ok(latest) => reapply(latest),
             Err(error) => outcome.set(Some(Outcome::Failed(error))),
         }
@@ -300,6 +306,7 @@ pub fn ObjectEditor(
         };
         busy.set(true);
         outcome.set(None);
+        let draft = key.get_value();
         spawn_local(async move {
             let path = path.get_value();
             let result = match apply {
@@ -313,6 +320,14 @@ pub fn ObjectEditor(
                     edit::apply(&path, &intent, force, false).await
                 }
             };
+            // The editor was left while saving (its leave question answered): its signals
+            // are gone. A saved edit's draft goes; a failed one's stays to be opened again.
+            if busy.is_disposed() {
+                if result.is_ok() {
+                    local_storage_remove(&draft);
+                }
+                return;
+            }
             busy.set(false);
             match result {
                 Ok(Written { object, warnings }) => {
@@ -348,6 +363,10 @@ pub fn ObjectEditor(
         outcome.set(None);
         spawn_local(async move {
             let result = edit::replace(&path.get_value(), &document, true).await;
+            // A dry run for an editor that was left: nothing to show it in.
+            if busy.is_disposed() {
+                return;
+            }
             busy.set(false);
             match result {
                 Ok(Written {

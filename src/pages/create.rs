@@ -101,6 +101,8 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
         });
         busy.set(true);
         results.set(Vec::new());
+        // Read now: the page may be left before the creates answer (its values gone then).
+        let draft = key.get_value();
         spawn_local(async move {
             let mut out = Vec::new();
             for plan in plans {
@@ -113,7 +115,7 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
                 .iter()
                 .all(|r| matches!(r, DocumentResult::Created { .. }));
             if all_created && !dry_run {
-                local_storage_remove(&key.get_value());
+                local_storage_remove(&draft);
                 navigation.set_leave_question(None);
             }
             results.set(out);

@@ -332,7 +332,10 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     let compute_order = move || {
         scheduled.set_value(false);
         let started = now_ms();
-        let (sort, filter, _) = view_options.get_untracked();
+        // Gone (the user left the list before a scheduled run): reading would panic.
+        let Some((sort, filter, _)) = view_options.try_get_untracked() else {
+            return;
+        };
         let keys = store.try_with_untracked(|live| {
             ordered_membership.set_value(Some(live.membership()));
             live.table()

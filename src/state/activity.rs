@@ -64,17 +64,19 @@ pub fn use_activity(
     let stores = StoredValue::new(stores);
     let events = StoredValue::new(events);
     let cache = StoredValue::new_local(ActivityCache::default());
-    let compute = move || -> Activity {
-        let Some(root) = root.get_untracked() else {
-            return Activity::default();
+    // None once the view is gone: a recompute scheduled before it went finds its signals
+    // disposed, and reading one would panic (stopping the whole app).
+    let compute = move || -> Option<Activity> {
+        let Some(root) = root.try_get_untracked()? else {
+            return Some(Activity::default());
         };
-        let seen: Vec<SeenEvent> = events.with_value(|store| {
+        let seen: Vec<SeenEvent> = events.try_with_value(|store| {
             store
                 .as_ref()
                 .map(|store| store.with_untracked(seen_events))
                 .unwrap_or_default()
-        });
-        stores.with_value(|stores| {
+        })?;
+        stores.try_with_value(|stores| {
             let guards: Vec<_> = stores.iter().map(|s| s.read_untracked()).collect();
             let timelines: Vec<&ObjectTimeline> =
                 guards.iter().flat_map(|h| h.timelines()).collect();
@@ -113,7 +115,9 @@ pub fn use_activity(
                 p.clear_measures_with_measure_name("activity-compute-and-draw");
                 p.mark("activity-start").ok();
             }
-            let next = compute();
+            let Some(next) = compute() else {
+                return;
+            };
             if let Some(p) = &performance {
                 p.measure_with_start_mark("activity-compute", "activity-start")
                     .ok();

@@ -237,7 +237,18 @@ impl Harness {
 
     /// Ends the browser session and the cluster; either failing fails the test (a crashed
     /// browser or a server that cannot stop is a finding, not noise).
+    /// The "stopped" notice the app puts up when it panics (then nothing of it runs), if the
+    /// current tab shows one.
+    pub async fn app_stopped(&self) -> Option<String> {
+        app_stopped(&self.driver).await
+    }
+
+    /// Ends the browser session and the cluster; fails the test if the app stopped (a panic
+    /// in the page fails every test, not only those that look at what froze).
     pub async fn stop(mut self) {
+        if let Some(notice) = self.app_stopped().await {
+            panic!("the app stopped during the test: {notice}");
+        }
         self.driver
             .clone()
             .quit()
@@ -921,6 +932,15 @@ pub async fn logged_requests(driver: &WebDriver) -> Vec<(String, String, String)
 
 /// A 503 Status as kube-apiserver sends while it shuts down, for [`ProxyMode::fail_first`].
 pub const SHUTTING_DOWN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is shutting down","reason":"ServiceUnavailable","code":503}"#;
+
+/// The text of the notice the app shows when it stopped after a panic, if `driver`'s tab
+/// shows one.
+pub async fn app_stopped(driver: &WebDriver) -> Option<String> {
+    texts_at(driver, "#app-stopped", None)
+        .await
+        .into_iter()
+        .next()
+}
 
 /// What one script finds on the page: for every element at `css`, in order, the value of
 /// `attribute`, or its text when None (read at once: live views redraw, so elements read
