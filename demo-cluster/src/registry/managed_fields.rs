@@ -42,6 +42,27 @@ fn walk_leaves<'a>(
     old: Option<&'a Value>,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
 ) {
+    walk_object(obj, old, visit, &mut None);
+}
+
+/// [`walk_leaves`], but subtrees equal in both objects are not walked: their leaves are only
+/// counted into `unchanged` (building every leaf's path was most of the usual write's cost).
+fn walk_changed_leaves<'a>(
+    obj: &'a Value,
+    old: &'a Value,
+    visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+) -> usize {
+    let mut unchanged = Some(0);
+    walk_object(obj, Some(old), visit, &mut unchanged);
+    unchanged.unwrap_or_default()
+}
+
+fn walk_object<'a>(
+    obj: &'a Value,
+    old: Option<&'a Value>,
+    visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+    unchanged: &mut Option<usize>,
+) {
     let Some(root) = obj.as_object() else {
         return;
     };
@@ -53,11 +74,12 @@ fn walk_leaves<'a>(
                 for mk in OWNED_METADATA {
                     if let Some(mv) = v.get(*mk) {
                         let mut prefix = vec!["f:metadata".to_string()];
-                        walk(mk, mv, before.and_then(|b| b.get(*mk)), &mut prefix, visit);
+                        let before = before.and_then(|b| b.get(*mk));
+                        walk(mk, mv, before, &mut prefix, visit, unchanged);
                     }
                 }
             }
-            _ => walk(k, v, before, &mut vec![], visit),
+            _ => walk(k, v, before, &mut vec![], visit, unchanged),
         }
     }
 }
@@ -68,12 +90,26 @@ fn walk<'a>(
     before: Option<&'a Value>,
     prefix: &mut Path,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+    unchanged: &mut Option<usize>,
 ) {
+    if let Some(count) = unchanged {
+        if before == Some(v) {
+            *count += count_field_leaves(field, v);
+            return;
+        }
+    }
     prefix.push(format!("f:{field}"));
     match v {
         Value::Object(m) if !m.is_empty() => {
             for (k, c) in m {
-                walk(k, c, before.and_then(|b| b.get(k)), prefix, visit);
+                walk(
+                    k,
+                    c,
+                    before.and_then(|b| b.get(k)),
+                    prefix,
+                    visit,
+                    unchanged,
+                );
             }
         }
         Value::Array(items) => match merge_key(field, items) {
@@ -86,7 +122,8 @@ fn walk<'a>(
                     prefix.push(format!("k:{key_json}"));
                     if let Some(m) = item.as_object() {
                         for (k, c) in m {
-                            walk(k, c, item_before.and_then(|b| b.get(k)), prefix, visit);
+                            let before = item_before.and_then(|b| b.get(k));
+                            walk(k, c, before, prefix, visit, unchanged);
                         }
                     }
                     prefix.pop();
@@ -340,7 +377,7 @@ fn entries_if_ownership_stands(
     let mut changed: Vec<Path> = Vec::new();
     let mut new_leaves = 0usize;
     let mut leaf_added = false;
-    walk_leaves(new, Some(old), &mut |path, value, before| {
+    let unchanged_leaves = walk_changed_leaves(new, old, &mut |path, value, before| {
         new_leaves += 1;
         match before {
             None => leaf_added = true,
@@ -351,7 +388,7 @@ fn entries_if_ownership_stands(
         }
     });
     // Every leaf of `new` is in `old`; as many leaves in both means none went either.
-    if leaf_added || new_leaves != count_leaves(old) {
+    if leaf_added || new_leaves + unchanged_leaves != count_leaves(old) {
         return None;
     }
     let entries = &old["metadata"]["managedFields"];
