@@ -152,12 +152,19 @@ async fn leaving_the_activity_view_during_a_rollout_leaves_the_app_running() {
         harness
             .driver
             .execute(
-                r#"const table = document.querySelector("table.activity tbody");
-                   const leave = () => { location.hash = arguments[0]; };
-                   if (!table) { leave(); return; }
-                   const observer = new MutationObserver(() => { observer.disconnect(); leave(); });
+                r#"const target = arguments[0];
+                   const table = document.querySelector("table.activity tbody");
+                   if (!table) { location.hash = target; return; }
+                   // Leaves once: on the next redraw, or after 2 s without one.
+                   let timer = null;
+                   const observer = new MutationObserver(() => leave());
+                   const leave = () => {
+                     observer.disconnect();
+                     clearTimeout(timer);
+                     location.hash = target;
+                   };
                    observer.observe(table, { childList: true, subtree: true });
-                   setTimeout(() => { observer.disconnect(); leave(); }, 2000);"#,
+                   timer = setTimeout(leave, 2000);"#,
                 vec![serde_json::json!(
                     "#/obj/apps/v1/deployments/leave/web?tab=timeline"
                 )],
