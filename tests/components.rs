@@ -345,3 +345,43 @@ async fn virtual_table_keeps_only_the_visible_rows_of_100000() {
         Some("#/obj/core/v1/pods/default/pod-099998")
     );
 }
+
+/// A paced run scheduled for later is dropped when its view goes: by then the view's
+/// signals are disposed, and reading one panics (which stops the whole app).
+#[wasm_bindgen_test]
+async fn a_paced_run_scheduled_before_its_view_went_does_not_run() {
+    use kube_atlas::state::pacing::PacedRun;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    fn busy_ms(ms: f64) {
+        let until = js_sys::Date::now() + ms;
+        while js_sys::Date::now() < until {}
+    }
+    let count = || RUNS.fetch_add(1, Ordering::SeqCst);
+    let view = Owner::new();
+    let paced = view.with(|| PacedRun::new(4.0));
+    // A first run that costs 10 ms: the next ask waits 40 ms, scheduled on a timer.
+    paced.run_now(|| {
+        count();
+        busy_ms(10.0);
+    });
+    paced.ask(move || {
+        count();
+    });
+    assert_eq!(RUNS.load(Ordering::SeqCst), 1, "the second run waits");
+    // Still there: the scheduled run happens.
+    gloo_timers::future::TimeoutFuture::new(80).await;
+    assert_eq!(RUNS.load(Ordering::SeqCst), 2, "the scheduled run ran");
+    paced.run_now(|| busy_ms(10.0));
+    paced.ask(move || {
+        count();
+    });
+    // The view goes before the timer fires (as when the user leaves it).
+    view.cleanup();
+    gloo_timers::future::TimeoutFuture::new(80).await;
+    assert_eq!(
+        RUNS.load(Ordering::SeqCst),
+        2,
+        "the run scheduled for a gone view"
+    );
+}

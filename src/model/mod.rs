@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod meta;
 pub mod object_view;
 pub mod owners;
+pub mod pacing;
 pub mod quick_access;
 pub mod request;
 pub mod retry;

@@ -18,6 +18,7 @@ use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus,
 use crate::model::{NamespaceArg, ResourceId};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
+use crate::state::pacing::PacedRun;
 use crate::state::watch::{use_watch_table, LiveWatch};
 
 /// What makes a list a different list (anything else is how it is shown).
@@ -326,27 +327,16 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     let order = RwSignal::new(Vec::<RowPosition>::new());
     // The rows `order` was computed from (`LiveTable::membership`).
     let ordered_membership = StoredValue::new(None::<(u64, usize)>);
-    let last_cost_ms = StoredValue::new(0.0_f64);
-    let last_run_ms = StoredValue::new(f64::NEG_INFINITY);
-    let scheduled = StoredValue::new(false);
     let compute_order = move || {
-        scheduled.set_value(false);
-        let started = now_ms();
-        // Gone (the user left the list before a scheduled run): reading would panic.
-        let Some((sort, filter, _)) = view_options.try_get_untracked() else {
-            return;
-        };
-        let keys = store.try_with_untracked(|live| {
+        let (sort, filter, _) = view_options.get_untracked();
+        let keys = store.with_untracked(|live| {
             ordered_membership.set_value(Some(live.membership()));
             live.table()
                 .view_positions(sort.as_ref(), &filter, epoch_now())
         });
-        if let Some(keys) = keys {
-            order.try_set(keys);
-        }
-        last_run_ms.set_value(now_ms());
-        last_cost_ms.set_value(now_ms() - started);
+        order.set(keys);
     };
+    let paced_order = PacedRun::new(ORDER_COST_FACTOR);
     Effect::new(move |previous: Option<(Option<SortSpec>, String, bool)>| {
         store.track();
         let options = view_options.get();
@@ -354,19 +344,12 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
             store.with_untracked(|live| ordered_membership.get_value() == Some(live.membership()));
         if previous.as_ref() != Some(&options) {
             // The user changed the view: at once.
-            compute_order();
+            paced_order.run_now(compute_order);
         } else if same_rows && order_depends_only_on_rows(&options) {
             // Rows only changed in place (the usual watch event): the order stands, and a
             // big list is not walked again each frame.
-        } else if !scheduled.get_value() {
-            let wait =
-                last_cost_ms.get_value() * ORDER_COST_FACTOR - (now_ms() - last_run_ms.get_value());
-            if wait <= 0.0 {
-                compute_order();
-            } else {
-                scheduled.set_value(true);
-                set_timeout(compute_order, std::time::Duration::from_millis(wait as u64));
-            }
+        } else {
+            paced_order.ask(compute_order);
         }
         options
     });

@@ -11,6 +11,7 @@ use crate::model::history::{
 };
 use crate::model::watch::{Output, WatchKey, WatchStatus};
 use crate::model::{resolve_category, ApiTree, NamespaceArg, ResourceId};
+use crate::state::pacing::PacedRun;
 use crate::state::watch::use_watch_history;
 
 /// Watches what the activity of an object in `namespace` (of kind `resource`) needs and
@@ -64,19 +65,17 @@ pub fn use_activity(
     let stores = StoredValue::new(stores);
     let events = StoredValue::new(events);
     let cache = StoredValue::new_local(ActivityCache::default());
-    // None once the view is gone: a recompute scheduled before it went finds its signals
-    // disposed, and reading one would panic (stopping the whole app).
-    let compute = move || -> Option<Activity> {
-        let Some(root) = root.try_get_untracked()? else {
-            return Some(Activity::default());
+    let compute = move || -> Activity {
+        let Some(root) = root.get_untracked() else {
+            return Activity::default();
         };
-        let seen: Vec<SeenEvent> = events.try_with_value(|store| {
+        let seen: Vec<SeenEvent> = events.with_value(|store| {
             store
                 .as_ref()
                 .map(|store| store.with_untracked(seen_events))
                 .unwrap_or_default()
-        })?;
-        stores.try_with_value(|stores| {
+        });
+        stores.with_value(|stores| {
             let guards: Vec<_> = stores.iter().map(|s| s.read_untracked()).collect();
             let timelines: Vec<&ObjectTimeline> =
                 guards.iter().flat_map(|h| h.timelines()).collect();
@@ -86,10 +85,31 @@ pub fn use_activity(
         })
     };
     let shown = RwSignal::new(Activity::default());
-    let throttle = StoredValue::new(Throttle::default());
-    // Recomputed when anything changes, but at most as often as it can afford: waiting
-    // [`COST_FACTOR`] times its own cost between runs, so a burst of writes (a 100-pod
-    // rollout, churn) costs a bounded share of the frames.
+    let run = move || {
+        let performance = web_sys::window().and_then(|w| w.performance());
+        // Marks for the benchmarks (a PerformanceObserver sees them; DevTools shows them),
+        // the previous ones cleared so a long session does not pile them up.
+        if let Some(p) = &performance {
+            p.clear_marks_with_mark_name("activity-start");
+            p.clear_measures_with_measure_name("activity-compute");
+            p.clear_measures_with_measure_name("activity-compute-and-draw");
+            p.mark("activity-start").ok();
+        }
+        let next = compute();
+        if let Some(p) = &performance {
+            p.measure_with_start_mark("activity-compute", "activity-start")
+                .ok();
+        }
+        shown.set(next);
+        if let Some(p) = &performance {
+            p.measure_with_start_mark("activity-compute-and-draw", "activity-start")
+                .ok();
+        }
+    };
+    // Recomputed when anything changes, but at most as often as it can afford (paced by
+    // [`COST_FACTOR`] times its own cost), so a burst of writes (a 100-pod rollout, churn)
+    // costs a bounded share of the frames.
+    let paced = PacedRun::new(COST_FACTOR);
     Effect::new(move |_| {
         root.track();
         stores.with_value(|stores| stores.iter().for_each(|s| s.track()));
@@ -98,64 +118,10 @@ pub fn use_activity(
                 store.track();
             }
         });
-        let now = js_sys::Date::now();
-        let wait = throttle.with_value(|t| t.wait_ms(now));
-        if throttle.with_value(|t| t.scheduled) {
-            return;
-        }
-        throttle.update_value(|t| t.scheduled = true);
-        let run = move || {
-            let started = js_sys::Date::now();
-            let performance = web_sys::window().and_then(|w| w.performance());
-            // Marks for the benchmarks (a PerformanceObserver sees them; DevTools shows them),
-            // the previous ones cleared so a long session does not pile them up.
-            if let Some(p) = &performance {
-                p.clear_marks_with_mark_name("activity-start");
-                p.clear_measures_with_measure_name("activity-compute");
-                p.clear_measures_with_measure_name("activity-compute-and-draw");
-                p.mark("activity-start").ok();
-            }
-            let Some(next) = compute() else {
-                return;
-            };
-            if let Some(p) = &performance {
-                p.measure_with_start_mark("activity-compute", "activity-start")
-                    .ok();
-            }
-            shown.set(next);
-            if let Some(p) = &performance {
-                p.measure_with_start_mark("activity-compute-and-draw", "activity-start")
-                    .ok();
-            }
-            let finished = js_sys::Date::now();
-            throttle.update_value(|t| t.ran(started, finished));
-        };
-        if wait <= 0.0 {
-            run();
-        } else {
-            set_timeout(run, std::time::Duration::from_millis(wait as u64));
-        }
+        paced.ask(run);
     });
     (shown.into(), ready)
 }
 
 /// How long recomputing waits after its last run: [`COST_FACTOR`] times what that run took.
 const COST_FACTOR: f64 = 4.0;
-
-#[derive(Debug, Default)]
-struct Throttle {
-    scheduled: bool,
-    /// Earliest wall-clock ms of the next run.
-    next_at: f64,
-}
-
-impl Throttle {
-    fn wait_ms(&self, now: f64) -> f64 {
-        (self.next_at - now).max(0.0)
-    }
-
-    fn ran(&mut self, started: f64, finished: f64) {
-        self.scheduled = false;
-        self.next_at = finished + (finished - started) * COST_FACTOR;
-    }
-}

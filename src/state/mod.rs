@@ -6,5 +6,6 @@ pub mod discovery;
 pub mod edit;
 pub mod navigation;
 pub mod object;
+pub mod pacing;
 pub mod request_log;
 pub mod watch;

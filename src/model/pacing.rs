@@ -1,0 +1,62 @@
+//! Pacing of a recompute by its own cost: after a run that took `c` ms, the next one waits
+//! `factor × c` ms, so an expensive view (a 50,000-row sort, an activity chain) recomputing
+//! under a burst of events takes at most `1 / (1 + factor)` of the time.
+
+/// When the next run may start, and whether one is already scheduled for then.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostPacing {
+    factor: f64,
+    scheduled: bool,
+    /// Earliest time (ms, same clock as the calls) of the next run.
+    next_at_ms: f64,
+}
+
+impl CostPacing {
+    pub fn new(factor: f64) -> CostPacing {
+        CostPacing {
+            factor,
+            scheduled: false,
+            next_at_ms: f64::NEG_INFINITY,
+        }
+    }
+
+    /// How long a run asked for at `now_ms` waits (0: it may run at once).
+    pub fn wait_ms(&self, now_ms: f64) -> f64 {
+        (self.next_at_ms - now_ms).max(0.0)
+    }
+
+    /// Whether a run is already scheduled (a new ask is folded into it).
+    pub fn scheduled(&self) -> bool {
+        self.scheduled
+    }
+
+    pub fn schedule(&mut self) {
+        self.scheduled = true;
+    }
+
+    /// A run went from `started_ms` to `finished_ms`: nothing is scheduled any more, and the
+    /// next run waits `factor` times its cost.
+    pub fn ran(&mut self, started_ms: f64, finished_ms: f64) {
+        self.scheduled = false;
+        self.next_at_ms = finished_ms + (finished_ms - started_ms) * self.factor;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CostPacing;
+
+    #[test]
+    fn the_next_run_waits_factor_times_the_last_runs_cost() {
+        let mut pacing = CostPacing::new(4.0);
+        assert_eq!(pacing.wait_ms(0.0), 0.0, "the first run goes at once");
+        pacing.schedule();
+        assert!(pacing.scheduled());
+        pacing.ran(100.0, 110.0);
+        assert!(!pacing.scheduled());
+        assert_eq!(pacing.wait_ms(110.0), 40.0);
+        assert_eq!(pacing.wait_ms(130.0), 20.0);
+        assert_eq!(pacing.wait_ms(150.0), 0.0);
+        assert_eq!(pacing.wait_ms(500.0), 0.0);
+    }
+}

@@ -1,0 +1,59 @@
+//! A view's recompute paced by its own cost ([`CostPacing`]): run at once when the last run
+//! was long enough ago, else once after the pause, with every ask meanwhile folded into that
+//! run. A run scheduled before its view went is dropped: the view's signals are disposed by
+//! then, and reading one would panic (which stops the whole app).
+
+use leptos::prelude::*;
+
+use crate::browser::now_ms;
+use crate::model::pacing::CostPacing;
+
+/// Owned by the view that creates it (disposed with it).
+#[derive(Clone, Copy)]
+pub struct PacedRun {
+    pacing: StoredValue<CostPacing>,
+}
+
+impl PacedRun {
+    pub fn new(factor: f64) -> PacedRun {
+        PacedRun {
+            pacing: StoredValue::new(CostPacing::new(factor)),
+        }
+    }
+
+    /// Runs `work` now, whatever the pacing says (the user changed the view), and times it.
+    pub fn run_now(&self, work: impl FnOnce()) {
+        let started = now_ms();
+        work();
+        let finished = now_ms();
+        self.pacing.update_value(|p| p.ran(started, finished));
+    }
+
+    /// Runs `work` now if the pacing allows, else once when it does (unless a run is
+    /// already scheduled, which will see the same state).
+    pub fn ask(&self, work: impl Fn() + Copy + 'static) {
+        let Some((scheduled, wait)) = self
+            .pacing
+            .try_with_value(|p| (p.scheduled(), p.wait_ms(now_ms())))
+        else {
+            return;
+        };
+        if scheduled {
+            return;
+        }
+        if wait <= 0.0 {
+            self.run_now(work);
+            return;
+        }
+        self.pacing.update_value(CostPacing::schedule);
+        let this = *self;
+        set_timeout(
+            move || {
+                if !this.pacing.is_disposed() {
+                    this.run_now(work);
+                }
+            },
+            std::time::Duration::from_millis(wait as u64),
+        );
+    }
+}
