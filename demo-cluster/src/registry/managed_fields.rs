@@ -42,26 +42,24 @@ fn walk_leaves<'a>(
     old: Option<&'a Value>,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
 ) {
-    walk_object(obj, old, visit, &mut None);
+    walk_object(obj, old, visit, false);
 }
 
-/// [`walk_leaves`], but subtrees equal in both objects are not walked: their leaves are only
-/// counted into `unchanged` (building every leaf's path was most of the usual write's cost).
+/// [`walk_leaves`], but subtrees equal in both objects are not walked: a write changes a few
+/// leaves, and building every leaf's path was most of the usual write's cost.
 fn walk_changed_leaves<'a>(
     obj: &'a Value,
     old: &'a Value,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
-) -> usize {
-    let mut unchanged = Some(0);
-    walk_object(obj, Some(old), visit, &mut unchanged);
-    unchanged.unwrap_or_default()
+) {
+    walk_object(obj, Some(old), visit, true);
 }
 
 fn walk_object<'a>(
     obj: &'a Value,
     old: Option<&'a Value>,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
-    unchanged: &mut Option<usize>,
+    skip_equal: bool,
 ) {
     let Some(root) = obj.as_object() else {
         return;
@@ -75,11 +73,11 @@ fn walk_object<'a>(
                     if let Some(mv) = v.get(*mk) {
                         let mut prefix = vec!["f:metadata".to_string()];
                         let before = before.and_then(|b| b.get(*mk));
-                        walk(mk, mv, before, &mut prefix, visit, unchanged);
+                        walk(mk, mv, before, &mut prefix, visit, skip_equal);
                     }
                 }
             }
-            _ => walk(k, v, before, &mut vec![], visit, unchanged),
+            _ => walk(k, v, before, &mut vec![], visit, skip_equal),
         }
     }
 }
@@ -90,13 +88,10 @@ fn walk<'a>(
     before: Option<&'a Value>,
     prefix: &mut Path,
     visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
-    unchanged: &mut Option<usize>,
+    skip_equal: bool,
 ) {
-    if let Some(count) = unchanged {
-        if before == Some(v) {
-            *count += count_field_leaves(field, v);
-            return;
-        }
+    if skip_equal && before == Some(v) {
+        return;
     }
     prefix.push(format!("f:{field}"));
     match v {
@@ -108,7 +103,7 @@ fn walk<'a>(
                     before.and_then(|b| b.get(k)),
                     prefix,
                     visit,
-                    unchanged,
+                    skip_equal,
                 );
             }
         }
@@ -123,7 +118,7 @@ fn walk<'a>(
                     if let Some(m) = item.as_object() {
                         for (k, c) in m {
                             let before = item_before.and_then(|b| b.get(k));
-                            walk(k, c, before, prefix, visit, unchanged);
+                            walk(k, c, before, prefix, visit, skip_equal);
                         }
                     }
                     prefix.pop();
@@ -294,16 +289,7 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
     let list: Vec<Value> = entries
         .iter()
         .filter(|e| !e.fields.is_empty())
-        .map(|e| {
-            let mut v = json!({
-                "manager": e.manager, "operation": e.operation, "apiVersion": e.api_version,
-                "time": e.time, "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(&e.fields),
-            });
-            if !e.subresource.is_empty() {
-                v["subresource"] = json!(e.subresource);
-            }
-            v
-        })
+        .map(entry_json)
         .collect();
     if obj.is_object() && !obj["metadata"].is_object() {
         obj["metadata"] = json!({});
@@ -315,6 +301,17 @@ pub fn write_entries(obj: &mut Value, entries: &[Entry]) {
             meta.insert("managedFields".into(), Value::Array(list));
         }
     }
+}
+
+fn entry_json(e: &Entry) -> Value {
+    let mut v = json!({
+        "manager": e.manager, "operation": e.operation, "apiVersion": e.api_version,
+        "time": e.time, "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(&e.fields),
+    });
+    if !e.subresource.is_empty() {
+        v["subresource"] = json!(e.subresource);
+    }
+    v
 }
 
 /// Who is writing and how.
@@ -355,7 +352,7 @@ fn entry_mut<'e>(entries: &'e mut Vec<Entry>, w: &Writer, operation: &str) -> &'
 pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_reset: bool) {
     let include_status = w.subresource == "status";
     if let (Some(old), false) = (old, body_reset) {
-        if let Some(entries) = entries_if_ownership_stands(old, new, w, include_status) {
+        if let Some(entries) = entries_edited_in_place(old, new, w, include_status) {
             set_entries(new, entries);
             return;
         }
@@ -363,104 +360,145 @@ pub fn record_update(old: Option<&Value>, new: &mut Value, w: &Writer, body_rese
     record_update_in_full(old, new, w, body_reset);
 }
 
-/// The usual write (a kubelet's status update, a controller's replica count): no leaf came or
-/// went, and every changed leaf already belongs to this writer's entry alone. Then every
-/// entry stands as it was, but the writer's time and apiVersion: they are copied from `old`
-/// instead of being parsed into field sets, recomputed and written out again. `None` when
-/// that does not hold (the full computation decides); `Some(Value::Null)` for no entries.
-fn entries_if_ownership_stands(
+/// [`record_update`] for an update, as edits of `old`'s FieldsV1 trees: only the subtrees the
+/// write changed are walked, and only the leaves that changed, came or went are moved between
+/// entries, instead of parsing every entry into a field set, recomputing and writing all
+/// back (most of a kubelet status write's cost). The entries are those the full computation
+/// gives (a unit test holds the two equal). `Some(Value::Null)` for no entries; `None` when
+/// `old`'s entries are not a list (the full computation decides).
+fn entries_edited_in_place(
     old: &Value,
     new: &Value,
     w: &Writer,
     include_status: bool,
 ) -> Option<Value> {
-    let mut changed: Vec<Path> = Vec::new();
-    let mut new_leaves = 0usize;
-    let mut leaf_added = false;
-    let unchanged_leaves = walk_changed_leaves(new, old, &mut |path, value, before| {
-        new_leaves += 1;
-        match before {
-            None => leaf_added = true,
-            Some(before) if before != value && (include_status || !is_status(path)) => {
-                changed.push(path.clone());
-            }
-            Some(_) => {}
+    let entries = &old["metadata"]["managedFields"];
+    let mut list = match entries {
+        Value::Null => vec![],
+        Value::Array(list) => list.clone(),
+        _ => return None,
+    };
+    // Leaves of the changed subtrees in each version: a leaf of `old` that `new` lacks is
+    // gone (equal subtrees are skipped in both walks alike, so they hold the same leaves).
+    let mut taken: Vec<Path> = Vec::new();
+    let mut new_leaves = FieldSet::new();
+    walk_changed_leaves(new, old, &mut |path, value, before| {
+        if before != Some(value) && (include_status || !is_status(path)) {
+            taken.push(path.clone());
+        }
+        new_leaves.insert(path.clone());
+    });
+    let mut gone: Vec<Path> = Vec::new();
+    walk_changed_leaves(old, new, &mut |path, _, _| {
+        if !new_leaves.contains(path) {
+            gone.push(path.clone());
         }
     });
-    // Every leaf of `new` is in `old`; as many leaves in both means none went either.
-    if leaf_added || new_leaves + unchanged_leaves != count_leaves(old) {
-        return None;
-    }
-    let entries = &old["metadata"]["managedFields"];
-    if changed.is_empty() {
+    if taken.is_empty() && gone.is_empty() {
         return Some(entries.clone());
     }
-    let list = entries.as_array()?;
     let is_writer = |e: &Value| {
         e["manager"].as_str() == Some(w.manager)
             && e["operation"].as_str().unwrap_or("Update") == "Update"
             && e["subresource"].as_str().unwrap_or_default() == w.subresource
     };
-    let writer = list.iter().position(is_writer)?;
-    for (i, entry) in list.iter().enumerate() {
-        let mine = i == writer;
-        if changed
-            .iter()
-            .any(|path| owns(&entry["fieldsV1"], path) != mine)
-        {
-            return None;
+    let writer = list.iter().position(is_writer);
+    for (i, entry) in list.iter_mut().enumerate() {
+        let Some(tree) = entry.get_mut("fieldsV1") else {
+            continue;
+        };
+        for path in &gone {
+            remove_leaf(tree, path);
+        }
+        if Some(i) != writer {
+            for path in &taken {
+                remove_leaf(tree, path);
+            }
         }
     }
-    let mut list = list.clone();
-    list[writer]["time"] = json!(w.now);
-    list[writer]["apiVersion"] = json!(w.api_version);
-    Some(Value::Array(list))
-}
-
-/// Whether a FieldsV1 tree lists `path` as a leaf (the node is there, with no children but
-/// the `.` of an item).
-fn owns(fields_v1: &Value, path: &[String]) -> bool {
-    let node = path
-        .iter()
-        .try_fold(fields_v1, |node, segment| node.get(segment.as_str()));
-    node.and_then(Value::as_object)
-        .is_some_and(|m| m.keys().all(|k| k == "."))
-}
-
-/// How many leaves [`walk_leaves`] visits in `obj`, counted without building their paths.
-fn count_leaves(obj: &Value) -> usize {
-    let Some(root) = obj.as_object() else {
-        return 0;
-    };
-    root.iter()
-        .map(|(k, v)| match k.as_str() {
-            "apiVersion" | "kind" => 0,
-            "metadata" => OWNED_METADATA
-                .iter()
-                .filter_map(|mk| v.get(*mk).map(|mv| count_field_leaves(mk, mv)))
-                .sum(),
-            _ => count_field_leaves(k, v),
-        })
-        .sum()
-}
-
-/// The leaves [`walk`] visits under one field.
-fn count_field_leaves(field: &str, v: &Value) -> usize {
-    let fields =
-        |m: &Map<String, Value>| -> usize { m.iter().map(|(k, c)| count_field_leaves(k, c)).sum() };
-    match v {
-        Value::Object(m) if !m.is_empty() => fields(m),
-        Value::Array(items) => match merge_key(field, items) {
-            Some(key) if items.iter().all(|i| i.get(key).is_some()) => {
-                if items.is_empty() {
-                    1
-                } else {
-                    items.iter().filter_map(Value::as_object).map(fields).sum()
+    if !taken.is_empty() {
+        match writer {
+            Some(i) => {
+                let entry = &mut list[i];
+                for path in &taken {
+                    insert_leaf(&mut entry["fieldsV1"], path);
                 }
+                entry["time"] = json!(w.now);
+                entry["apiVersion"] = json!(w.api_version);
             }
-            _ => 1,
-        },
-        _ => 1,
+            None => {
+                let fields: FieldSet = taken.into_iter().collect();
+                list.push(entry_json(&Entry {
+                    manager: w.manager.into(),
+                    operation: "Update".into(),
+                    api_version: w.api_version.into(),
+                    subresource: w.subresource.into(),
+                    time: w.now.into(),
+                    fields,
+                }));
+            }
+        }
+    }
+    list.retain(|e| e["fieldsV1"].as_object().is_some_and(|m| !m.is_empty()));
+    Some(if list.is_empty() {
+        Value::Null
+    } else {
+        Value::Array(list)
+    })
+}
+
+/// Adds `path` to a FieldsV1 tree as a leaf (item nodes get their `.`).
+fn insert_leaf(tree: &mut Value, path: &[String]) {
+    let mut node = tree;
+    for segment in path {
+        let Some(map) = node.as_object_mut() else {
+            return;
+        };
+        let child = map
+            .entry(segment.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if segment.starts_with("k:") {
+            if let Some(item) = child.as_object_mut() {
+                item.entry(".".to_string())
+                    .or_insert_with(|| Value::Object(Map::new()));
+            }
+        }
+        node = child;
+    }
+}
+
+/// Whether a FieldsV1 node is a leaf or bare: no children but an item's `.`.
+fn is_bare(node: &Value) -> bool {
+    node.as_object().is_none_or(|m| m.keys().all(|k| k == "."))
+}
+
+/// Removes the leaf `path` from a FieldsV1 tree if the tree owns it, and the nodes left
+/// without children above it (a bare node would read back as an owned leaf).
+fn remove_leaf(tree: &mut Value, path: &[String]) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let Some(Value::Object(parent)) = parents
+        .iter()
+        .try_fold(&mut *tree, |node, segment| node.get_mut(segment.as_str()))
+    else {
+        return;
+    };
+    if !parent.get(last).is_some_and(is_bare) {
+        return;
+    }
+    parent.remove(last);
+    for depth in (0..parents.len()).rev() {
+        let Some(Value::Object(above)) = parents[..depth]
+            .iter()
+            .try_fold(&mut *tree, |node, segment| node.get_mut(segment.as_str()))
+        else {
+            return;
+        };
+        if !above.get(&parents[depth]).is_some_and(is_bare) {
+            return;
+        }
+        above.remove(&parents[depth]);
     }
 }
 
@@ -681,6 +719,18 @@ mod tests {
             .collect()
     }
 
+    /// Records `next` over `prev` both ways and checks they agree; returns the result.
+    fn record_both_ways(prev: &Value, mut next: Value, writer: &Writer, context: &str) -> Value {
+        let mut in_full = next.clone();
+        record_update_in_full(Some(prev), &mut in_full, writer, false);
+        record_update(Some(prev), &mut next, writer, false);
+        assert_eq!(
+            next["metadata"]["managedFields"], in_full["metadata"]["managedFields"],
+            "{context}"
+        );
+        next
+    }
+
     #[test]
     fn the_usual_write_keeps_the_entries_the_full_computation_gives() {
         let kubelet = Writer {
@@ -690,36 +740,45 @@ mod tests {
         let mut pod = json!({"metadata": {"name": "p", "labels": {"app": "web", "tier": "a"}},
             "spec": {"containers": [{"name": "web", "image": "a"}], "replicas": 1}});
         record_update(None, &mut pod, &w("creator"), false);
-        // (change, writer, whether the entries stand as they were but the writer's time)
+        let (editor, creator) = (w("editor"), w("creator"));
         type Change = fn(&mut Value);
-        let steps: Vec<(Change, &Writer, bool)> = vec![
+        let steps: Vec<(Change, &Writer)> = vec![
             (
                 |p| {
                     p["status"] = json!({"phase": "Running", "containerStatuses": [
-                        {"name": "web", "restartCount": 0}],
+                        {"name": "web", "restartCount": 0, "lastState": {}}],
                         "conditions": [{"type": "Ready", "status": "True"}]});
                 },
                 &kubelet,
-                false,
             ),
             (
                 |p| p["status"]["conditions"][0]["status"] = json!("False"),
                 &kubelet,
-                true,
+            ),
+            // Leaves come and go inside a keyed item.
+            (
+                |p| p["status"]["conditions"][0]["reason"] = json!("ContainersNotReady"),
+                &kubelet,
             ),
             (
-                |p| p["status"]["containerStatuses"][0]["restartCount"] = json!(3),
+                |p| {
+                    p["status"]["conditions"][0]
+                        .as_object_mut()
+                        .map(|c| c.remove("reason"));
+                },
                 &kubelet,
-                true,
             ),
-            (|_| {}, &kubelet, true),
+            (|_| {}, &kubelet),
             // Someone else's leaf changes hands.
-            (|p| p["spec"]["replicas"] = json!(2), &kubelet, false),
+            (|p| p["spec"]["replicas"] = json!(2), &kubelet),
+            (|p| p["metadata"]["labels"]["tier"] = json!("b"), &kubelet),
+            // An empty object (a leaf) gains fields, then loses them.
+            (|p| p["spec"]["securityContext"] = json!({}), &kubelet),
             (
-                |p| p["metadata"]["labels"]["tier"] = json!("b"),
-                &kubelet,
-                false,
+                |p| p["spec"]["securityContext"] = json!({"runAsUser": 1}),
+                &editor,
             ),
+            (|p| p["spec"]["securityContext"] = json!({}), &creator),
             // A leaf goes.
             (
                 |p| {
@@ -728,25 +787,107 @@ mod tests {
                         .map(|l| l.remove("app"));
                 },
                 &kubelet,
-                false,
             ),
         ];
-        for (i, (change, writer, stands)) in steps.into_iter().enumerate() {
+        for (i, (change, writer)) in steps.into_iter().enumerate() {
             let mut next = pod.clone();
             change(&mut next);
-            let include_status = writer.subresource == "status";
-            assert_eq!(
-                entries_if_ownership_stands(&pod, &next, writer, include_status).is_some(),
-                stands,
-                "step {i}"
-            );
-            let mut in_full = next.clone();
-            record_update_in_full(Some(&pod), &mut in_full, writer, false);
-            record_update(Some(&pod), &mut next, writer, false);
-            assert_eq!(next, in_full, "step {i}");
-            pod = next;
+            pod = record_both_ways(&pod, next, writer, &format!("step {i}"));
         }
         assert!(owned(&pod, "kubelet").contains(&".spec.replicas".to_string()));
+        assert!(owned(&pod, "creator").contains(&".spec.securityContext".to_string()));
+        assert!(!owned(&pod, "editor").contains(&".spec.securityContext.runAsUser".to_string()));
+    }
+
+    /// A random change of a pod-like object: labels, keyed conditions, containers, a field
+    /// that is an empty object or not, whole subtrees coming and going.
+    fn random_change(obj: &mut Value, rng: &mut crate::load::rng::Rng) {
+        let word = |rng: &mut crate::load::rng::Rng| ["a", "b", "c", "d"][rng.below(4)];
+        match rng.below(9) {
+            0 => obj["metadata"]["labels"][word(rng)] = json!(word(rng)),
+            1 => {
+                let key = word(rng);
+                if let Some(labels) = obj["metadata"]["labels"].as_object_mut() {
+                    labels.remove(key);
+                }
+            }
+            2 | 3 => {
+                let kind = ["Ready", "ContainersReady", "Initialized"][rng.below(3)];
+                let mut condition = json!({"type": kind, "status": word(rng)});
+                if rng.chance(0.5) {
+                    condition["reason"] = json!(word(rng));
+                }
+                let conditions = obj["status"]["conditions"].as_array().cloned();
+                let mut conditions = conditions.unwrap_or_default();
+                match conditions.iter().position(|c| c["type"] == kind) {
+                    Some(at) if rng.chance(0.2) => {
+                        conditions.remove(at);
+                    }
+                    Some(at) => conditions[at] = condition,
+                    None => conditions.push(condition),
+                }
+                obj["status"]["conditions"] = json!(conditions);
+            }
+            4 => {
+                obj["status"]["containerStatuses"][0]["lastState"] = if rng.chance(0.5) {
+                    json!({})
+                } else {
+                    json!({"terminated": {"exitCode": rng.below(3)}})
+                }
+            }
+            5 => {
+                let name = word(rng);
+                let containers = obj["spec"]["containers"].as_array().cloned();
+                let mut containers = containers.unwrap_or_default();
+                match containers.iter().position(|c| c["name"] == name) {
+                    Some(at) if containers.len() > 1 && rng.chance(0.3) => {
+                        containers.remove(at);
+                    }
+                    Some(at) => containers[at]["image"] = json!(word(rng)),
+                    None => containers.push(json!({"name": name, "image": word(rng)})),
+                }
+                obj["spec"]["containers"] = json!(containers);
+            }
+            6 => {
+                obj["spec"]["securityContext"] = match rng.below(3) {
+                    0 => json!({}),
+                    1 => json!({"runAsUser": rng.below(3)}),
+                    _ => json!({"runAsUser": 1, "fsGroup": rng.below(3)}),
+                }
+            }
+            7 => {
+                if rng.chance(0.5) {
+                    obj["spec"]["nodeName"] = json!(word(rng));
+                } else if let Some(spec) = obj["spec"].as_object_mut() {
+                    spec.remove("nodeName");
+                }
+            }
+            _ => obj["status"]["phase"] = json!(word(rng)),
+        }
+    }
+
+    #[test]
+    fn random_writes_by_several_managers_keep_the_entries_the_full_computation_gives() {
+        let managers = ["creator", "kubelet", "scheduler", "editor"];
+        for seed in 0..300u64 {
+            let mut rng = crate::load::rng::Rng::new(seed);
+            let mut pod = json!({"metadata": {"name": "p", "labels": {"a": "a"}},
+                "spec": {"containers": [{"name": "a", "image": "a"}]},
+                "status": {"containerStatuses": [{"name": "a", "lastState": {}}]}});
+            record_update(None, &mut pod, &w("creator"), false);
+            for step in 0..40 {
+                let mut next = pod.clone();
+                for _ in 0..rng.between(1, 3) {
+                    random_change(&mut next, &mut rng);
+                }
+                let writer = Writer {
+                    subresource: if rng.chance(0.5) { "status" } else { "" },
+                    ..w(managers[rng.below(managers.len())])
+                };
+                let context = format!("seed {seed} step {step}");
+                pod = record_both_ways(&pod, next, &writer, &context);
+            }
+        }
     }
 
     #[test]
