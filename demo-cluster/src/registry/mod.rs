@@ -246,7 +246,7 @@ impl Registry {
         }
         match self
             .store
-            .get(&ObjectKey::new("", "namespaces", "", namespace))
+            .get_ref(&ObjectKey::new("", "namespaces", "", namespace))
         {
             None => Err(ApiError::not_found("", "namespaces", namespace)),
             Some(ns) if ns["metadata"]["deletionTimestamp"].is_string() => {

@@ -475,12 +475,22 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
         strategy.default_fields(new);
     }
     if subresource == "status" || subresource == "approval" {
-        let status = new.get("status").cloned();
-        let rv = new["metadata"]["resourceVersion"].clone();
-        *new = old.clone();
-        match status {
-            Some(s) => new["status"] = s,
-            None => without_status(new),
+        // The stored object with the body's status: everything else is copied from `old`
+        // (old's own status is not, a copy that was dropped at once).
+        let status = new.as_object_mut().and_then(|m| m.remove("status"));
+        let rv = new["metadata"]["resourceVersion"].take();
+        *new = match old.as_object() {
+            Some(fields) => Value::Object(
+                fields
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "status")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            None => old.clone(),
+        };
+        if let Some(status) = status {
+            new["status"] = status;
         }
         new["metadata"]["resourceVersion"] = rv;
         return;
