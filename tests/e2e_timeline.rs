@@ -2,7 +2,8 @@
 //! Chromium against the seeded demo cluster, with kube-rs and kubectl writing. The activity
 //! view of a Deployment shows the controllers react on their lanes; a Pod's timeline shows
 //! the scheduler's binding and the kubelet's status writes; the blame view names kubectl's
-//! manager for spec.replicas after `kubectl scale`.
+//! manager for spec.replicas after `kubectl scale`. The activity view stays, with what it
+//! has seen, while the object's first read fails.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -10,7 +11,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{texts_at, wait_for, wait_until, Harness};
+use common::{texts_at, wait_for, wait_until, wait_until_within, Harness, ProxyMode};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
@@ -114,6 +115,101 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
         "ol.timeline li.revision.focused[data-kind=ADDED]",
     )
     .await;
+    harness.stop().await;
+}
+
+/// The object's first reads failing (500s from the server) put an error above the activity
+/// view instead of replacing it: the view keeps its watches and what it has seen, and goes on
+/// once a read gets through (it used to be drawn again, restarting "from now on").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_activity_view_stays_while_the_objects_first_read_fails() {
+    const INTERNAL_ERROR: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}"#;
+    let harness = Harness::start().await;
+    let client = harness.kube_client();
+    harness.create_namespace("blip").await;
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "blip");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .expect("deployment created");
+    let failure = (
+        "GET",
+        500,
+        "Content-Type: application/json\r\n",
+        INTERNAL_ERROR,
+    );
+    let mode = ProxyMode::fail_first("/apis/apps/v1/namespaces/blip/deployments", &[failure; 6]);
+    harness
+        .open_through_proxy(
+            mode.clone(),
+            "#/obj/apps/v1/deployments/blip/web?tab=activity",
+        )
+        .await;
+    let during_the_failure = wait_until(
+        "the read's error shown inside the activity view",
+        async || {
+            texts_at(&harness.driver, ".activity-panel [role=alert]", None)
+                .await
+                .join(" ")
+        },
+        |alert| alert.contains("could not be read"),
+    )
+    .await;
+    assert!(
+        during_the_failure.contains("Retrying"),
+        "{during_the_failure}"
+    );
+    harness.screenshot("activity-read-failing").await;
+    harness
+        .driver
+        .execute(
+            "document.querySelector('.activity-panel').dataset.kept = 'yes';",
+            vec![],
+        )
+        .await
+        .expect("mark the view");
+    // Six failures spread over the page's watches, each retried with backoff.
+    wait_until_within(
+        "the object read and every watch listed, with no error left",
+        std::time::Duration::from_secs(90),
+        async || {
+            harness
+                .driver
+                .execute(
+                    r#"return !!document.querySelector(".activity-panel[data-ready=true]")
+                        && !document.querySelector(".activity-wait")
+                        && !document.querySelector("[role=alert]");"#,
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|answer| answer.convert::<bool>().ok())
+                .unwrap_or(false)
+        },
+        |settled| *settled,
+    )
+    .await;
+    assert_eq!(mode.answers_left(), 0, "every failure was met");
+    deployments
+        .patch(
+            "web",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": 3}})),
+        )
+        .await
+        .expect("scaled");
+    wait_until(
+        "the scale-up's pods on the activity view",
+        async || attributes(&harness.driver, "table.activity td.write", "data-kind").await,
+        |kinds| kinds.contains("Pod"),
+    )
+    .await;
+    let kept = texts_at(&harness.driver, ".activity-panel", Some("data-kept")).await;
+    assert_eq!(
+        kept,
+        ["yes"],
+        "the activity view is the one drawn before the failure"
+    );
     harness.stop().await;
 }
 

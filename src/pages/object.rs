@@ -129,20 +129,30 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         let object = state.object;
         move |_| object.with(Option::is_some)
     });
+    // The body is drawn again only when the read starts or stops failing, not at each new
+    // error text; the Activity tab keeps its view (and what it has seen) through both.
+    let read_failed = Memo::new({
+        let error = state.error;
+        move |_| error.with(Option::is_some)
+    });
+    let read_error = {
+        let error = state.error;
+        move || {
+            error.get().map(|error| {
+                view! {
+                    <div class="error" role="alert">
+                        <strong>"The object could not be read. "</strong>{error}" Retrying…"
+                    </div>
+                }
+            })
+        }
+    };
     let body = {
         let identity = identity.clone();
         let tree = tree.clone();
         let path = path.clone();
         let state = state.clone();
         move || {
-            if let Some(error) = state.error.get() {
-                return view! {
-                    <div class="error" role="alert">
-                        <strong>"The object could not be read. "</strong>{error}" Retrying…"
-                    </div>
-                }
-                .into_any();
-            }
             if tab.get() == ObjectTab::Activity {
                 let object = state.object;
                 let root = Signal::derive(move || {
@@ -162,12 +172,16 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 };
                 return view! {
                     <div class="activity-panel" data-ready=move || ready.get().to_string()>
+                        {read_error}
                         {move || (!ready.get()).then(|| view! { <p class="loading">"Starting the watches…"</p> })}
                         {waiting}
                         <ActivityView activity=activity tree=tree.clone()/>
                     </div>
                 }
                 .into_any();
+            }
+            if read_failed.get() {
+                return read_error.into_any();
             }
             if !has_object.get() {
                 return match state.gone.get() {
