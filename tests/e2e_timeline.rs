@@ -118,12 +118,13 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
     harness.stop().await;
 }
 
-/// The object's first reads failing (500s from the server) put an error above the activity
+/// The object's first reads failing (403s, as while a new RBAC binding propagates) put an error above the activity
 /// view instead of replacing it: the view keeps its watches and what it has seen, and goes on
 /// once a read gets through (it used to be drawn again, restarting "from now on").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_activity_view_stays_while_the_objects_first_read_fails() {
-    const INTERNAL_ERROR: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}"#;
+    // Not a 5xx: plain reads retry those quietly, so the view would never see them.
+    const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"deployments.apps is forbidden: User \"demo\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"blip\"","reason":"Forbidden","code":403}"#;
     let harness = Harness::start().await;
     let client = harness.kube_client();
     harness.create_namespace("blip").await;
@@ -132,12 +133,7 @@ async fn the_activity_view_stays_while_the_objects_first_read_fails() {
         .create(&PostParams::default(), &deployment("web", 1))
         .await
         .expect("deployment created");
-    let failure = (
-        "GET",
-        500,
-        "Content-Type: application/json\r\n",
-        INTERNAL_ERROR,
-    );
+    let failure = ("GET", 403, "Content-Type: application/json\r\n", FORBIDDEN);
     let mode = ProxyMode::fail_first("/apis/apps/v1/namespaces/blip/deployments", &[failure; 6]);
     harness
         .open_through_proxy(
