@@ -32,6 +32,30 @@ fn deployment(name: &str, replicas: i32) -> Deployment {
     .expect("deployment")
 }
 
+/// A fresh demo cluster with Deployment `web` of one replica in a new namespace.
+async fn cluster_with_one_web_replica(namespace: &str) -> (Harness, Api<Deployment>) {
+    let harness = Harness::start().await;
+    harness.create_namespace(namespace).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), namespace);
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1))
+        .await
+        .expect("deployment created");
+    (harness, deployments)
+}
+
+/// Scales Deployment `web` with a merge patch, as a client would.
+async fn scale_web(deployments: &Api<Deployment>, replicas: i32) {
+    deployments
+        .patch(
+            "web",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": replicas}})),
+        )
+        .await
+        .expect("scaled");
+}
+
 /// Every value of attribute `attr` on elements at `css`, read in one script.
 async fn attributes(driver: &WebDriver, css: &str, attr: &str) -> BTreeSet<String> {
     texts_at(driver, css, Some(attr))
@@ -125,14 +149,7 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
 async fn the_activity_view_stays_while_the_objects_first_read_fails() {
     // Not a 5xx: plain reads retry those quietly, so the view would never see them.
     const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"deployments.apps is forbidden: User \"demo\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"blip\"","reason":"Forbidden","code":403}"#;
-    let harness = Harness::start().await;
-    let client = harness.kube_client();
-    harness.create_namespace("blip").await;
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "blip");
-    deployments
-        .create(&PostParams::default(), &deployment("web", 1))
-        .await
-        .expect("deployment created");
+    let (harness, deployments) = cluster_with_one_web_replica("blip").await;
     let failure = ("GET", 403, "Content-Type: application/json\r\n", FORBIDDEN);
     let mode = ProxyMode::fail_first("/apis/apps/v1/namespaces/blip/deployments", &[failure; 6]);
     harness
@@ -186,14 +203,7 @@ async fn the_activity_view_stays_while_the_objects_first_read_fails() {
     )
     .await;
     assert_eq!(mode.answers_left(), 0, "every failure was met");
-    deployments
-        .patch(
-            "web",
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": 3}})),
-        )
-        .await
-        .expect("scaled");
+    scale_web(&deployments, 3).await;
     wait_until(
         "the scale-up's pods on the activity view",
         async || attributes(&harness.driver, "table.activity td.write", "data-kind").await,
@@ -215,27 +225,11 @@ async fn the_activity_view_stays_while_the_objects_first_read_fails() {
 /// panic stops the whole app).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_the_activity_view_during_a_rollout_leaves_the_app_running() {
-    let harness = Harness::start().await;
-    let client = harness.kube_client();
-    harness.create_namespace("leave").await;
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "leave");
-    deployments
-        .create(&PostParams::default(), &deployment("web", 1))
-        .await
-        .expect("deployment created");
+    let (harness, deployments) = cluster_with_one_web_replica("leave").await;
     let activity = "#/obj/apps/v1/deployments/leave/web?tab=activity";
     harness.open(activity).await;
     wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
-    let scale = async |replicas: i32| {
-        deployments
-            .patch(
-                "web",
-                &kube::api::PatchParams::default(),
-                &kube::api::Patch::Merge(serde_json::json!({"spec": {"replicas": replicas}})),
-            )
-            .await
-            .expect("scaled");
-    };
+    let scale = async |replicas: i32| scale_web(&deployments, replicas).await;
     // A rollout's writes arrive for seconds; meanwhile the user leaves the activity view
     // right after it redraws (when a throttled recompute is most likely pending) and comes
     // back, again and again.
@@ -378,14 +372,7 @@ async fn a_pod_timeline_attributes_the_binding_and_the_kubelet() {
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blame_names_kubectl_for_spec_replicas_after_kubectl_scale() {
-    let harness = Harness::start().await;
-    let client = harness.kube_client();
-    harness.create_namespace("blame").await;
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "blame");
-    deployments
-        .create(&PostParams::default(), &deployment("web", 1))
-        .await
-        .expect("deployment created");
+    let (harness, _) = cluster_with_one_web_replica("blame").await;
     harness
         .open("#/obj/apps/v1/deployments/blame/web?tab=blame")
         .await;

@@ -198,22 +198,11 @@ pub fn remove_at(obj: &mut Value, path: &[String]) {
 
 /// Renders a field set as a FieldsV1 tree.
 pub fn to_fields_v1(set: &FieldSet) -> Value {
-    let mut root = Map::new();
+    let mut root = Value::Object(Map::new());
     for path in set {
-        let mut cur = &mut root;
-        for seg in path {
-            let is_item = seg.starts_with("k:");
-            let entry = cur
-                .entry(seg.clone())
-                .or_insert_with(|| Value::Object(Map::new()));
-            let Value::Object(m) = entry else { break };
-            if is_item {
-                m.entry(".".to_string()).or_insert_with(|| json!({}));
-            }
-            cur = m;
-        }
+        insert_leaf(&mut root, path);
     }
-    Value::Object(root)
+    root
 }
 
 /// Parses FieldsV1 back into leaf paths.
@@ -373,11 +362,9 @@ fn entries_edited_in_place(
     include_status: bool,
 ) -> Option<Value> {
     let entries = &old["metadata"]["managedFields"];
-    let mut list = match entries {
-        Value::Null => vec![],
-        Value::Array(list) => list.clone(),
-        _ => return None,
-    };
+    if !(entries.is_null() || entries.is_array()) {
+        return None;
+    }
     // Leaves of the changed subtrees in each version: a leaf of `old` that `new` lacks is
     // gone (equal subtrees are skipped in both walks alike, so they hold the same leaves).
     let mut taken: Vec<Path> = Vec::new();
@@ -397,6 +384,7 @@ fn entries_edited_in_place(
     if taken.is_empty() && gone.is_empty() {
         return Some(entries.clone());
     }
+    let mut list = entries.as_array().cloned().unwrap_or_default();
     let is_writer = |e: &Value| {
         e["manager"].as_str() == Some(w.manager)
             && e["operation"].as_str().unwrap_or("Update") == "Update"
@@ -407,13 +395,13 @@ fn entries_edited_in_place(
         let Some(tree) = entry.get_mut("fieldsV1") else {
             continue;
         };
-        for path in &gone {
+        let others_lose = if Some(i) == writer {
+            &[][..]
+        } else {
+            &taken[..]
+        };
+        for path in gone.iter().chain(others_lose) {
             remove_leaf(tree, path);
-        }
-        if Some(i) != writer {
-            for path in &taken {
-                remove_leaf(tree, path);
-            }
         }
     }
     if !taken.is_empty() {
@@ -473,33 +461,23 @@ fn is_bare(node: &Value) -> bool {
 }
 
 /// Removes the leaf `path` from a FieldsV1 tree if the tree owns it, and the nodes left
-/// without children above it (a bare node would read back as an owned leaf).
-fn remove_leaf(tree: &mut Value, path: &[String]) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
+/// without children above it (a bare node would read back as an owned leaf). Returns
+/// whether the node at the path's first segment went.
+fn remove_leaf(tree: &mut Value, path: &[String]) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return false;
     };
-    let Some(Value::Object(parent)) = parents
-        .iter()
-        .try_fold(&mut *tree, |node, segment| node.get_mut(segment.as_str()))
-    else {
-        return;
+    let Some(map) = tree.as_object_mut() else {
+        return false;
     };
-    if !parent.get(last).is_some_and(is_bare) {
-        return;
+    let Some(child) = map.get_mut(first.as_str()) else {
+        return false;
+    };
+    let goes = (rest.is_empty() || remove_leaf(child, rest)) && is_bare(child);
+    if goes {
+        map.remove(first.as_str());
     }
-    parent.remove(last);
-    for depth in (0..parents.len()).rev() {
-        let Some(Value::Object(above)) = parents[..depth]
-            .iter()
-            .try_fold(&mut *tree, |node, segment| node.get_mut(segment.as_str()))
-        else {
-            return;
-        };
-        if !above.get(&parents[depth]).is_some_and(is_bare) {
-            return;
-        }
-        above.remove(&parents[depth]);
-    }
+    goes
 }
 
 fn set_entries(obj: &mut Value, entries: Value) {

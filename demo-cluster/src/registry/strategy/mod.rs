@@ -478,7 +478,10 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
         // The stored object with the body's status: everything else is copied from `old`
         // (old's own status is not, a copy that was dropped at once).
         let status = new.as_object_mut().and_then(|m| m.remove("status"));
-        let rv = new["metadata"]["resourceVersion"].take();
+        let rv = new
+            .pointer_mut("/metadata/resourceVersion")
+            .map(Value::take)
+            .unwrap_or_default();
         *new = match old.as_object() {
             Some(fields) => Value::Object(
                 fields
