@@ -11,5 +11,6 @@ fn main() {
     test_env::emit(&[
         test_env::fixtures_probe(workspace_root),
         test_env::kubectl_probe(),
+        test_env::control_plane_probe(workspace_root),
     ]);
 }

@@ -68,3 +68,22 @@ pub fn kubectl_probe() -> Probe {
         present: runs("kubectl", &["version", "--client"]),
     }
 }
+
+/// A real control plane for the `envtest` harness: etcd and kube-apiserver in
+/// `KUBEBUILDER_ASSETS`, else in `target/control-plane/bin` (unpacked by `cargo xtask setup`),
+/// and kubectl, which the harness drives.
+pub fn control_plane_probe(workspace_root: &Path) -> Probe {
+    println!("cargo::rerun-if-env-changed=KUBEBUILDER_ASSETS");
+    let unpacked = workspace_root.join("target/control-plane/bin");
+    println!("cargo::rerun-if-changed={}", unpacked.display());
+    let dir = std::env::var_os("KUBEBUILDER_ASSETS")
+        .map(PathBuf::from)
+        .unwrap_or(unpacked);
+    Probe {
+        cfg: "have_control_plane",
+        present: ["etcd", "kube-apiserver"]
+            .iter()
+            .all(|binary| dir.join(binary).is_file())
+            && runs("kubectl", &["version", "--client"]),
+    }
+}

@@ -13,6 +13,7 @@ fn main() {
     test_env::emit(&[
         test_env::fixtures_probe(&workspace_root),
         test_env::kubectl_probe(),
+        test_env::control_plane_probe(&workspace_root),
         test_env::Probe {
             cfg: "have_python_client",
             present: test_env::runs(&python, &["-c", "import kubernetes"]),

@@ -35,6 +35,7 @@ pub fn run(options: Options) -> Result<()> {
         browser()?;
         python_client()?;
         kubectl()?;
+        control_plane()?;
     }
     println!("xtask: setup complete");
     Ok(())
@@ -267,4 +268,59 @@ fn python_client() -> Result<()> {
         "--disable-pip-version-check",
         PYTHON_CLIENT,
     ]))
+}
+
+/// The binaries of the real control plane the tests run against (`envtest/`).
+const CONTROL_PLANE_BINARIES: [&str; 4] = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+];
+
+/// Unpacks `../shared/kubernetes/bin/*.xz` into `target/control-plane/bin` (once), where the
+/// envtest harness finds them unless `KUBEBUILDER_ASSETS` points elsewhere. Without them the
+/// real-cluster tests show as ignored; under CI, where they are required, setup fails.
+fn control_plane() -> Result<()> {
+    if let Some(assets) = std::env::var_os("KUBEBUILDER_ASSETS") {
+        println!(
+            "xtask: control plane: KUBEBUILDER_ASSETS={}",
+            Path::new(&assets).display()
+        );
+        return Ok(());
+    }
+    let root = cmd::workspace_root();
+    let source = root.join("../shared/kubernetes/bin");
+    let target = root.join("target/control-plane/bin");
+    if CONTROL_PLANE_BINARIES
+        .iter()
+        .all(|binary| target.join(binary).is_file())
+    {
+        println!("xtask: control plane (kube-apiserver, etcd, ...): present");
+        return Ok(());
+    }
+    if !source.is_dir() {
+        let advice = format!(
+            "no {} (the real control plane beside the clone); or set KUBEBUILDER_ASSETS",
+            source.display()
+        );
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            bail!("CI requires the real control plane: {advice}");
+        }
+        println!("xtask: warning: {advice}: the real-cluster tests will show as ignored");
+        return Ok(());
+    }
+    std::fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
+    for binary in CONTROL_PLANE_BINARIES {
+        let packed = source.join(format!("{binary}.xz"));
+        let partial = target.join(format!("{binary}.partial"));
+        let file = std::fs::File::create(&partial)
+            .with_context(|| format!("creating {}", partial.display()))?;
+        cmd::run(Command::new("xz").arg("-dc").arg(&packed).stdout(file))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o755))?;
+        std::fs::rename(&partial, target.join(binary))?;
+    }
+    println!("xtask: control plane unpacked into {}", target.display());
+    Ok(())
 }

@@ -1,0 +1,13 @@
+//! Finds the control-plane binaries (see build-support/test_env.rs): the harness's own test is
+//! ignored without them, and fails under CI.
+
+#[path = "../build-support/test_env.rs"]
+#[allow(dead_code)]
+mod test_env;
+
+use std::path::Path;
+
+fn main() {
+    let workspace_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    test_env::emit(&[test_env::control_plane_probe(&workspace_root)]);
+}

@@ -1,0 +1,535 @@
+//! A real Kubernetes control plane for tests, as controller-runtime's *envtest* starts one:
+//! etcd and kube-apiserver (plus kube-controller-manager, kube-scheduler and a stand-in kubelet
+//! where a test needs controllers and running pods) on free loopback ports in a temporary
+//! directory, ready once `/readyz` answers, and every process gone when the [`ControlPlane`]
+//! drops. [`KubectlProxy`] puts a real `kubectl proxy` in front, as the README tells users to
+//! run the dashboard.
+//!
+//! The binaries come from `KUBEBUILDER_ASSETS` when it is set (envtest's convention, so a
+//! kubebuilder or kind download works too), else from `target/control-plane/bin`, where
+//! `cargo xtask setup` unpacks `../shared/kubernetes/bin`.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The token of the `admin` user (group `system:masters`).
+pub const ADMIN_TOKEN: &str = "atlas-admin-token";
+/// The token of the `viewer` user (group `viewers`, bound to the `view` ClusterRole in
+/// namespace `default` only).
+pub const VIEWER_TOKEN: &str = "atlas-viewer-token";
+
+/// The binaries every control plane needs; the controller manager and the scheduler only
+/// when [`Options::controllers`] is set.
+const REQUIRED_BINARIES: [&str; 2] = ["etcd", "kube-apiserver"];
+
+/// The workspace this crate sits in.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `../shared/kubernetes` beside the clone: the compressed binaries and the stand-in kubelet.
+pub fn shared_kubernetes_dir() -> PathBuf {
+    workspace_root().join("../shared/kubernetes")
+}
+
+/// Where `cargo xtask setup` unpacks the binaries.
+pub fn unpacked_assets_dir() -> PathBuf {
+    workspace_root().join("target/control-plane/bin")
+}
+
+/// The directory holding `etcd` and `kube-apiserver` (and the controller manager and the
+/// scheduler), or why there is none.
+pub fn assets_dir() -> Result<PathBuf, String> {
+    let (dir, source) = match std::env::var_os("KUBEBUILDER_ASSETS") {
+        Some(dir) => (PathBuf::from(dir), "KUBEBUILDER_ASSETS"),
+        None => (unpacked_assets_dir(), "`cargo xtask setup`'s unpacked copy"),
+    };
+    match REQUIRED_BINARIES
+        .iter()
+        .find(|binary| !dir.join(binary).is_file())
+    {
+        Some(missing) => Err(format!(
+            "no {missing} in {} ({source}); run `cargo xtask setup` with ../shared/kubernetes \
+             beside the clone, or point KUBEBUILDER_ASSETS at a directory of control-plane binaries",
+            dir.display()
+        )),
+        None => Ok(dir),
+    }
+}
+
+/// What a control plane runs besides etcd and kube-apiserver.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// kube-controller-manager (every controller but node lifecycle, which would mark the
+    /// stand-in nodes NotReady) and kube-scheduler.
+    pub controllers: bool,
+    /// Nodes of the stand-in kubelet (`../shared/kubernetes/fake_kubelet.py`); 0 runs none.
+    pub nodes: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            controllers: true,
+            nodes: 2,
+        }
+    }
+}
+
+/// A started process, killed when the control plane drops.
+struct Process {
+    name: &'static str,
+    child: Child,
+}
+
+/// A running control plane; dropping it kills every process and removes its directory.
+pub struct ControlPlane {
+    dir: tempfile::TempDir,
+    assets: PathBuf,
+    api_server_port: u16,
+    api_server_args: Vec<String>,
+    /// In start order; stopped in reverse.
+    processes: Vec<Process>,
+}
+
+/// A free loopback port (bound, read and released: the process that takes it binds it
+/// again a moment later).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .unwrap_or_else(|e| panic!("no free loopback port: {e}"))
+}
+
+impl ControlPlane {
+    /// Starts etcd and kube-apiserver (RBAC on, the admin and viewer tokens), waits for
+    /// `/readyz`, binds the viewer to `view` in `default`, then starts what `options` asks.
+    pub fn start(options: Options) -> Result<ControlPlane, String> {
+        let assets = assets_dir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("kube-atlas-envtest-")
+            .tempdir()
+            .map_err(|e| format!("a temporary directory: {e}"))?;
+        let mut plane = ControlPlane {
+            api_server_port: free_port(),
+            api_server_args: Vec::new(),
+            assets,
+            dir,
+            processes: Vec::new(),
+        };
+        plane.write_credentials()?;
+        let etcd_port = free_port();
+        let etcd_peer_port = free_port();
+        plane.spawn(
+            "etcd",
+            &[
+                "--data-dir".into(),
+                plane.path("etcd"),
+                "--listen-client-urls".into(),
+                format!("http://127.0.0.1:{etcd_port}"),
+                "--advertise-client-urls".into(),
+                format!("http://127.0.0.1:{etcd_port}"),
+                "--listen-peer-urls".into(),
+                format!("http://127.0.0.1:{etcd_peer_port}"),
+                "--unsafe-no-fsync".into(),
+            ],
+        )?;
+        plane.api_server_args = vec![
+            format!("--etcd-servers=http://127.0.0.1:{etcd_port}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            format!("--secure-port={}", plane.api_server_port),
+            format!("--cert-dir={}", plane.path("certs")),
+            "--service-account-issuer=https://kubernetes.default.svc".into(),
+            format!("--service-account-key-file={}", plane.path("sa.pub")),
+            format!(
+                "--service-account-signing-key-file={}",
+                plane.path("sa.key")
+            ),
+            "--service-cluster-ip-range=10.96.0.0/16".into(),
+            "--authorization-mode=Node,RBAC".into(),
+            format!("--token-auth-file={}", plane.path("tokens.csv")),
+            "--allow-privileged=true".into(),
+        ];
+        plane.start_api_server()?;
+        plane.kubectl_ok(&[
+            "create",
+            "rolebinding",
+            "viewers-view",
+            "--clusterrole=view",
+            "--group=viewers",
+            "--namespace=default",
+        ])?;
+        if options.controllers {
+            let kubeconfig = plane.admin_kubeconfig().display().to_string();
+            plane.spawn(
+                "kube-controller-manager",
+                &[
+                    format!("--kubeconfig={kubeconfig}"),
+                    "--leader-elect=false".into(),
+                    format!(
+                        "--service-account-private-key-file={}",
+                        plane.path("sa.key")
+                    ),
+                    format!("--root-ca-file={}", plane.path("certs/apiserver.crt")),
+                    "--controllers=*,-node-lifecycle-controller".into(),
+                    "--bind-address=127.0.0.1".into(),
+                    "--secure-port=0".into(),
+                ],
+            )?;
+            plane.spawn(
+                "kube-scheduler",
+                &[
+                    format!("--kubeconfig={kubeconfig}"),
+                    "--leader-elect=false".into(),
+                    "--bind-address=127.0.0.1".into(),
+                    "--secure-port=0".into(),
+                ],
+            )?;
+        }
+        if options.nodes > 0 {
+            plane.start_kubelet(options.nodes)?;
+        }
+        Ok(plane)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// The service-account key pair, the token file and the two kubeconfigs.
+    fn write_credentials(&self) -> Result<(), String> {
+        let dir = self.dir.path();
+        std::fs::create_dir_all(dir.join("certs")).map_err(|e| format!("certs dir: {e}"))?;
+        run_quietly(
+            Command::new("openssl")
+                .args(["genrsa", "-out"])
+                .arg(dir.join("sa.key"))
+                .arg("2048"),
+        )?;
+        run_quietly(
+            Command::new("openssl")
+                .args(["rsa", "-in"])
+                .arg(dir.join("sa.key"))
+                .args(["-pubout", "-out"])
+                .arg(dir.join("sa.pub")),
+        )?;
+        let write = |name: &str, text: String| {
+            std::fs::write(dir.join(name), text).map_err(|e| format!("writing {name}: {e}"))
+        };
+        write(
+            "tokens.csv",
+            format!("{ADMIN_TOKEN},admin,1,system:masters\n{VIEWER_TOKEN},viewer,2,viewers\n"),
+        )?;
+        write("admin.kubeconfig", self.kubeconfig("admin", ADMIN_TOKEN))?;
+        write("viewer.kubeconfig", self.kubeconfig("viewer", VIEWER_TOKEN))
+    }
+
+    fn kubeconfig(&self, user: &str, token: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: envtest\n  cluster:\n    server: \"{}\"\n    insecure-skip-tls-verify: true\n\
+             users:\n- name: {user}\n  user:\n    token: {token}\n\
+             contexts:\n- name: envtest\n  context:\n    cluster: envtest\n    user: {user}\n    namespace: default\n\
+             current-context: envtest\n",
+            self.server_url()
+        )
+    }
+
+    fn spawn(&mut self, name: &'static str, args: &[String]) -> Result<(), String> {
+        let log = std::fs::File::create(self.dir.path().join(format!("{name}.log")))
+            .map_err(|e| format!("{name}.log: {e}"))?;
+        let err_log = log.try_clone().map_err(|e| format!("{name}.log: {e}"))?;
+        let binary = self.assets.join(name);
+        let child = Command::new(&binary)
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err_log)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        self.processes.push(Process { name, child });
+        Ok(())
+    }
+
+    fn start_kubelet(&mut self, nodes: u32) -> Result<(), String> {
+        let script = shared_kubernetes_dir().join("fake_kubelet.py");
+        if !script.is_file() {
+            return Err(format!("no stand-in kubelet at {}", script.display()));
+        }
+        let log = std::fs::File::create(self.dir.path().join("kubelet.log"))
+            .map_err(|e| format!("kubelet.log: {e}"))?;
+        let err_log = log.try_clone().map_err(|e| format!("kubelet.log: {e}"))?;
+        let child = Command::new("python3")
+            .arg("-u")
+            .arg(&script)
+            .arg(self.admin_kubeconfig())
+            .arg(nodes.to_string())
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err_log)
+            .spawn()
+            .map_err(|e| format!("cannot start the stand-in kubelet: {e}"))?;
+        self.processes.push(Process {
+            name: "kubelet",
+            child,
+        });
+        Ok(())
+    }
+
+    /// Starts kube-apiserver (again, after [`ControlPlane::stop_api_server`]) on the same port
+    /// and etcd, and waits for `/readyz`.
+    pub fn start_api_server(&mut self) -> Result<(), String> {
+        let args = self.api_server_args.clone();
+        self.spawn("kube-apiserver", &args)?;
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            if self
+                .kubectl(&["get", "--raw", "/readyz"])
+                .is_ok_and(|out| out.status.success())
+            {
+                return Ok(());
+            }
+            if let Some(exited) = self.exited("kube-apiserver") {
+                return Err(format!(
+                    "kube-apiserver exited ({exited}):\n{}",
+                    self.log_tail("kube-apiserver")
+                ));
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "kube-apiserver not ready within 90 s:\n{}",
+                    self.log_tail("kube-apiserver")
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Kills kube-apiserver (as a crash would: open connections drop at once); etcd and the
+    /// rest keep running, so [`ControlPlane::start_api_server`] brings the same cluster back.
+    pub fn stop_api_server(&mut self) {
+        if let Some(index) = self
+            .processes
+            .iter()
+            .position(|p| p.name == "kube-apiserver")
+        {
+            let mut process = self.processes.remove(index);
+            let _ = process.child.kill();
+            let _ = process.child.wait();
+        }
+    }
+
+    /// The exit status of the process `name`, if it has exited.
+    fn exited(&mut self, name: &str) -> Option<std::process::ExitStatus> {
+        self.processes
+            .iter_mut()
+            .find(|p| p.name == name)
+            .and_then(|p| p.child.try_wait().ok().flatten())
+    }
+
+    /// The last lines of a process's log, for error messages.
+    pub fn log_tail(&self, name: &str) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join(format!("{name}.log")))
+            .unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+
+    /// `https://127.0.0.1:PORT`.
+    pub fn server_url(&self) -> String {
+        format!("https://127.0.0.1:{}", self.api_server_port)
+    }
+
+    /// The admin's kubeconfig (token [`ADMIN_TOKEN`], group `system:masters`).
+    pub fn admin_kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("admin.kubeconfig")
+    }
+
+    /// The viewer's kubeconfig (token [`VIEWER_TOKEN`], `view` in namespace `default`).
+    pub fn viewer_kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("viewer.kubeconfig")
+    }
+
+    /// The control plane's working directory (logs, kubeconfigs, etcd data).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The operating-system process ids of what runs, by name.
+    pub fn pids(&self) -> Vec<(&'static str, u32)> {
+        self.processes
+            .iter()
+            .map(|p| (p.name, p.child.id()))
+            .collect()
+    }
+
+    /// `kubectl` as the admin, run to its end.
+    pub fn kubectl(&self, args: &[&str]) -> std::io::Result<std::process::Output> {
+        Command::new("kubectl")
+            .arg(format!(
+                "--kubeconfig={}",
+                self.admin_kubeconfig().display()
+            ))
+            .arg(format!("--cache-dir={}", self.path("kubectl-cache")))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+    }
+
+    /// As [`ControlPlane::kubectl`], failing with kubectl's words unless it succeeds; returns
+    /// its standard output.
+    pub fn kubectl_ok(&self, args: &[&str]) -> Result<String, String> {
+        let out = self
+            .kubectl(args)
+            .map_err(|e| format!("kubectl {}: {e}", args.join(" ")))?;
+        if !out.status.success() {
+            return Err(format!(
+                "kubectl {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+impl Drop for ControlPlane {
+    // Also on a failed assertion: never leave a control plane running.
+    fn drop(&mut self) {
+        for process in self.processes.iter_mut().rev() {
+            let _ = process.child.kill();
+            let _ = process.child.wait();
+        }
+    }
+}
+
+fn run_quietly(command: &mut Command) -> Result<(), String> {
+    let out = command.output().map_err(|e| format!("{command:?}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Reads the port a child announces on stdout in a line containing `marker` (chromedriver:
+/// "started successfully on port N."; kubectl proxy: "Starting to serve on 127.0.0.1:N").
+/// Later output is drained on a thread so the child never blocks on a full pipe.
+pub fn announced_port(child: &mut Child, marker: &'static str) -> Result<u16, String> {
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| "the child's stdout is not piped".to_string())?;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sender = Some(sender);
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if !line.contains(marker) {
+                continue;
+            }
+            let trimmed = line.trim_end_matches(|c: char| !c.is_ascii_digit());
+            let digits_from = trimmed
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |i| i + 1);
+            let port = trimmed[digits_from..]
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p != 0);
+            if let (Some(port), Some(sender)) = (port, sender.take()) {
+                sender.send(port).ok();
+            }
+        }
+    });
+    receiver
+        .recv_timeout(Duration::from_secs(30))
+        .map_err(|_| format!("no \"{marker}\" line with a port within 30 s"))
+}
+
+/// A real `kubectl proxy` on a free loopback port, serving `www` under `/ui/` when given
+/// (`kubectl proxy --www=dist --www-prefix=/ui/`, as the README says); killed on drop.
+pub struct KubectlProxy {
+    child: Child,
+    port: u16,
+}
+
+impl KubectlProxy {
+    /// Proxies to the cluster and credentials of `kubeconfig`.
+    pub fn start(
+        kubeconfig: &Path,
+        www: Option<&Path>,
+        cache_dir: &Path,
+    ) -> Result<KubectlProxy, String> {
+        let mut command = Command::new("kubectl");
+        command
+            .arg(format!("--kubeconfig={}", kubeconfig.display()))
+            .arg(format!("--cache-dir={}", cache_dir.display()))
+            .args(["proxy", "--address=127.0.0.1", "--port=0"]);
+        if let Some(www) = www {
+            command
+                .arg(format!("--www={}", www.display()))
+                .arg("--www-prefix=/ui/");
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("kubectl proxy: {e}"))?;
+        let port = match announced_port(&mut child, "Starting to serve on") {
+            Ok(port) => port,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("kubectl proxy: {e}"));
+            }
+        };
+        Ok(KubectlProxy { child, port })
+    }
+
+    /// Proxies to `server` (plain HTTP, no credentials: the demo cluster), with a kubeconfig
+    /// written into `scratch`.
+    pub fn for_server(
+        server: &str,
+        www: Option<&Path>,
+        scratch: &Path,
+    ) -> Result<KubectlProxy, String> {
+        let kubeconfig = scratch.join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster:\n    server: {server}\n\
+                 contexts:\n- name: demo\n  context:\n    cluster: demo\n    user: demo\n\
+                 current-context: demo\nusers:\n- name: demo\n  user: {{}}\n"
+            ),
+        )
+        .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
+        Self::start(&kubeconfig, www, &scratch.join("cache"))
+    }
+
+    /// `http://127.0.0.1:PORT`: the API at its root, the dashboard (if served) under `/ui/`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+impl Drop for KubectlProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
