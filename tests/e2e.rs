@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{wait_for, Harness};
+use common::{wait_for, Backend, Harness};
 use thirtyfour::prelude::*;
 
 const PAGE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -77,9 +77,9 @@ fn http_get(url: &str) -> String {
         .unwrap_or_default()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dashboard_shows_every_served_api_group() {
-    let harness = Harness::start().await;
+on_both_backends!(dashboard_shows_every_served_api_group);
+async fn dashboard_shows_every_served_api_group(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     harness
         .driver
         .goto(harness.url("/"))
@@ -316,7 +316,7 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
     let driver = &harness.driver;
     let scratch = common::scratch_dir("kubectl-proxy");
 
-    let proxy = common::KubectlProxy::start(&scratch, harness.base_url());
+    let proxy = common::kubectl_proxy(&scratch, harness.base_url());
     driver
         .goto(format!("{}/ui/", proxy.url()))
         .await
@@ -343,7 +343,7 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
     );
     drop(proxy);
 
-    let dead = common::KubectlProxy::start(&scratch, "http://127.0.0.1:9");
+    let dead = common::kubectl_proxy(&scratch, "http://127.0.0.1:9");
     driver
         .goto(format!("{}/ui/", dead.url()))
         .await
@@ -358,9 +358,9 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn request_log_lists_the_api_calls_and_the_open_watch() {
-    let harness = Harness::start().await;
+on_both_backends!(request_log_lists_the_api_calls_and_the_open_watch);
+async fn request_log_lists_the_api_calls_and_the_open_watch(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
     driver.goto(harness.url("/")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{logged_requests, wait_for, wait_until, Harness, ProxyMode, SHUTTING_DOWN};
+use common::{logged_requests, wait_for, wait_until, Backend, Harness, ProxyMode, SHUTTING_DOWN};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
@@ -185,9 +185,11 @@ async fn editing_a_deployment(
     deployments
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_changes() {
-    let harness = Harness::start().await;
+on_both_backends!(a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_changes);
+async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_changes(
+    backend: Backend,
+) {
+    let harness = Harness::start_on(backend).await;
     harness.create_namespace("edit").await;
     let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "edit");
 
@@ -314,9 +316,9 @@ async fn a_configmap_created_then_edited_during_a_concurrent_write_keeps_both_ch
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn apply_conflicts_name_the_owner_and_force_takes_the_field() {
-    let harness = Harness::start().await;
+on_both_backends!(apply_conflicts_name_the_owner_and_force_takes_the_field);
+async fn apply_conflicts_name_the_owner_and_force_takes_the_field(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let deployments = editing_a_deployment(&harness, "apply", Some("kubectl")).await;
     edit_text(&harness.driver, "replicas: 1", "replicas: 4").await;
     click_button(&harness.driver, "Apply").await;
@@ -351,9 +353,9 @@ async fn apply_conflicts_name_the_owner_and_force_takes_the_field() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scale_and_delete_with_foreground_propagation() {
-    let harness = Harness::start().await;
+on_both_backends!(scale_and_delete_with_foreground_propagation);
+async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     harness.create_namespace("ops").await;
     let client = harness.kube_client();
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "ops");
@@ -605,9 +607,9 @@ async fn a_failed_save_is_not_repeated_and_keeps_the_edit() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn review_shows_the_dry_run_and_the_servers_causes_at_their_lines() {
-    let harness = Harness::start().await;
+on_both_backends!(review_shows_the_dry_run_and_the_servers_causes_at_their_lines);
+async fn review_shows_the_dry_run_and_the_servers_causes_at_their_lines(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let deployments = editing_a_deployment(&harness, "review", None).await;
     // Invalid: the server's 422 cause is shown, and marked at the replicas line.
     edit_text(&harness.driver, "replicas: 1", "replicas: -1").await;

@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{wait_for, wait_until, Harness};
+use common::{wait_for, wait_until, Backend, Harness};
 use k8s_openapi::api::core::v1::{ConfigMap, Event};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde::Deserialize;
@@ -257,5 +257,70 @@ async fn namespace_timeline_follows_event_objects_live() {
         .expect("text")
         .contains("namespace shop"));
 
+    harness.stop().await;
+}
+
+on_both_backends!(the_controllers_event_objects_about_a_new_deployment_appear_live);
+/// The Event objects the controllers, the scheduler and the kubelet write about a new
+/// Deployment appear live, on either backend: on the real cluster they come from
+/// kube-controller-manager, kube-scheduler and the stand-in kubelet. A crashing container's
+/// BackOff is a Warning, said in words.
+async fn the_controllers_event_objects_about_a_new_deployment_appear_live(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let driver = &harness.driver;
+    harness.create_namespace("events-live").await;
+    harness.open("#/events?ns=events-live").await;
+    wait_for(driver, ".event-timeline .stream-status[data-phase=live]").await;
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(harness.kube_client(), "events-live");
+    for (name, image) in [("web", "nginx:1.27"), ("crasher", "crash:1")] {
+        let deployment = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
+                             "spec": {"containers": [{"name": "main", "image": image}]}}
+            }
+        }))
+        .expect("a Deployment");
+        deployments
+            .create(&PostParams::default(), &deployment)
+            .await
+            .expect("deployment created");
+    }
+    let shown = wait_until(
+        "ScalingReplicaSet, SuccessfulCreate, Scheduled, Started and BackOff Event objects",
+        async || rows(driver).await,
+        |rows| {
+            let seen = reasons(rows);
+            [
+                "ScalingReplicaSet",
+                "SuccessfulCreate",
+                "Scheduled",
+                "Started",
+                "BackOff",
+            ]
+            .iter()
+            .all(|r| seen.contains(*r))
+        },
+    )
+    .await;
+    for row in &shown {
+        assert_eq!(row.type_text, row.event_type, "type in words: {row:?}");
+    }
+    let backoff = shown
+        .iter()
+        .find(|r| r.reason == "BackOff")
+        .expect("a BackOff row");
+    assert_eq!(backoff.event_type, "Warning");
+    assert!(
+        backoff
+            .object_href
+            .as_deref()
+            .is_some_and(|href| href.contains("/pods/events-live/crasher-")),
+        "the BackOff links its pod: {backoff:?}"
+    );
+    harness.screenshot("events-of-a-new-deployment").await;
     harness.stop().await;
 }

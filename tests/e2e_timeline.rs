@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{texts_at, wait_for, wait_until, wait_until_within, Harness, ProxyMode};
+use common::{texts_at, wait_for, wait_until, wait_until_within, Backend, Harness, ProxyMode};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
@@ -64,9 +64,11 @@ async fn attributes(driver: &WebDriver, css: &str, attr: &str) -> BTreeSet<Strin
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rolls_out() {
-    let harness = Harness::start().await;
+on_both_backends!(the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rolls_out);
+async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rolls_out(
+    backend: Backend,
+) {
+    let harness = Harness::start_on(backend).await;
     let client = harness.kube_client();
     harness.create_namespace("activity").await;
     // Opened before the Deployment exists: the view watches from now on.
@@ -306,9 +308,9 @@ async fn leaving_the_activity_view_during_a_rollout_leaves_the_app_running() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pod_timeline_attributes_the_binding_and_the_kubelet() {
-    let harness = Harness::start().await;
+on_both_backends!(a_pod_timeline_attributes_the_binding_and_the_kubelet);
+async fn a_pod_timeline_attributes_the_binding_and_the_kubelet(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let client = harness.kube_client();
     harness.create_namespace("timeline").await;
     harness
