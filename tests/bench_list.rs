@@ -177,6 +177,30 @@ fn kubectl_reference(server: &str) -> Option<Kubectl> {
 async fn big_pod_lists() {
     let mut figures = Figures::new("list");
     let harness = Harness::start_quiet().await;
+    measure_lists(&harness, &mut figures, "").await;
+    harness.stop().await;
+    figures.save();
+}
+
+/// The same lists through a real `kubectl proxy` in front of kube-apiserver v1.36 + etcd
+/// (no controllers: pods bound to nodes that do not exist stay, as no pod GC runs), beside
+/// `kubectl get pods` on the same server. Figures named `real ...`.
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn big_pod_lists_on_kube_apiserver() {
+    let mut figures = Figures::new("list");
+    let harness = Harness::start_real_quiet().await;
+    measure_lists(&harness, &mut figures, "real ").await;
+    harness.stop().await;
+    figures.save();
+}
+
+/// Creates pods up to each size and measures the list of them; figure names start with
+/// `prefix`.
+async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
     let client = harness.kube_client();
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
@@ -196,8 +220,13 @@ async fn big_pod_lists() {
         create_pods(&pods, have, size).await;
         have = size;
         let created_s = started.elapsed().as_secs_f64();
-        println!("bench list: created pods={size} in {created_s:.1} s");
-        figures.add(format!("pods={size} created_s"), None, created_s, "s");
+        println!("bench list: {prefix}created pods={size} in {created_s:.1} s");
+        figures.add(
+            format!("{prefix}pods={size} created_s"),
+            None,
+            created_s,
+            "s",
+        );
         driver.goto("about:blank").await.expect("blank");
         driver.goto(&url).await.expect("page loads");
         let within = Duration::from_secs(300);
@@ -231,7 +260,7 @@ async fn big_pod_lists() {
         let rows_in_dom = scroll["rows"].as_f64().unwrap_or(0.0);
         assert!(rows_in_dom > 0.0, "rows drawn: {scroll}");
         println!(
-            "bench list: pods={size} first_rows_ms={first_rows:.0} whole_list_ms={loaded:.0} \
+            "bench list: {prefix}pods={size} first_rows_ms={first_rows:.0} whole_list_ms={loaded:.0} \
              longest_frame_while_scrolling_ms={longest_frame:.1} (rAF interval over {} frames; longest \
              long-animation-frame {longest_loaf:.1} ms) rows_in_dom={} js_heap_mib={:.1} wasm_memory_mib={:.1} \
              page_memory_mib={:.1} (times from navigation start, after paint; release build, \
@@ -259,12 +288,12 @@ async fn big_pod_lists() {
             ("wasm_memory_mib", wasm_mib, "MiB", None),
             ("page_memory_mib", heap_mib + wasm_mib, "MiB", goals.memory),
         ] {
-            figures.add(format!("pods={size} {name}"), goal, value, unit);
+            figures.add(format!("{prefix}pods={size} {name}"), goal, value, unit);
         }
         match kubectl_reference(harness.base_url()) {
             Some(kubectl) => {
                 println!(
-                    "bench list: pods={size} kubectl_get_pods wall_ms={:.0} max_rss_mib={:.0} rows={} (expected {size})",
+                    "bench list: {prefix}pods={size} kubectl_get_pods wall_ms={:.0} max_rss_mib={:.0} rows={} (expected {size})",
                     kubectl.wall_ms, kubectl.max_rss_mib, kubectl.rows
                 );
                 for (name, value, unit) in [
@@ -273,7 +302,7 @@ async fn big_pod_lists() {
                     ("rows", kubectl.rows as f64, "rows"),
                 ] {
                     figures.add(
-                        format!("pods={size} kubectl_get_pods {name}"),
+                        format!("{prefix}pods={size} kubectl_get_pods {name}"),
                         None,
                         value,
                         unit,
@@ -283,6 +312,4 @@ async fn big_pod_lists() {
             None => println!("bench list: pods={size} kubectl or /usr/bin/time not available"),
         }
     }
-    harness.stop().await;
-    figures.save();
 }

@@ -230,6 +230,20 @@ impl Harness {
     }
 
     async fn start_real() -> Harness {
+        Self::start_real_with(envtest::Options::default()).await
+    }
+
+    /// A real control plane without controllers and kubelet, for benchmarks: what is
+    /// measured is kube-apiserver, etcd, kubectl proxy and the page.
+    pub async fn start_real_quiet() -> Harness {
+        Self::start_real_with(envtest::Options {
+            controllers: false,
+            nodes: 0,
+        })
+        .await
+    }
+
+    async fn start_real_with(options: envtest::Options) -> Harness {
         let dist = dist_dir();
         assert!(
             dist.join("index.html").exists(),
@@ -237,7 +251,7 @@ impl Harness {
             dist.display()
         );
         let real = tokio::task::spawn_blocking(move || {
-            let plane = envtest::ControlPlane::start(envtest::Options::default())
+            let plane = envtest::ControlPlane::start(options)
                 .unwrap_or_else(|e| panic!("the real control plane starts: {e}"));
             static PROXIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
             let scratch = std::env::temp_dir().join(format!(
