@@ -75,6 +75,10 @@ pub struct Config {
     /// Chaos mode (`--chaos`): faults injected into API requests and watches, seeded by
     /// [`Config::seed`]. `None`: off, at no cost.
     pub chaos: Option<chaos::ChaosSpec>,
+    /// Also serve the built-in resources kube-apiserver v1.36 serves only behind a feature
+    /// gate (`registry::kinds::FEATURE_GATED`: ClusterTrustBundles, PodCertificateRequests,
+    /// DeviceTaintRules, StorageVersionMigrations). Off, as on a default kube-apiserver.
+    pub feature_gated_apis: bool,
 }
 
 impl Default for Config {
@@ -93,6 +97,7 @@ impl Default for Config {
             seed: load::DEFAULT_SEED,
             event_ttl: controllers::events::EVENT_TTL,
             chaos: None,
+            feature_gated_apis: false,
         }
     }
 }
@@ -144,7 +149,10 @@ pub async fn start(config: Config) -> std::io::Result<RunningCluster> {
 /// Builds the registry: reloads the state file when present, otherwise seeds.
 pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<Registry>> {
     let store = Arc::new(Store::new(tuning.watch_cache_capacity));
-    let registry = Arc::new(Registry::new(store));
+    let registry = Arc::new(Registry::with_feature_gated_apis(
+        store,
+        config.feature_gated_apis,
+    ));
     let loaded = match &config.state_file {
         Some(path) if path.exists() => {
             load_state(&registry, path)?;

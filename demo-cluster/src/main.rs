@@ -53,6 +53,11 @@ struct Args {
     /// change only when a client or load-mode churn writes them, as the benchmarks run it.
     #[arg(long)]
     no_controllers: bool,
+    /// Also serve the built-in APIs kube-apiserver v1.36 serves only behind a feature gate
+    /// (ClusterTrustBundles, PodCertificateRequests, DeviceTaintRules,
+    /// StorageVersionMigrations).
+    #[arg(long)]
+    feature_gated_apis: bool,
 }
 
 /// A Go-style duration of hours, minutes and seconds (`1h30m`, `90s`, `2m0s`).
@@ -111,6 +116,7 @@ async fn main() -> anyhow::Result<()> {
         seed: args.seed,
         event_ttl: args.event_ttl,
         chaos: args.chaos,
+        feature_gated_apis: args.feature_gated_apis,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());

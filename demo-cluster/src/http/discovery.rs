@@ -15,9 +15,9 @@ use crate::status::ApiError;
 
 pub fn version_info() -> Value {
     json!({
-        "major": "1", "minor": "34", "emulationMajor": "1", "emulationMinor": "34",
-        "minCompatibilityMajor": "1", "minCompatibilityMinor": "33",
-        "gitVersion": "v1.34.0-demo",
+        "major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+        "minCompatibilityMajor": "1", "minCompatibilityMinor": "35",
+        "gitVersion": "v1.36.2-demo",
         "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
         "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.24.0", "compiler": "gc",
         "platform": "linux/amd64"
@@ -101,6 +101,11 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
         if !d.categories.is_empty() {
             r["categories"] = json!(d.categories);
         }
+        // As kube-apiserver: only resources kept in storage have one (not the create-only
+        // reviews and bindings, not the probed ComponentStatuses).
+        if d.verbs.iter().any(|v| v != "create") && d.kind != "ComponentStatus" {
+            r["storageVersionHash"] = json!(d.storage_version_hash());
+        }
         resources.push(r);
         for s in &d.subresources {
             let mut e = json!({"name": format!("{}/{}", d.resource, s.name), "singularName": "",
@@ -112,9 +117,12 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
             resources.push(e);
         }
     }
-    Some(
-        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv(group, version), "resources": resources}),
-    )
+    let mut doc = json!({"kind": "APIResourceList", "groupVersion": gv(group, version), "resources": resources});
+    // kube-apiserver's core list (`/api/v1`) carries no apiVersion; the groups' lists do.
+    if !group.is_empty() {
+        doc["apiVersion"] = json!("v1");
+    }
+    Some(doc)
 }
 
 fn aggregated_resource(d: &ResourceDef) -> Value {

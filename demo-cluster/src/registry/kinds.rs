@@ -69,9 +69,38 @@ pub struct ResourceDef {
     pub scale: Option<ScalePaths>,
     /// CRD `additionalPrinterColumns`; built-ins use the printers in `http::table`.
     pub printer_columns: Vec<PrinterColumn>,
+    /// A custom resource's storage version (the CRD version with `storage: true`).
+    pub storage_version: Option<String>,
 }
 
 impl ResourceDef {
+    /// Discovery's `storageVersionHash`: as kube-apiserver, the first 8 bytes of the SHA-256
+    /// of `group/version/Kind` of the version objects are stored in, base64. Stored versions:
+    /// events.k8s.io Events are core v1 Events, HorizontalPodAutoscalers autoscaling/v2, a
+    /// custom resource its CRD's storage version; CustomResourceDefinitions and
+    /// MutatingAdmissionPolicies (and their bindings) are still stored as v1beta1 by v1.36;
+    /// every other built-in its only version.
+    pub fn storage_version_hash(&self) -> String {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let version = if self.builtin {
+            match (self.storage_group.as_str(), self.kind.as_str()) {
+                ("autoscaling", _) => "v2",
+                ("apiextensions.k8s.io", _)
+                | (
+                    "admissionregistration.k8s.io",
+                    "MutatingAdmissionPolicy" | "MutatingAdmissionPolicyBinding",
+                ) => "v1beta1",
+                _ => "v1",
+            }
+        } else {
+            self.storage_version.as_deref().unwrap_or(&self.version)
+        };
+        let gvk = format!("{}/{version}/{}", self.storage_group, self.kind);
+        let digest = sha2::Sha256::digest(gvk.as_bytes());
+        base64::engine::general_purpose::STANDARD.encode(&digest[..8])
+    }
+
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
@@ -117,6 +146,7 @@ impl B {
             returns_deleted_object: false,
             scale: None,
             printer_columns: vec![],
+            storage_version: None,
         })
     }
     fn stored_in(mut self, group: &str) -> ResourceDef {
@@ -217,7 +247,34 @@ fn admission(resource: &str, kind_name: &str) -> B {
     kind("admissionregistration.k8s.io", resource, kind_name, false).categories(&["api-extensions"])
 }
 
-/// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists them).
+/// Built-in resources kube-apiserver v1.36 serves only when a feature gate (or
+/// `--runtime-config`) turns them on: not served unless `--feature-gated-apis` asks
+/// (`tests/differential.rs` holds the default set to a real v1.36 server).
+pub const FEATURE_GATED: &[(&str, &str)] = &[
+    ("certificates.k8s.io", "clustertrustbundles"),
+    ("certificates.k8s.io", "podcertificaterequests"),
+    ("resource.k8s.io", "devicetaintrules"),
+    ("storagemigration.k8s.io", "storageversionmigrations"),
+];
+
+/// Whether the built-in `group`/`resource` is one of [`FEATURE_GATED`].
+pub fn is_feature_gated(group: &str, resource: &str) -> bool {
+    FEATURE_GATED
+        .iter()
+        .any(|(g, r)| *g == group && *r == resource)
+}
+
+/// The built-in resources served: [`builtin_resources`] without the [`FEATURE_GATED`] ones
+/// unless `feature_gated` asks for them.
+pub fn served_builtin_resources(feature_gated: bool) -> Vec<ResourceDef> {
+    builtin_resources()
+        .into_iter()
+        .filter(|d| feature_gated || !is_feature_gated(&d.group, &d.resource))
+        .collect()
+}
+
+/// Built-in resources, in discovery order (core first, then groups as kube-apiserver lists
+/// them), the [`FEATURE_GATED`] ones included.
 pub fn builtin_resources() -> Vec<ResourceDef> {
     let workload_subs = |b: B| b.generation().all().status();
     vec![
@@ -265,8 +322,10 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .returns_deleted()
             .generation()
             .sub("binding", "Binding", &["create"])
+            .sub("ephemeralcontainers", "Pod", STATUS_VERBS)
             .sub_in("eviction", Some(("policy", "v1")), "Eviction", &["create"])
             .sub("log", "Pod", &["get"])
+            .sub("resize", "Pod", STATUS_VERBS)
             .status()
             .0,
         kind("", "podtemplates", "PodTemplate", true).0,
@@ -397,6 +456,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
         kind("networking.k8s.io", "ingressclasses", "IngressClass", false).0,
         kind("networking.k8s.io", "ingresses", "Ingress", true)
             .short(&["ing"])
+            .generation()
             .status()
             .0,
         kind("networking.k8s.io", "ipaddresses", "IPAddress", false)
@@ -420,6 +480,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             true,
         )
         .short(&["pdb"])
+        .generation()
         .status()
         .0,
         B::new(
@@ -524,6 +585,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             false,
         )
         .short(&["pc"])
+        .generation()
         .0,
         B::new("coordination.k8s.io", "leases", "lease", "Lease", true).0,
         kind("node.k8s.io", "runtimeclasses", "RuntimeClass", false).0,
@@ -646,6 +708,13 @@ pub fn defs_from_crd(crd: &Value) -> Vec<ResourceDef> {
         def.categories = str_list(&names["categories"]);
         def.builtin = false;
         def.tracks_generation = true;
+        def.storage_version = spec["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["storage"].as_bool() == Some(true))
+            .and_then(|v| v["name"].as_str())
+            .map(String::from);
         let subs = &version["subresources"];
         if subs["status"].is_object() {
             def.subresources.push(SubresourceDef {

@@ -131,10 +131,17 @@ fn random_suffix() -> String {
 }
 
 impl Registry {
+    /// A registry serving the built-in resources kube-apiserver serves by default.
     pub fn new(store: Arc<Store>) -> Self {
+        Self::with_feature_gated_apis(store, false)
+    }
+
+    /// A registry that also serves the [`kinds::FEATURE_GATED`] resources when `feature_gated`
+    /// (`--feature-gated-apis`).
+    pub fn with_feature_gated_apis(store: Arc<Store>, feature_gated: bool) -> Self {
         Registry {
             store,
-            builtins: kinds::builtin_resources()
+            builtins: kinds::served_builtin_resources(feature_gated)
                 .into_iter()
                 .map(Arc::new)
                 .collect(),

@@ -31,7 +31,7 @@ pub(super) fn patch(request: Request<'_>, target: Target) -> ApiResult<Response>
         Target::Subresource { sub, .. } => {
             let (ns, name) = (target.namespace(), target.name());
             match sub.as_str() {
-                "status" | "approval" => {
+                "status" | "approval" | "resize" | "ephemeralcontainers" => {
                     let pt = patch_type(&request.parts.headers, def)?;
                     let mut opts = request.write_options()?;
                     opts.subresource = sub.clone();

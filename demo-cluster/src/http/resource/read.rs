@@ -40,8 +40,9 @@ pub(super) fn get(request: Request<'_>, target: Target) -> ApiResult<Response> {
         Target::Subresource { sub, .. } => {
             let (ns, name) = (target.namespace(), target.name());
             match sub.as_str() {
-                // A CertificateSigningRequest's approval reads as its status does.
-                "status" | "approval" => {
+                // A CertificateSigningRequest's approval and a Pod's resize and
+                // ephemeralcontainers read as its status does: the whole object.
+                "status" | "approval" | "resize" | "ephemeralcontainers" => {
                     Ok(json_response(StatusCode::OK, &registry.get(def, ns, name)?))
                 }
                 "scale" => Ok(json_response(

@@ -22,8 +22,10 @@ pub(super) fn update(request: Request<'_>, target: Target) -> ApiResult<Response
             let (ns, name) = (target.namespace(), target.name());
             match sub.as_str() {
                 // A CertificateSigningRequest's approval is written as its status is; a
-                // Namespace's finalize writes its spec.finalizers (registry::strategy).
-                "status" | "approval" | "finalize" => {
+                // Namespace's finalize writes its spec.finalizers, a Pod's resize its
+                // containers' resources and ephemeralcontainers its ephemeral containers
+                // (registry::strategy).
+                "status" | "approval" | "finalize" | "resize" | "ephemeralcontainers" => {
                     let mut opts = request.write_options()?;
                     opts.subresource = sub.clone();
                     let obj = request.decoded_body()?;

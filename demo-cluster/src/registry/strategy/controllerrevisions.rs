@@ -3,12 +3,12 @@
 
 use serde_json::{json, Value};
 
-use super::printing::{age, c, count, named, s, Col, Printer, NAME};
+use super::printing::{age, c, named, s, Col, Printer, NAME};
 use super::Printed;
 
 pub static CONTROLLER_REVISIONS: Printed = Printed(Printer::new(COLUMNS, cells));
 
-const COLUMNS: &[Col] = &[NAME, c("Controller", 0), count("Revision", 0), c("Age", 0)];
+const COLUMNS: &[Col] = &[NAME, c("Controller", 0), c("Revision", 0), c("Age", 0)];
 
 /// The controller as `<kind>.<group>/<name>`, lower-cased as kubectl names resources.
 fn controller(o: &Value) -> String {

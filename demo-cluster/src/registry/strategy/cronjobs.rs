@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::common::{default_field, ensure_object};
 use super::printing::{
-    age, age_of, c, count, named, or_none, s, template_cells, Col, Printer, NAME,
+    age, age_of, boolean, c, count, named, or_none, s, template_cells, Col, Printer, NAME,
 };
 use super::Strategy;
 
@@ -30,7 +30,7 @@ const COLUMNS: &[Col] = &[
     NAME,
     c("Schedule", 0),
     c("Timezone", 0),
-    c("Suspend", 0),
+    boolean("Suspend", 0),
     count("Active", 0),
     c("Last Schedule", 0),
     c("Age", 0),

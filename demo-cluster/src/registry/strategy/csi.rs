@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::printing::{age, c, count, named, s, Col, Printer, NAME};
+use super::printing::{age, c, count, name_format, named, s, Col, Printer, CREATED_AT, NAME};
 use super::Printed;
 
 /// A boolean column, as kube-apiserver declares them.
@@ -71,25 +71,15 @@ fn node_cells(o: &Value) -> Vec<Value> {
     named(o, [json!(drivers), age(o)])
 }
 
-pub static CSI_STORAGE_CAPACITIES: Printed =
-    Printed(Printer::new(CAPACITY_COLUMNS, capacity_cells));
-
-const CAPACITY_COLUMNS: &[Col] = &[NAME, c("StorageClassName", 0), c("Capacity", 0)];
-
-fn capacity_cells(o: &Value) -> Vec<Value> {
-    let capacity = match &o["capacity"] {
-        Value::Null => "<unset>".to_string(),
-        quantity => s(quantity),
-    };
-    named(o, [json!(s(&o["storageClassName"])), json!(capacity)])
-}
+/// kube-apiserver v1.36 has no printer for CSIStorageCapacities: NAME and CREATED AT.
+pub static CSI_STORAGE_CAPACITIES: Printed = Printed(CREATED_AT);
 
 pub static VOLUME_ATTACHMENTS: Printed =
     Printed(Printer::new(ATTACHMENT_COLUMNS, attachment_cells));
 
 const ATTACHMENT_COLUMNS: &[Col] = &[
     NAME,
-    c("Attacher", 0),
+    name_format("Attacher", 0),
     c("PV", 0),
     c("Node", 0),
     flag("Attached"),

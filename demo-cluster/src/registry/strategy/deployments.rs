@@ -4,9 +4,7 @@
 use serde_json::{json, Value};
 
 use super::common::{default_field, ensure_object, Workload};
-use super::printing::{
-    age, c, count, fraction, int, named, selector_string, template_cells, Col, NAME,
-};
+use super::printing::{age, c, fraction, int, named, selector_string, template_cells, Col, NAME};
 
 pub static DEPLOYMENTS: Workload = Workload::new(defaults, COLUMNS, cells);
 
@@ -28,8 +26,8 @@ fn defaults(obj: &mut Value) {
 const COLUMNS: &[Col] = &[
     NAME,
     c("Ready", 0),
-    count("Up-to-date", 0),
-    count("Available", 0),
+    c("Up-to-date", 0),
+    c("Available", 0),
     c("Age", 0),
     c("Containers", 1),
     c("Images", 1),

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::printing::{age_of, c, s, Col, Printer};
+use super::printing::{age_of, c, name_format, s, Col, Printer};
 use super::{ResourceDef, Strategy};
 use crate::registry::convert::{core_event, events_v1_event};
 
@@ -77,7 +77,7 @@ const COLUMNS: &[Col] = &[
     c("Message", 0),
     c("First Seen", 1),
     c("Count", 1),
-    c("Name", 1),
+    name_format("Name", 1),
 ];
 
 fn cells(o: &Value) -> Vec<Value> {

@@ -29,6 +29,15 @@ impl Strategy for Jobs {
 
     fn prepare_for_create(&self, obj: &mut Value, _: &CreateContext) {
         generate_selector(obj);
+        // As kube-apiserver: a Job without labels of its own takes its pod template's
+        // (which now carry the generated controller-uid and job-name labels).
+        let labels = &obj["metadata"]["labels"];
+        if labels.as_object().is_none_or(|l| l.is_empty()) {
+            let template_labels = obj["spec"]["template"]["metadata"]["labels"].clone();
+            if template_labels.is_object() {
+                obj["metadata"]["labels"] = template_labels;
+            }
+        }
     }
 
     fn validate_update(&self, old: &Value, new: &Value) -> Vec<Cause> {

@@ -124,7 +124,7 @@ fn volume_cells(o: &Value) -> Vec<Value> {
             json!(s(&st["phase"])),
             json!(claim),
             json!(s(&spec["storageClassName"])),
-            or_none(s(&spec["volumeAttributesClassName"])),
+            unset_if_empty(s(&spec["volumeAttributesClassName"])),
             json!(s(&st["reason"])),
             age(o),
             json!(s(&spec["volumeMode"])),
@@ -160,11 +160,20 @@ fn claim_cells(o: &Value) -> Vec<Value> {
             json!(capacity),
             json!(modes),
             json!(s(&spec["storageClassName"])),
-            or_none(s(&spec["volumeAttributesClassName"])),
+            unset_if_empty(s(&spec["volumeAttributesClassName"])),
             age(o),
             json!(s(&spec["volumeMode"])),
         ],
     )
+}
+
+/// kube-apiserver prints an absent VolumeAttributesClass as `<unset>`.
+fn unset_if_empty(name: String) -> Value {
+    if name.is_empty() {
+        json!("<unset>")
+    } else {
+        json!(name)
+    }
 }
 
 #[cfg(test)]

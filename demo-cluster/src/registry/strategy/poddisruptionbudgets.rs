@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::printing::{age, c, int, named, s, Col, Printer, NAME};
+use super::printing::{age, c, count, int, named, s, Col, Printer, NAME};
 use super::Strategy;
 use crate::status::Cause;
 
@@ -32,7 +32,7 @@ const COLUMNS: &[Col] = &[
     NAME,
     c("Min Available", 0),
     c("Max Unavailable", 0),
-    c("Allowed Disruptions", 0),
+    count("Allowed Disruptions", 0),
     c("Age", 0),
 ];
 

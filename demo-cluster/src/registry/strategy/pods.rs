@@ -44,6 +44,52 @@ impl Strategy for Pods {
         causes
     }
 
+    /// `pods/resize` writes the containers' resources (and resize policies), matched by
+    /// name; `pods/ephemeralcontainers` the ephemeral containers (`kubectl debug`).
+    /// Everything else is kept as stored, as kube-apiserver's subresource strategies do.
+    fn prepare_subresource_update(&self, sub: &str, old: &Value, new: &mut Value) -> bool {
+        let rv = new["metadata"]["resourceVersion"].take();
+        let mut stored = old.clone();
+        match sub {
+            "resize" => {
+                let containers = new["spec"]["containers"].take();
+                if let Some(stored_containers) = stored["spec"]["containers"].as_array_mut() {
+                    for container in stored_containers {
+                        let written = containers.as_array().and_then(|written| {
+                            written.iter().find(|c| c["name"] == container["name"])
+                        });
+                        let Some(written) = written else { continue };
+                        for field in ["resources", "resizePolicy"] {
+                            match written.get(field) {
+                                Some(value) => container[field] = value.clone(),
+                                None => {
+                                    container.as_object_mut().map(|c| c.remove(field));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            "ephemeralcontainers" => {
+                let ephemeral = new["spec"]["ephemeralContainers"].take();
+                if ephemeral.is_null() {
+                    stored["spec"]
+                        .as_object_mut()
+                        .map(|spec| spec.remove("ephemeralContainers"));
+                } else {
+                    stored["spec"]["ephemeralContainers"] = ephemeral;
+                }
+            }
+            _ => {
+                new["metadata"]["resourceVersion"] = rv;
+                return false;
+            }
+        }
+        stored["metadata"]["resourceVersion"] = rv;
+        *new = stored;
+        true
+    }
+
     fn graceful_deletion(&self) -> bool {
         true
     }
@@ -188,6 +234,32 @@ mod tests {
             .collect();
         assert_eq!(fields, ["spec.containers[0].image"]);
         assert_eq!(qos_class(&no_image["spec"]), "BestEffort");
+    }
+
+    #[test]
+    fn resize_and_ephemeralcontainers_write_only_their_fields() {
+        let old = json!({"metadata": {"name": "p", "labels": {"a": "1"}, "resourceVersion": "5"},
+            "spec": {"containers": [{"name": "app", "image": "nginx",
+                "resources": {"requests": {"cpu": "100m"}}}]}});
+        let mut new = json!({"metadata": {"name": "p", "labels": {"a": "2"}, "resourceVersion": "5"},
+            "spec": {"containers": [{"name": "app", "image": "httpd",
+                "resources": {"requests": {"cpu": "200m"}}}]}});
+        assert!(Pods.prepare_subresource_update("resize", &old, &mut new));
+        assert_eq!(new["spec"]["containers"][0]["image"], "nginx");
+        assert_eq!(
+            new["spec"]["containers"][0]["resources"]["requests"]["cpu"],
+            "200m"
+        );
+        assert_eq!(new["metadata"]["labels"]["a"], "1");
+        let mut debug = json!({"metadata": {"resourceVersion": "6"}, "spec": {
+            "ephemeralContainers": [{"name": "debugger", "image": "busybox"}]}});
+        assert!(Pods.prepare_subresource_update("ephemeralcontainers", &old, &mut debug));
+        assert_eq!(debug["spec"]["ephemeralContainers"][0]["name"], "debugger");
+        assert_eq!(debug["spec"]["containers"], old["spec"]["containers"]);
+        assert_eq!(debug["metadata"]["resourceVersion"], "6");
+        let mut status = json!({"metadata": {"resourceVersion": "7"}});
+        assert!(!Pods.prepare_subresource_update("status", &old, &mut status));
+        assert_eq!(status["metadata"]["resourceVersion"], "7");
     }
 
     #[test]

@@ -45,6 +45,31 @@ pub const fn count(name: &'static str, priority: i64) -> Col {
     }
 }
 
+/// A column declared `boolean` (kube-apiserver's printers: a CronJob's SUSPEND, a
+/// PriorityClass's GLOBAL-DEFAULT).
+pub const fn boolean(name: &'static str, priority: i64) -> Col {
+    Col {
+        kind: "boolean",
+        ..c(name, priority)
+    }
+}
+
+/// A column declared `date` (CREATED AT of the kinds without a printer of their own).
+pub const fn date(name: &'static str, priority: i64) -> Col {
+    Col {
+        kind: "date",
+        ..c(name, priority)
+    }
+}
+
+/// A `string` column of format `name` (an event's NAME, a VolumeAttachment's ATTACHER).
+pub const fn name_format(name: &'static str, priority: i64) -> Col {
+    Col {
+        format: "name",
+        ..c(name, priority)
+    }
+}
+
 /// kubectl's HumanDuration.
 pub fn human_duration(secs: i64) -> String {
     let s = secs.max(0);
@@ -206,6 +231,6 @@ pub fn key_values(map: &Value) -> String {
 /// Name and creation time, as kubectl prints kinds whose printer shows nothing else
 /// (Roles, CustomResourceDefinitions).
 pub const CREATED_AT: Printer = Printer {
-    columns: &[NAME, c("Created At", 0)],
+    columns: &[NAME, date("Created At", 0)],
     cells: |o| named(o, [o["metadata"]["creationTimestamp"].clone()]),
 };

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::common::{default_field, immutable_fields};
-use super::printing::{age, c, named, s, Col, Printer, NAME};
+use super::printing::{age, boolean, c, count, named, s, Col, Printer, NAME};
 use super::Strategy;
 use crate::status::Cause;
 
@@ -46,8 +46,8 @@ impl Strategy for PriorityClasses {
 
 const COLUMNS: &[Col] = &[
     NAME,
-    c("Value", 0),
-    c("Global-Default", 0),
+    count("Value", 0),
+    boolean("Global-Default", 0),
     c("Age", 0),
     c("PreemptionPolicy", 0),
 ];

@@ -10,14 +10,15 @@ use super::Printed;
 pub static RESOURCE_QUOTAS: Printed = Printed(Printer::new(QUOTA_COLUMNS, quota_cells));
 pub static API_SERVICES: Printed = Printed(Printer::new(API_SERVICE_COLUMNS, api_service_cells));
 
-const QUOTA_COLUMNS: &[Col] = &[NAME, c("Age", 0), c("Request", 0), c("Limit", 0)];
+const QUOTA_COLUMNS: &[Col] = &[NAME, c("Request", 0), c("Limit", 0), c("Age", 0)];
 
 /// `limits.*` resources go to LIMIT, everything else to REQUEST, in name order (the
-/// server's printer sorts them), as `name: used/hard` with `0` for nothing used yet.
+/// server's printer sorts them), as `name: used/hard` with `0` for nothing used yet, from
+/// `status.hard`.
 fn quota_cells(o: &Value) -> Vec<Value> {
-    let hard = o["status"]["hard"]
-        .as_object()
-        .or_else(|| o["spec"]["hard"].as_object());
+    // As kube-apiserver: only what the quota controller has counted (status), so a quota
+    // no controller has seen yet prints empty cells.
+    let hard = o["status"]["hard"].as_object();
     let used = &o["status"]["used"];
     let (mut requests, mut limits) = (vec![], vec![]);
     if let Some(hard) = hard {
@@ -35,7 +36,7 @@ fn quota_cells(o: &Value) -> Vec<Value> {
     }
     named(
         o,
-        [age(o), json!(requests.join(", ")), json!(limits.join(", "))],
+        [json!(requests.join(", ")), json!(limits.join(", ")), age(o)],
     )
 }
 

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::common::default_field;
-use super::printing::{age, c, count, named, s, Col, Printer, NAME};
+use super::printing::{age, c, named, s, Col, Printer, NAME};
 use super::Strategy;
 
 pub struct Secrets;
@@ -13,9 +13,28 @@ impl Strategy for Secrets {
         &["type"]
     }
 
+    /// `type` defaults to Opaque; `stringData` is write-only, as in kube-apiserver's
+    /// conversion: each entry is stored base64-encoded in `data` (over a `data` entry of the
+    /// same key) and `stringData` itself is never stored.
     fn default_fields(&self, obj: &mut Value) {
         if let Some(m) = obj.as_object_mut() {
             default_field(m, "type", json!("Opaque"));
+            if let Some(Value::Object(string_data)) = m.remove("stringData") {
+                use base64::Engine as _;
+                let data = m.entry("data").or_insert_with(|| json!({}));
+                if !data.is_object() {
+                    *data = json!({});
+                }
+                if let Some(data) = data.as_object_mut() {
+                    for (key, value) in string_data {
+                        let text = value.as_str().unwrap_or_default();
+                        data.insert(
+                            key,
+                            json!(base64::engine::general_purpose::STANDARD.encode(text)),
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -24,7 +43,7 @@ impl Strategy for Secrets {
     }
 }
 
-const COLUMNS: &[Col] = &[NAME, c("Type", 0), count("Data", 0), c("Age", 0)];
+const COLUMNS: &[Col] = &[NAME, c("Type", 0), c("Data", 0), c("Age", 0)];
 
 fn cells(o: &Value) -> Vec<Value> {
     let entries = o["data"].as_object().map(|m| m.len()).unwrap_or(0);
@@ -47,5 +66,13 @@ mod tests {
         Secrets.default_fields(&mut tls);
         assert_eq!(tls["type"], "kubernetes.io/tls");
         assert_eq!(Secrets.field_selectors(), ["type"]);
+        let mut basic = json!({"metadata": {"name": "basic"}, "data": {"username": "eA=="},
+            "stringData": {"username": "admin", "password": "s3cret"}});
+        Secrets.default_fields(&mut basic);
+        assert_eq!(
+            basic["data"],
+            json!({"username": "YWRtaW4=", "password": "czNjcmV0"})
+        );
+        assert!(basic.get("stringData").is_none());
     }
 }

@@ -1,29 +1,29 @@
-//! core/v1 ServiceAccounts: kubectl's columns.
+//! core/v1 ServiceAccounts: kube-apiserver's columns (NAME, AGE: v1.36 prints no SECRETS
+//! count, as token Secrets are no longer listed).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::printing::{age, c, count, named, Col, Printer, NAME};
+use super::printing::{age, c, named, Col, Printer, NAME};
 use super::Printed;
 
 pub static SERVICE_ACCOUNTS: Printed = Printed(Printer::new(COLUMNS, cells));
 
-const COLUMNS: &[Col] = &[NAME, count("Secrets", 0), c("Age", 0)];
+const COLUMNS: &[Col] = &[NAME, c("Age", 0)];
 
 fn cells(o: &Value) -> Vec<Value> {
-    let secrets = o["secrets"].as_array().map(Vec::len).unwrap_or(0);
-    named(o, [json!(secrets), age(o)])
+    named(o, [age(o)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn the_secrets_column_counts_listed_secrets() {
+    fn only_the_name_and_age_are_printed() {
         let sa = json!({"metadata": {"name": "builder"},
             "secrets": [{"name": "builder-token"}, {"name": "builder-dockercfg"}]});
-        assert_eq!(cells(&sa)[..2], [json!("builder"), json!(2)]);
-        assert_eq!(cells(&json!({"metadata": {"name": "default"}}))[1], 0);
-        assert_eq!(COLUMNS[1].kind, "integer");
+        assert_eq!(cells(&sa)[0], json!("builder"));
+        assert_eq!(cells(&sa).len(), COLUMNS.len());
     }
 }

@@ -84,12 +84,51 @@ fn cells(o: &Value) -> Vec<Value> {
         [
             json!(s(&spec["type"])),
             json!(s(&spec["clusterIP"])),
-            json!("<none>"),
+            external_ip(o),
             or_none(ports.join(",")),
             age(o),
             or_none(key_values(&spec["selector"])),
         ],
     )
+}
+
+/// kube-apiserver's EXTERNAL-IP: an ExternalName service's name, a LoadBalancer's
+/// ingress addresses (`<pending>` before it has one) with the external IPs, else the
+/// external IPs or `<none>`.
+fn external_ip(o: &Value) -> Value {
+    let spec = &o["spec"];
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect()
+    };
+    let external_ips = strings(&spec["externalIPs"]);
+    match spec["type"].as_str() {
+        Some("ExternalName") => json!(s(&spec["externalName"])),
+        Some("LoadBalancer") => {
+            let mut ips: Vec<String> = o["status"]["loadBalancer"]["ingress"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|i| {
+                    i["ip"]
+                        .as_str()
+                        .or_else(|| i["hostname"].as_str())
+                        .map(String::from)
+                })
+                .collect();
+            ips.extend(external_ips);
+            if ips.is_empty() {
+                json!("<pending>")
+            } else {
+                json!(ips.join(","))
+            }
+        }
+        _ if !external_ips.is_empty() => json!(external_ips.join(",")),
+        _ => json!("<none>"),
+    }
 }
 
 #[cfg(test)]

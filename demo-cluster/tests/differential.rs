@@ -1,0 +1,965 @@
+//! The demo cluster held to kube-apiserver: one real control plane (etcd and kube-apiserver
+//! v1.36, no controllers, no nodes; `envtest`) behind a real `kubectl proxy`, and one empty
+//! demo cluster (controllers off), are sent the same requests and what a client sees is
+//! compared: discovery (aggregated and legacy), Table columns and cells, Status errors, watch
+//! shapes (streaming lists, 410), managedFields after applies and updates, and the defaults
+//! stored on create. What legitimately varies (uids, times, resourceVersions, generated names,
+//! cluster IPs) is normalised in [`normalise`]; every other allowed difference is listed,
+//! with its reason, in an allow-list next to the comparison.
+//!
+//! The pair is started once per test binary and shared; each test works in its own
+//! namespace. A watchdog process kills the control plane when the test binary exits (statics
+//! are never dropped).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use demo_cluster::{start, Config};
+use http_body_util::BodyExt;
+use kube::Client;
+use serde_json::{json, Value};
+
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+/// Where the two servers answer, started once.
+struct Servers {
+    real: String,
+    demo: String,
+}
+
+static SERVERS: OnceLock<Result<Servers, String>> = OnceLock::new();
+
+/// Keeps the control plane and the proxy alive for the whole test binary.
+struct Keep {
+    _plane: envtest::ControlPlane,
+    _proxy: envtest::KubectlProxy,
+    _scratch: tempfile::TempDir,
+}
+
+static KEEP: OnceLock<std::sync::Mutex<Option<Keep>>> = OnceLock::new();
+
+/// The pids of this process's children whose command line mentions `needle` (the proxy,
+/// which `KubectlProxy` does not name).
+fn children_mentioning(needle: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut out = vec![];
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // pid (comm) state ppid ...
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == Some(me) && String::from_utf8_lossy(&cmdline).contains(needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn start_servers() -> Result<Servers, String> {
+    let plane = envtest::ControlPlane::start(envtest::Options {
+        controllers: false,
+        nodes: 0,
+    })?;
+    let scratch = tempfile::tempdir().map_err(|e| format!("scratch: {e}"))?;
+    let proxy = envtest::KubectlProxy::start(&plane.admin_kubeconfig(), None, scratch.path())?;
+    // Statics are not dropped at exit: a watchdog kills what was started (by pid) and removes
+    // the directories once this process is gone.
+    let mut pids: Vec<u32> = plane.pids().into_iter().map(|(_, pid)| pid).collect();
+    pids.extend(children_mentioning(&plane.dir().display().to_string()));
+    let script = format!(
+        "while kill -0 {me} 2>/dev/null; do sleep 1; done; kill {pids} 2>/dev/null; sleep 1; \
+         kill -9 {pids} 2>/dev/null; rm -rf '{plane_dir}' '{scratch_dir}'",
+        me = std::process::id(),
+        pids = pids
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(" "),
+        plane_dir = plane.dir().display(),
+        scratch_dir = scratch.path().display(),
+    );
+    std::process::Command::new("sh")
+        .args(["-c", &script])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("watchdog: {e}"))?;
+    let real = proxy.url();
+
+    // The demo cluster on a runtime of its own that outlives every test's runtime.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("the demo cluster's runtime");
+        runtime.block_on(async move {
+            let cluster = start(Config {
+                listen: "127.0.0.1:0".parse().expect("loopback address"),
+                empty: true,
+                controllers: false,
+                ..Config::default()
+            })
+            .await;
+            match cluster {
+                Ok(cluster) => {
+                    sender.send(Ok(cluster.url())).ok();
+                    std::future::pending::<()>().await;
+                    drop(cluster);
+                }
+                Err(e) => {
+                    sender.send(Err(format!("demo cluster: {e}"))).ok();
+                }
+            }
+        });
+    });
+    let demo = receiver
+        .recv_timeout(Duration::from_secs(60))
+        .map_err(|e| format!("demo cluster did not start: {e}"))??;
+    KEEP.get_or_init(|| {
+        std::sync::Mutex::new(Some(Keep {
+            _plane: plane,
+            _proxy: proxy,
+            _scratch: scratch,
+        }))
+    });
+    Ok(Servers { real, demo })
+}
+
+/// The two servers, as kube clients made for the calling test's runtime.
+struct Pair {
+    real: Client,
+    demo: Client,
+}
+
+fn client_for(url: &str) -> Client {
+    let mut config = kube::Config::new(url.parse().expect("server URL"));
+    config.read_timeout = Some(Duration::from_secs(60));
+    Client::try_from(config).expect("kube client")
+}
+
+fn pair() -> Pair {
+    let servers = SERVERS
+        .get_or_init(start_servers)
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"));
+    Pair {
+        real: client_for(&servers.real),
+        demo: client_for(&servers.demo),
+    }
+}
+
+/// An answer as a client sees it.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "{}: body is not JSON ({e}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// One request, sent as given.
+#[derive(Clone, Debug)]
+struct Req {
+    method: &'static str,
+    path: String,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
+
+fn get(path: impl Into<String>) -> Req {
+    Req {
+        method: "GET",
+        path: path.into(),
+        headers: vec![],
+        body: vec![],
+    }
+}
+
+fn with_body(
+    method: &'static str,
+    path: impl Into<String>,
+    content_type: &str,
+    body: Vec<u8>,
+) -> Req {
+    Req {
+        method,
+        path: path.into(),
+        headers: vec![("content-type", content_type.to_string())],
+        body,
+    }
+}
+
+fn post(path: impl Into<String>, body: &Value) -> Req {
+    with_body(
+        "POST",
+        path,
+        "application/json",
+        body.to_string().into_bytes(),
+    )
+}
+
+impl Req {
+    fn accept(mut self, accept: &str) -> Req {
+        self.headers.push(("accept", accept.to_string()));
+        self
+    }
+}
+
+async fn send(client: &Client, req: &Req) -> Reply {
+    // One User-Agent on both: kube-apiserver names the default field manager after it.
+    let mut builder = http::Request::builder()
+        .method(req.method)
+        .uri(req.path.as_str())
+        .header("user-agent", "atlas-differential/1.0");
+    for (k, v) in &req.headers {
+        builder = builder.header(*k, v);
+    }
+    let request = builder
+        .body(kube::client::Body::from(req.body.clone()))
+        .expect("request");
+    let response = tokio::time::timeout(Duration::from_secs(60), client.send(request))
+        .await
+        .unwrap_or_else(|_| panic!("{} {}: no answer within 60 s", req.method, req.path))
+        .unwrap_or_else(|e| panic!("{} {}: {e}", req.method, req.path));
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{} {}: body: {e}", req.method, req.path))
+        .to_bytes()
+        .to_vec();
+    Reply {
+        status,
+        content_type,
+        body,
+    }
+}
+
+impl Pair {
+    /// The same request to both: (real, demo).
+    async fn both(&self, req: &Req) -> (Reply, Reply) {
+        let real = send(&self.real, req).await;
+        let demo = send(&self.demo, req).await;
+        (real, demo)
+    }
+
+    /// The same request to both, each answer's JSON, failing unless both are 2xx.
+    async fn both_ok(&self, req: &Req) -> (Value, Value) {
+        let (real, demo) = self.both(req).await;
+        for (side, reply) in [("real", &real), ("demo", &demo)] {
+            assert!(
+                (200..300).contains(&reply.status),
+                "{side}: {} {} -> {}: {}",
+                req.method,
+                req.path,
+                reply.status,
+                String::from_utf8_lossy(&reply.body)
+            );
+        }
+        (real.json(), demo.json())
+    }
+
+    /// A namespace of this name on both, with the `default` ServiceAccount the real
+    /// server's admission requires of pods (its controller, not running here, would add it).
+    async fn namespace(&self, name: &str) {
+        self.both_ok(&post(
+            "/api/v1/namespaces",
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}),
+        ))
+        .await;
+        self.both_ok(&post(
+            format!("/api/v1/namespaces/{name}/serviceaccounts"),
+            &json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}),
+        ))
+        .await;
+    }
+}
+
+/// Fails listing every difference not allowed and every allowance no longer needed.
+fn assert_differences(what: &str, found: &BTreeSet<String>, allowed: &[&str]) {
+    let allowed: BTreeSet<String> = allowed.iter().map(|s| s.to_string()).collect();
+    let unexpected: Vec<&String> = found.difference(&allowed).collect();
+    let stale: Vec<&String> = allowed.difference(found).collect();
+    assert!(
+        unexpected.is_empty() && stale.is_empty(),
+        "{what}: {} unexpected difference(s) between kube-apiserver and the demo:\n  {}\n\
+         {} allowed difference(s) no longer found (remove them from the allow-list):\n  {}",
+        unexpected.len(),
+        unexpected
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  "),
+        stale.len(),
+        stale
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  "),
+    );
+}
+
+/// Every leaf where `real` and `demo` differ, as `path: real != demo` lines (objects by key,
+/// arrays by index).
+fn diff_values(path: &str, real: &Value, demo: &Value, out: &mut BTreeSet<String>) {
+    match (real, demo) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                let p = format!("{path}.{k}");
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => diff_values(&p, x, y, out),
+                    (Some(x), None) => {
+                        out.insert(format!("{p}: {x} != (absent)"));
+                    }
+                    (None, Some(y)) => {
+                        out.insert(format!("{p}: (absent) != {y}"));
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                diff_values(&format!("{path}[{i}]"), x, y, out);
+            }
+        }
+        _ if real != demo => {
+            out.insert(format!("{path}: {real} != {demo}"));
+        }
+        _ => {}
+    }
+}
+
+/// `s` with every UUID (8-4-4-4-12 hex digits, as in a Job's `controller-uid` labels and
+/// selector) replaced by `<uid>`.
+fn without_uuids(s: &str) -> String {
+    let is_uuid = |t: &[u8]| {
+        t.len() == 36
+            && t.iter().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => *b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    };
+    let bytes = s.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + 36 <= bytes.len() && is_uuid(&bytes[i..i + 36]) {
+            out.push_str("<uid>");
+            i += 36;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// What legitimately differs between two servers, replaced by placeholders: uids, times,
+/// resourceVersions, generated names (a `generateName` plus five characters), cluster IPs,
+/// and the numbers that carry a resourceVersion inside messages.
+fn normalise(value: &mut Value) {
+    fn walk(v: &mut Value, key: &str, generate_name: Option<&str>) {
+        match v {
+            Value::Object(map) => {
+                let generate_name = map
+                    .get("metadata")
+                    .and_then(|m| m.get("generateName"))
+                    .and_then(Value::as_str)
+                    .or(generate_name)
+                    .map(str::to_string);
+                for (k, child) in map.iter_mut() {
+                    walk(child, k, generate_name.as_deref());
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, key, generate_name);
+                }
+            }
+            Value::String(s) => {
+                let placeholder = match key {
+                    "uid" => Some("<uid>"),
+                    "resourceVersion" => Some("<rv>"),
+                    "creationTimestamp" | "deletionTimestamp" | "time" | "lastTransitionTime"
+                    | "lastProbeTime" | "startTime" | "lastUpdateTime" => Some("<time>"),
+                    "clusterIP" | "clusterIPs" => Some("<cluster ip>"),
+                    "continue" => Some("<continue>"),
+                    _ => None,
+                };
+                if let Some(placeholder) = placeholder {
+                    if !s.is_empty() && s != "None" {
+                        *s = placeholder.to_string();
+                    }
+                } else if s.len() >= 36 && s.contains('-') {
+                    *s = without_uuids(s);
+                } else if let Some(prefix) = generate_name {
+                    if key == "name" && s.len() == prefix.len() + 5 && s.starts_with(prefix) {
+                        *s = format!("{prefix}<generated>");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(value, "", None);
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. Discovery
+
+/// The comparable content of an aggregated discovery resource or subresource entry.
+fn aggregated_entry(r: &Value) -> Value {
+    let sorted = |v: &Value| {
+        let mut s: Vec<String> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect();
+        s.sort();
+        json!(s)
+    };
+    json!({
+        "responseKind": r["responseKind"],
+        "scope": r["scope"],
+        "singularResource": r["singularResource"],
+        "verbs": sorted(&r["verbs"]),
+        "shortNames": r["shortNames"],
+        "categories": r["categories"],
+        "acceptedTypes": r["acceptedTypes"],
+    })
+}
+
+/// `group/version/resource[/subresource]` → its entry, and `group` → versions in order.
+fn flatten_aggregated(docs: &[Value]) -> (BTreeMap<String, Value>, Vec<(String, Vec<String>)>) {
+    let mut entries = BTreeMap::new();
+    let mut groups = vec![];
+    for doc in docs {
+        for group in doc["items"].as_array().into_iter().flatten() {
+            let name = group["metadata"]["name"].as_str().unwrap_or("").to_string();
+            let mut versions = vec![];
+            for version in group["versions"].as_array().into_iter().flatten() {
+                let v = version["version"].as_str().unwrap_or("").to_string();
+                versions.push(v.clone());
+                entries.insert(
+                    format!("{name}/{v} freshness"),
+                    version["freshness"].clone(),
+                );
+                for r in version["resources"].as_array().into_iter().flatten() {
+                    let plural = r["resource"].as_str().unwrap_or("");
+                    let key = format!("{name}/{v}/{plural}");
+                    entries.insert(key.clone(), aggregated_entry(r));
+                    for s in r["subresources"].as_array().into_iter().flatten() {
+                        let sub = s["subresource"].as_str().unwrap_or("");
+                        entries.insert(format!("{key}/{sub}"), aggregated_entry(s));
+                    }
+                }
+            }
+            groups.push((name, versions));
+        }
+    }
+    (entries, groups)
+}
+
+/// Differences between two maps of entries: only-in-real, only-in-demo, and field diffs.
+fn diff_entries(
+    real: &BTreeMap<String, Value>,
+    demo: &BTreeMap<String, Value>,
+    out: &mut BTreeSet<String>,
+) {
+    for (key, r) in real {
+        match demo.get(key) {
+            None => {
+                out.insert(format!("only real: {key}"));
+            }
+            Some(d) => diff_values(key, r, d, out),
+        }
+    }
+    for key in demo.keys().filter(|k| !real.contains_key(*k)) {
+        out.insert(format!("only demo: {key}"));
+    }
+}
+
+/// Differences the demo is allowed in aggregated discovery, each with its reason.
+const DISCOVERY_ALLOWED: &[&str] = &[
+    // Streaming subresources: no container runs in the demo, so
+    // exec, attach, port-forward and the proxies are not offered (kubectl says "the server
+    // could not find the requested resource" instead of hanging).
+    "only real: /v1/nodes/proxy",
+    "only real: /v1/pods/attach",
+    "only real: /v1/pods/exec",
+    "only real: /v1/pods/portforward",
+    "only real: /v1/pods/proxy",
+    "only real: /v1/services/proxy",
+    // The demo's own CRD, installed at start for its cnat operator (a real cluster with the
+    // operator installed lists it the same way).
+    "only demo group: cnat.programming-kubernetes.info",
+    "only demo: cnat.programming-kubernetes.info/v1alpha1 freshness",
+    "only demo: cnat.programming-kubernetes.info/v1alpha1/ats",
+    "only demo: cnat.programming-kubernetes.info/v1alpha1/ats/status",
+];
+
+/// Differences the demo is allowed in legacy discovery: the same as in aggregated discovery.
+const LEGACY_DISCOVERY_ALLOWED: &[&str] = &[
+    // Streaming subresources (see DISCOVERY_ALLOWED).
+    "only real: /api/v1/nodes/proxy",
+    "only real: /api/v1/pods/attach",
+    "only real: /api/v1/pods/exec",
+    "only real: /api/v1/pods/portforward",
+    "only real: /api/v1/pods/proxy",
+    "only real: /api/v1/services/proxy",
+    // The demo's CRD group (see DISCOVERY_ALLOWED).
+    "only demo: cnat.programming-kubernetes.info",
+];
+
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn aggregated_discovery_matches() {
+    let pair = pair();
+    let mut real_docs = vec![];
+    let mut demo_docs = vec![];
+    for path in ["/api", "/apis"] {
+        let (real, demo) = pair.both_ok(&get(path).accept(AGGREGATED)).await;
+        real_docs.push(real);
+        demo_docs.push(demo);
+    }
+    let (real, real_groups) = flatten_aggregated(&real_docs);
+    let (demo, demo_groups) = flatten_aggregated(&demo_docs);
+    let mut found = BTreeSet::new();
+    diff_entries(&real, &demo, &mut found);
+    // Group order and each group's version order (preferred first) are what clients follow.
+    let order = |groups: &[(String, Vec<String>)], other: &[(String, Vec<String>)]| {
+        groups
+            .iter()
+            .filter(|(g, _)| other.iter().any(|(o, _)| o == g))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let real_order = order(&real_groups, &demo_groups);
+    let demo_order = order(&demo_groups, &real_groups);
+    if real_order != demo_order {
+        found.insert(format!("group order: {real_order:?} != {demo_order:?}"));
+    }
+    for (g, _) in real_groups
+        .iter()
+        .filter(|(g, _)| !demo_groups.iter().any(|(d, _)| d == g))
+    {
+        found.insert(format!("only real group: {g}"));
+    }
+    for (g, _) in demo_groups
+        .iter()
+        .filter(|(g, _)| !real_groups.iter().any(|(r, _)| r == g))
+    {
+        found.insert(format!("only demo group: {g}"));
+    }
+    assert_differences("aggregated discovery", &found, DISCOVERY_ALLOWED);
+}
+
+/// The legacy documents: `/api`, `/apis`, and every group-version's APIResourceList.
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn legacy_discovery_matches() {
+    let pair = pair();
+    let mut found = BTreeSet::new();
+    let (real, demo) = pair.both_ok(&get("/api")).await;
+    // The address clients are told to use is each server's own.
+    let without_address = |mut v: Value| {
+        v.as_object_mut()
+            .map(|o| o.remove("serverAddressByClientCIDRs"));
+        v
+    };
+    diff_values(
+        "/api",
+        &without_address(real),
+        &without_address(demo),
+        &mut found,
+    );
+
+    let (real, demo) = pair.both_ok(&get("/apis")).await;
+    let groups = |doc: &Value| -> BTreeMap<String, Value> {
+        doc["groups"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|g| (g["name"].as_str().unwrap_or("").to_string(), g.clone()))
+            .collect()
+    };
+    let (real_groups, demo_groups) = (groups(&real), groups(&demo));
+    diff_entries(&real_groups, &demo_groups, &mut found);
+    let mut group_versions = vec!["v1".to_string()];
+    for g in real_groups.values() {
+        for v in g["versions"].as_array().into_iter().flatten() {
+            group_versions.extend(v["groupVersion"].as_str().map(String::from));
+        }
+    }
+    for gv in group_versions {
+        let path = if gv == "v1" {
+            "/api/v1".to_string()
+        } else {
+            format!("/apis/{gv}")
+        };
+        let (real, demo) = pair.both(&get(path.as_str())).await;
+        if demo.status != 200 {
+            found.insert(format!("{path}: {} != {}", real.status, demo.status));
+            continue;
+        }
+        let resources = |doc: &Value| -> BTreeMap<String, Value> {
+            doc["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| {
+                    let mut r = r.clone();
+                    if let Some(verbs) = r["verbs"].as_array_mut() {
+                        verbs.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                    }
+                    (format!("{path}/{}", r["name"].as_str().unwrap_or("")), r)
+                })
+                .collect()
+        };
+        let (real, demo) = (real.json(), demo.json());
+        diff_entries(&resources(&real), &resources(&demo), &mut found);
+        for key in ["kind", "apiVersion", "groupVersion"] {
+            diff_values(&format!("{path} {key}"), &real[key], &demo[key], &mut found);
+        }
+    }
+    assert_differences("legacy discovery", &found, LEGACY_DISCOVERY_ALLOWED);
+}
+
+/// `/version`: the release a client sees (kubectl's version-skew warning reads it).
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn version_matches() {
+    let pair = pair();
+    let (real, demo) = pair.both_ok(&get("/version")).await;
+    let mut found = BTreeSet::new();
+    for key in [
+        "major",
+        "minor",
+        "emulationMajor",
+        "emulationMinor",
+        "minCompatibilityMajor",
+        "minCompatibilityMinor",
+        "compiler",
+        "platform",
+        "gitTreeState",
+    ] {
+        diff_values(key, &real[key], &demo[key], &mut found);
+    }
+    let release = |v: &Value| {
+        v["gitVersion"]
+            .as_str()
+            .and_then(|s| s.split('-').next())
+            .map(String::from)
+    };
+    assert_eq!(release(&real), release(&demo), "gitVersion's release");
+    assert_differences("/version", &found, &[]);
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Tables
+
+/// Every listable resource kube-apiserver serves: (group-version path, plural).
+async fn listable_resources(client: &Client) -> Vec<(String, String)> {
+    let apis = send(client, &get("/apis")).await.json();
+    let mut paths = vec!["/api/v1".to_string()];
+    for g in apis["groups"].as_array().into_iter().flatten() {
+        for v in g["versions"].as_array().into_iter().flatten() {
+            paths.extend(v["groupVersion"].as_str().map(|gv| format!("/apis/{gv}")));
+        }
+    }
+    let mut out = vec![];
+    for path in paths {
+        let list = send(client, &get(path.as_str())).await.json();
+        for r in list["resources"].as_array().into_iter().flatten() {
+            let name = r["name"].as_str().unwrap_or("");
+            let listable = r["verbs"]
+                .as_array()
+                .is_some_and(|v| v.iter().any(|v| v == "list"));
+            if listable && !name.contains('/') {
+                out.push((path.clone(), name.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn columns(table: &Value) -> Vec<Value> {
+    table["columnDefinitions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| json!([c["name"], c["type"], c["format"], c["priority"]]))
+        .collect()
+}
+
+/// Column differences the demo is allowed: none. (Descriptions are not compared: kube-apiserver
+/// takes them from the API's field documentation; the demo repeats the column's name.)
+const COLUMNS_ALLOWED: &[&str] = &[];
+
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn table_columns_match() {
+    let pair = pair();
+    let mut found = BTreeSet::new();
+    for (path, resource) in listable_resources(&pair.real).await {
+        let req = get(format!("{path}/{resource}?limit=1")).accept(TABLE);
+        let (real, demo) = pair.both(&req).await;
+        if demo.status != 200 {
+            found.insert(format!(
+                "{path}/{resource}: {} != {}",
+                real.status, demo.status
+            ));
+            continue;
+        }
+        let (real, demo) = (columns(&real.json()), columns(&demo.json()));
+        if real != demo {
+            found.insert(format!(
+                "{path}/{resource}: {} != {}",
+                json!(real),
+                json!(demo)
+            ));
+        }
+    }
+    assert_differences("Table columns", &found, COLUMNS_ALLOWED);
+}
+
+/// The Table of `path` (a collection, narrowed to one object by field selector) on both:
+/// columns' names and each row's cells, ages and creation times left out, cluster IPs
+/// normalised, and each row's object (PartialObjectMetadata) normalised.
+async fn table_rows(pair: &Pair, path: &str, name: &str) -> (Value, Value) {
+    let req = get(format!("{path}?fieldSelector=metadata.name%3D{name}")).accept(TABLE);
+    let (real, demo) = pair.both_ok(&req).await;
+    let rows = |table: &Value| {
+        let names: Vec<String> = table["columnDefinitions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c["name"].as_str().unwrap_or("").to_string())
+            .collect();
+        let rows: Vec<Value> = table["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|row| {
+                let cells: serde_json::Map<String, Value> = names
+                    .iter()
+                    .zip(row["cells"].as_array().into_iter().flatten())
+                    .filter(|(n, _)| !matches!(n.as_str(), "Age" | "Created At" | "Duration"))
+                    .map(|(n, cell)| {
+                        let cell = if n == "Cluster-IP" && cell != "None" {
+                            json!("<cluster ip>")
+                        } else {
+                            cell.clone()
+                        };
+                        (n.clone(), cell)
+                    })
+                    .collect();
+                let mut cells = Value::Object(cells);
+                normalise(&mut cells);
+                let mut object = row["object"].clone();
+                // managedFields are compared on their own (managed_fields_match).
+                if let Some(metadata) = object["metadata"].as_object_mut() {
+                    metadata.remove("managedFields");
+                }
+                normalise(&mut object);
+                json!({"cells": cells, "object": object})
+            })
+            .collect();
+        json!(rows)
+    };
+    (rows(&real), rows(&demo))
+}
+
+/// Row differences the demo is allowed, each with its reason.
+const ROWS_ALLOWED: &[&str] = &[
+    // kube-apiserver's StorageObjectInUseProtection admission adds this finalizer and the
+    // pvc-protection controller removes it once no pod uses the claim. The demo has no such
+    // controller, so the finalizer would leave every deleted claim Terminating.
+    r#"/api/v1/namespaces/diff-tables/persistentvolumeclaims/data[0].object.metadata.finalizers: ["kubernetes.io/pvc-protection"] != (absent)"#,
+];
+
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn table_cells_match() {
+    let pair = pair();
+    let ns = "diff-tables";
+    pair.namespace(ns).await;
+    let objects: Vec<(&str, Value)> = vec![
+        (
+            "/api/v1/namespaces/diff-tables/configmaps",
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "cfg", "labels": {"app": "web"}}, "data": {"a": "1", "b": "2"}, "binaryData": {"c": "AA=="}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/secrets",
+            json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "creds"}, "type": "kubernetes.io/basic-auth", "stringData": {"username": "a", "password": "b"}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/services",
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"},
+            "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "dns", "port": 53, "protocol": "UDP"}]}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/services",
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "db"}, "spec": {"clusterIP": "None", "selector": {"app": "db"}, "ports": [{"port": 5432}]}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/services",
+            json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "ext"}, "spec": {"type": "ExternalName", "externalName": "example.com"}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/serviceaccounts",
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "builder"}, "secrets": [{"name": "builder-token"}]}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/pods",
+            json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "one"}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-tables/deployments",
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+                {"name": "nginx", "image": "nginx:1.27"}, {"name": "sidecar", "image": "busybox"}]}}}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-tables/statefulsets",
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db"}, "spec": {"replicas": 2, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "pg", "image": "postgres:16"}]}}}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-tables/daemonsets",
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "agent"}, "spec": {"selector": {"matchLabels": {"app": "agent"}},
+            "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {"nodeSelector": {"kubernetes.io/os": "linux"},
+            "containers": [{"name": "agent", "image": "busybox"}]}}}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/diff-tables/jobs",
+            json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "pi"}, "spec": {"completions": 2, "template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "pi", "image": "perl"}]}}}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/diff-tables/cronjobs",
+            json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "hello"}, "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "OnFailure", "containers": [{"name": "hello", "image": "busybox"}]}}}}}}),
+        ),
+        (
+            "/apis/policy/v1/namespaces/diff-tables/poddisruptionbudgets",
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "db"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}}}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/diff-tables/roles",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "reader"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/diff-tables/rolebindings",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "reader"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+            "subjects": [{"kind": "ServiceAccount", "name": "builder", "namespace": "diff-tables"}, {"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/namespaces/diff-tables/ingresses",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+            "metadata": {"name": "web"}, "spec": {"rules": [{"host": "web.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix",
+            "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/resourcequotas",
+            json!({"apiVersion": "v1", "kind": "ResourceQuota",
+            "metadata": {"name": "quota"}, "spec": {"hard": {"pods": "10", "limits.cpu": "4"}}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-tables/persistentvolumeclaims",
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+        ),
+        (
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "diff-high"}, "value": 1000}),
+        ),
+    ];
+    let mut found = BTreeSet::new();
+    for (path, body) in &objects {
+        pair.both_ok(&post(*path, body)).await;
+    }
+    let mut targets: Vec<(String, String)> = objects
+        .iter()
+        .map(|(path, body)| {
+            (
+                path.to_string(),
+                body["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    targets.push(("/api/v1/namespaces".into(), ns.into()));
+    for (path, name) in targets {
+        let (real, demo) = table_rows(&pair, &path, &name).await;
+        diff_values(&format!("{path}/{name}"), &real, &demo, &mut found);
+    }
+    assert_differences("Table cells", &found, ROWS_ALLOWED);
+}
