@@ -217,11 +217,35 @@ impl ApiError {
         .with_details(details(name, group, resource))
     }
 
-    pub fn method_not_allowed(verb: &str, resource: &str) -> Self {
+    /// 405 as kube-apiserver answers a verb the resource does not serve (its router's
+    /// words, empty details); `_verb` and `_resource` are kept for the callers' sake.
+    pub fn method_not_allowed(_verb: &str, _resource: &str) -> Self {
         Self::new(
             405,
             "MethodNotAllowed",
-            format!("{verb} is not supported on resources of kind {resource:?}"),
+            "the server does not allow this method on the requested resource",
+        )
+        .with_details(json!({}))
+    }
+
+    /// 422 as kube-apiserver answers a JSON patch that cannot be applied (a failed `test`, a
+    /// path that is not there): no details.
+    pub fn json_patch_not_applied() -> Self {
+        Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        )
+        .with_details(json!({}))
+    }
+
+    /// 500 without a reason: kube-apiserver's answer to a create whose body has a
+    /// resourceVersion.
+    pub fn resource_version_on_create() -> Self {
+        Self::new(
+            500,
+            "",
+            "resourceVersion should not be set on objects to be created",
         )
     }
 
@@ -233,23 +257,18 @@ impl ApiError {
         )
     }
 
-    /// 415 naming what the endpoint reads (one of the `*_MEDIA_TYPES` lists).
-    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
-        Self::new(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: {}",
-                accepted.join(", ")
-            ),
-        )
+    /// 415 as kube-apiserver answers a PATCH or a body of a media type the endpoint does
+    /// not read (one of the `*_MEDIA_TYPES` lists, which its words do not name).
+    pub fn unsupported_media_type(_accepted: &[&str]) -> Self {
+        Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+            .with_details(json!({}))
     }
 
     pub fn too_large() -> Self {
         Self::new(
             413,
             "RequestEntityTooLarge",
-            "the request is too large; limit is 3145728 bytes",
+            "Request entity too large: limit is 3145728",
         )
     }
 
@@ -295,6 +314,10 @@ impl ApiError {
             "kind": "Status", "apiVersion": "v1", "metadata": self.metadata,
             "status": "Failure", "message": self.message, "reason": self.reason, "code": self.code,
         });
+        // kube-apiserver's internal errors carry no reason at all.
+        if self.reason.is_empty() {
+            s.as_object_mut().map(|m| m.remove("reason"));
+        }
         if let Some(d) = &self.details {
             s["details"] = (**d).clone();
         }

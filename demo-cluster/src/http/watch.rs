@@ -98,7 +98,8 @@ impl WatchRequest {
     }
 
     fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
-        let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
+        // As kube-apiserver v1.36: no `creationTimestamp: null` in a bookmark's metadata.
+        let mut meta = json!({"resourceVersion": rv.to_string()});
         if initial_end {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }

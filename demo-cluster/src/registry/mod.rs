@@ -317,12 +317,26 @@ impl Registry {
                 "the body of the request must be a JSON object",
             ));
         }
+        // kube-apiserver's decoder's words: the body's kind in its version cannot be
+        // converted to the endpoint's kind, or its group has no such kind.
+        let api_version = body["apiVersion"].as_str().unwrap_or_default();
+        let version = api_version.rsplit('/').next().unwrap_or_default();
         if let Some(kind) = body["kind"].as_str() {
             if !kind.is_empty() && kind != def.kind {
+                let internal = def.group.split('.').next().filter(|g| !g.is_empty());
                 return Err(ApiError::bad_request(format!(
-                    "the API version in the data ({}) does not match the expected API version ({})",
-                    body["apiVersion"].as_str().unwrap_or_default(),
-                    def.api_version()
+                    "{kind} in version {version:?} cannot be handled as a {target}: converting \
+                     ({version}.{kind}) to ({}.{target}): unknown conversion",
+                    internal.unwrap_or("core"),
+                    target = def.kind,
+                )));
+            }
+            let body_group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            if !api_version.is_empty() && body_group != def.group {
+                return Err(ApiError::bad_request(format!(
+                    "{kind} in version {:?} cannot be handled as a {kind}: no kind {kind:?} is \
+                     registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:111\"",
+                    def.version,
                 )));
             }
         }
@@ -651,7 +665,16 @@ impl Registry {
                 .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?,
         };
         if patch_type == PatchType::Apply && opts.field_manager.is_empty() {
-            return Err(ApiError::bad_request("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"));
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "PatchOptions",
+                "",
+                vec![Cause::new(
+                    "FieldValueRequired",
+                    "fieldManager",
+                    "Required value: is required for apply patch",
+                )],
+            ));
         }
         let key = Self::key(def, namespace, name);
         for _ in 0..8 {
@@ -692,9 +715,8 @@ impl Registry {
                             ApiError::bad_request(format!("error decoding json patch: {e}"))
                         })?;
                     let mut doc = current.clone();
-                    json_patch::patch(&mut doc, &ops).map_err(|e| {
-                        Self::invalid(def, name, vec![Cause::new("FieldValueInvalid", "", format!("the server rejected our request due to an error in our request: {e}"))])
-                    })?;
+                    json_patch::patch(&mut doc, &ops)
+                        .map_err(|_| ApiError::json_patch_not_applied())?;
                     (doc, Ownership::Update)
                 }
                 PatchType::Apply => {

@@ -20,6 +20,12 @@ pub(super) fn create(request: Request<'_>, target: Target) -> ApiResult<Response
             };
             let opts = request.write_options()?;
             let obj = request.decoded_body()?;
+            if obj["metadata"]["resourceVersion"]
+                .as_str()
+                .is_some_and(|rv| !rv.is_empty())
+            {
+                return Err(ApiError::resource_version_on_create());
+            }
             let created = registry.create(def, ns, obj, &opts)?;
             Ok(json_response(StatusCode::CREATED, &created))
         }

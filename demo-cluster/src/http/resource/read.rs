@@ -143,7 +143,15 @@ fn list(
     let (rv_param, rvm) = version_params(q);
     let limit = match q.get("limit").map(String::as_str) {
         None | Some("") => None,
-        Some(l) => l.parse::<i64>().ok().filter(|n| *n > 0).map(|n| n as usize),
+        // As kube-apiserver's query decoder: a limit that is not a number is a 400.
+        Some(l) => match l.parse::<i64>() {
+            Ok(n) => Some(n).filter(|n| *n > 0).map(|n| n as usize),
+            Err(_) => {
+                return Err(ApiError::bad_request(format!(
+                    "strconv.ParseInt: parsing {l:?}: invalid syntax"
+                )))
+            }
+        },
     };
     let cont = q.get("continue").map(String::as_str).unwrap_or("");
     if truthy(q, "sendInitialEvents") {

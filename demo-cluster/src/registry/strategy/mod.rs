@@ -543,7 +543,7 @@ fn validate_metadata(strategy: &dyn Strategy, obj: &Value, causes: &mut Vec<Caus
         causes.push(Cause::invalid(
             "metadata.name",
             name,
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         ));
     }
     for (k, v) in labels_of(obj) {

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::common::{default_field, ensure_object, immutable_fields};
-use super::printing::{age, c, named, or_none, reference, s, Col, Printer, NAME};
+use super::printing::{age, c, named, reference, s, Col, Printer, NAME};
 use super::{CreateContext, Strategy};
 use crate::status::Cause;
 
