@@ -257,9 +257,21 @@ impl ApiError {
         )
     }
 
-    /// 415 as kube-apiserver answers a PATCH or a body of a media type the endpoint does
-    /// not read (one of the `*_MEDIA_TYPES` lists, which its words do not name).
-    pub fn unsupported_media_type(_accepted: &[&str]) -> Self {
+    /// 415 naming what the endpoint reads (one of the `*_MEDIA_TYPES` lists).
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
+        )
+    }
+
+    /// 415 as kube-apiserver answers a PATCH whose Content-Type is no patch type at all
+    /// (its router's words, empty details).
+    pub fn unsupported_patch_media_type() -> Self {
         Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type")
             .with_details(json!({}))
     }

@@ -648,7 +648,18 @@ async fn kubectl_api_resources_lists_every_ga_resource_of_kube_apiserver() {
             .lines()
             .map(String::from)
             .collect();
-        let missing: Vec<&String> = expected.difference(&listed).collect();
+        // The fixtures list what a server with every GA API on serves; v1.36 serves these
+        // only behind feature gates, and so does the demo (`--feature-gated-apis`).
+        let gated = [
+            "clustertrustbundles.certificates.k8s.io",
+            "devicetaintrules.resource.k8s.io",
+            "podcertificaterequests.certificates.k8s.io",
+            "storageversionmigrations.storagemigration.k8s.io",
+        ];
+        let missing: Vec<&String> = expected
+            .difference(&listed)
+            .filter(|name| !gated.contains(&name.as_str()))
+            .collect();
         assert!(missing.is_empty(), "not listed: {missing:?}");
         // Beyond them, only the At of the cnat operator (a CRD the demo always installs).
         let extra: Vec<&String> = listed.difference(&expected).collect();
@@ -677,7 +688,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("services", "NAMESPACE | NAME | TYPE | CLUSTER-IP | EXTERNAL-IP | PORT(S) | AGE"),
     ("configmaps", "NAMESPACE | NAME | DATA | AGE"),
     ("secrets", "NAMESPACE | NAME | TYPE | DATA | AGE"),
-    ("serviceaccounts", "NAMESPACE | NAME | SECRETS | AGE"),
+    ("serviceaccounts", "NAMESPACE | NAME | AGE"),
     ("namespaces", "NAME | STATUS | AGE"),
     ("nodes", "NAME | STATUS | ROLES | AGE | VERSION"),
     ("events", "NAMESPACE | LAST SEEN | TYPE | REASON | OBJECT | MESSAGE"),
@@ -844,7 +855,8 @@ async fn kubectl_create_subcommands_for_quotas_priorities_budgets_and_ingresses(
         }
         let quota = k.ok(&["get", "quota", "q1", "-n", "default"]);
         assert!(quota.contains("REQUEST") && quota.contains("LIMIT"), "{quota}");
-        assert!(quota.contains("pods: 0/10, requests.cpu: 0/1") && quota.contains("limits.cpu: 0/2"), "{quota}");
+        // No quota controller has counted it yet: kube-apiserver prints empty cells then.
+        assert!(!quota.contains("pods:"), "{quota}");
         assert_eq!(k.ok(&["get", "pc", "pc1", "-o", "jsonpath={.value} {.description}"]), "1000 batch");
         assert_eq!(k.ok(&["get", "pdb", "p1", "-n", "default", "-o", "jsonpath={.spec.minAvailable}"]), "1");
         let ingress = k.ok(&[

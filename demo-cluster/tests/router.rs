@@ -1202,7 +1202,8 @@ async fn bodies_in_unsupported_media_types_get_415() {
     assert_eq!(created["metadata"]["name"], "m");
     let object = "/api/v1/namespaces/default/configmaps/m";
     const BODIES: &str = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
-    const PATCHES: &str = "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml";
+    // A PATCH of no patch type gets kube-apiserver's router's words, naming nothing.
+    const PATCHES: &str = "";
     let cases = [
         (
             "POST",
@@ -1231,11 +1232,12 @@ async fn bodies_in_unsupported_media_types_get_415() {
         let what = format!("{method} {uri} as {content_type:?}");
         let (s, doc) = json_of(&app, r.body(Body::from(cm.to_string())).unwrap()).await;
         assert_status(&what, s, &doc, 415, "UnsupportedMediaType");
-        assert_eq!(
-            doc["message"],
-            format!("the body of the request was in an unknown format - accepted media types include: {accepted}"),
-            "{what}"
-        );
+        let expected = if accepted.is_empty() {
+            "415: Unsupported Media Type".to_string()
+        } else {
+            format!("the body of the request was in an unknown format - accepted media types include: {accepted}")
+        };
+        assert_eq!(doc["message"], expected, "{what}");
     }
 }
 

@@ -262,9 +262,28 @@ async fn api_entry(State(app): State<AppState>, req: Request) -> Response {
     }
 }
 
+/// Over-limit bodies up to this size are read (and dropped) before the 413 is sent.
+const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
+
 async fn receive_body(app: &AppState, body: Body) -> Result<axum::body::Bytes, ApiError> {
-    // A Content-Length over the limit is refused before waiting for the body.
-    if axum::body::HttpBody::size_hint(&body).lower() > MAX_BODY_BYTES as u64 {
+    // A Content-Length over the limit is refused without keeping the body; a body of up to
+    // DRAIN_LIMIT is read and dropped first, so the client, still sending, reads the 413
+    // instead of a reset connection (kube-apiserver's answer to a 3 MiB body is a 413 too).
+    let announced = axum::body::HttpBody::size_hint(&body).lower();
+    if announced > MAX_BODY_BYTES as u64 {
+        if announced <= DRAIN_LIMIT {
+            // Only while it keeps arriving: a client that declared the length and sends
+            // nothing gets the 413 after a second of silence.
+            let drain = async {
+                use futures_util::StreamExt as _;
+                let mut chunks = body.into_data_stream();
+                while let Ok(Some(Ok(_))) =
+                    tokio::time::timeout(Duration::from_secs(1), chunks.next()).await
+                {
+                }
+            };
+            let _ = tokio::time::timeout(app.tuning.request_body_timeout, drain).await;
+        }
         return Err(ApiError::too_large());
     }
     tokio::time::timeout(app.tuning.request_body_timeout, read_body(body))

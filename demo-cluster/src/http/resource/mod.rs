@@ -22,9 +22,7 @@ use serde_json::Value;
 use super::AppState;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{PatchType, Registry, WriteOptions};
-use crate::status::{
-    ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES, PATCH_MEDIA_TYPES,
-};
+use crate::status::{ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
 
 #[derive(Debug)]
@@ -248,12 +246,8 @@ pub(super) fn parse_rv(s: &str) -> ApiResult<u64> {
 }
 
 /// The patch type named by Content-Type; a patch without one cannot be read (415).
+/// A strategic merge patch of a custom resource is refused naming the types it takes.
 pub(super) fn patch_type(headers: &HeaderMap, def: &ResourceDef) -> ApiResult<PatchType> {
-    let accepted = if def.builtin {
-        PATCH_MEDIA_TYPES
-    } else {
-        CUSTOM_RESOURCE_PATCH_MEDIA_TYPES
-    };
     let named = headers
         .get(header::CONTENT_TYPE)
         .map(|_| content_type(headers));
@@ -262,7 +256,12 @@ pub(super) fn patch_type(headers: &HeaderMap, def: &ResourceDef) -> ApiResult<Pa
         Some("application/merge-patch+json") => PatchType::Merge,
         Some("application/strategic-merge-patch+json") if def.builtin => PatchType::Strategic,
         Some("application/apply-patch+yaml") => PatchType::Apply,
-        _ => return Err(ApiError::unsupported_media_type(accepted)),
+        Some("application/strategic-merge-patch+json") => {
+            return Err(ApiError::unsupported_media_type(
+                CUSTOM_RESOURCE_PATCH_MEDIA_TYPES,
+            ))
+        }
+        _ => return Err(ApiError::unsupported_patch_media_type()),
     };
     Ok(patch_type)
 }

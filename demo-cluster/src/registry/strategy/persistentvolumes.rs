@@ -263,7 +263,7 @@ mod tests {
                 json!(""),
                 json!(""),
                 json!("standard"),
-                json!("<none>")
+                json!("<unset>")
             ]
         );
         pvc["spec"]["volumeName"] = json!("pv-1");

@@ -73,8 +73,11 @@ mod tests {
         });
         let cells = quota_cells(&quota);
         assert_eq!(cells[0], json!("compute"));
-        assert_eq!(cells[2], json!("pods: 3/10, requests.cpu: 500m/1"));
-        assert_eq!(cells[3], json!("limits.cpu: 0/2"));
+        assert_eq!(cells[1], json!("pods: 3/10, requests.cpu: 500m/1"));
+        assert_eq!(cells[2], json!("limits.cpu: 0/2"));
+        // Nothing counted yet (no status): empty cells, as kube-apiserver prints them.
+        let fresh = json!({"metadata": {"name": "new"}, "spec": {"hard": {"pods": "10"}}});
+        assert_eq!(quota_cells(&fresh)[1], json!(""));
     }
 
     #[test]
