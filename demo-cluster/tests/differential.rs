@@ -456,7 +456,10 @@ fn aggregated_entry(r: &Value) -> Value {
 }
 
 /// `group/version/resource[/subresource]` → its entry, and `group` → versions in order.
-fn flatten_aggregated(docs: &[Value]) -> (BTreeMap<String, Value>, Vec<(String, Vec<String>)>) {
+/// Each group with its versions, in discovery order.
+type GroupOrder = Vec<(String, Vec<String>)>;
+
+fn flatten_aggregated(docs: &[Value]) -> (BTreeMap<String, Value>, GroupOrder) {
     let mut entries = BTreeMap::new();
     let mut groups = vec![];
     for doc in docs {
