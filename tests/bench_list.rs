@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use common::bench::{self, Figures};
 use common::Harness;
 use futures::{stream, StreamExt};
-use k8s_openapi::api::core::v1::{Namespace, Pod};
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
 use thirtyfour::prelude::*;
 
@@ -202,15 +202,7 @@ async fn big_pod_lists_on_kube_apiserver() {
 /// `prefix`.
 async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
     let client = harness.kube_client();
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}}))
-                .expect("namespace"),
-        )
-        .await
-        .expect("namespace created");
+    harness.create_namespace(NAMESPACE).await;
     let pods: Api<Pod> = Api::namespaced(client, NAMESPACE);
     let driver = &harness.driver;
     let url = harness.url(&format!("/#/list/core/v1/pods?ns={NAMESPACE}"));

@@ -748,6 +748,25 @@ impl Harness {
             .create(&kube::api::PostParams::default(), &namespace)
             .await
             .expect("namespace created");
+        if self.backend == Backend::Real {
+            // Pods are admitted only once the namespace's `default` ServiceAccount exists,
+            // which the controller manager makes a moment later (or never, when a benchmark
+            // runs without controllers): made here, an AlreadyExists is fine.
+            use k8s_openapi::api::core::v1::ServiceAccount;
+            let accounts: kube::Api<ServiceAccount> =
+                kube::Api::namespaced(self.kube_client(), name);
+            let account: ServiceAccount =
+                serde_json::from_value(serde_json::json!({"metadata": {"name": "default"}}))
+                    .expect("service account");
+            match accounts
+                .create(&kube::api::PostParams::default(), &account)
+                .await
+            {
+                Ok(_) => {}
+                Err(kube::Error::Api(status)) if status.code == 409 => {}
+                Err(e) => panic!("the default ServiceAccount of {name}: {e}"),
+            }
+        }
     }
 
     /// A kube-rs client for the harness's cluster.
