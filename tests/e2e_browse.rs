@@ -93,14 +93,15 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
     );
     let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:nth-child(2)").await;
     assert!(
-        data_cell
+        !data_cell
             .class_name()
             .await
             .ok()
             .flatten()
             .unwrap_or_default()
             .contains("numeric"),
-        "DATA is a count, right-aligned"
+        "DATA is aligned as the server declares it: kube-apiserver v1.36 declares it a string \
+         (held by demo-cluster/tests/differential.rs), so it is left-aligned as text"
     );
 
     // Deployments across all namespaces: a NAMESPACE column, then kubectl's columns.
