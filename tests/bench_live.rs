@@ -411,6 +411,68 @@ fn count_pod_events(
     })
 }
 
+/// The LAG_PODS rows at the top of the list, as (namespace, name).
+async fn top_rows(driver: &WebDriver) -> Vec<(String, String)> {
+    let top: Vec<(String, String)> = serde_json::from_value(
+        driver
+            .execute(TOP_ROWS_SCRIPT, vec![json!(LAG_PODS)])
+            .await
+            .expect("top rows")
+            .json()
+            .clone(),
+    )
+    .expect("rows as [namespace, name]");
+    assert_eq!(top.len(), LAG_PODS, "rows on screen: {top:?}");
+    top
+}
+
+/// Starts noting when the RESTARTS cell of each of `rows` changes on screen (SEEN_SCRIPT
+/// reads the notes).
+async fn observe_rows(driver: &WebDriver, rows: &[(String, String)]) {
+    let watched: Vec<String> = rows
+        .iter()
+        .map(|(ns, name)| format!("{ns}/{name}"))
+        .collect();
+    let restarts_column = driver
+        .execute(OBSERVE_SCRIPT, vec![json!(watched)])
+        .await
+        .expect("observer")
+        .json()
+        .as_i64()
+        .unwrap_or(-1);
+    assert!(restarts_column >= 0, "the list has a RESTARTS column");
+}
+
+/// Stops the observer and returns each write's lag, sorted: the first time its count was on
+/// screen minus when it was `sent` (keyed by pod and write index).
+async fn lags_seen(driver: &WebDriver, sent: &HashMap<(String, i64), f64>) -> Vec<f64> {
+    let seen: Vec<(String, String, f64)> = serde_json::from_value(
+        driver
+            .execute(SEEN_SCRIPT, vec![])
+            .await
+            .expect("seen rows")
+            .json()
+            .clone(),
+    )
+    .expect("seen as [pod, text, ms]");
+    let mut shown: HashMap<(String, i64), f64> = HashMap::new();
+    for (pod, text, at) in &seen {
+        let Ok(count) = text.trim().parse::<i64>() else {
+            continue;
+        };
+        if count < RESTARTS_BASE {
+            continue;
+        }
+        let key = (pod.clone(), (count - RESTARTS_BASE) / RESTARTS_STEP);
+        if sent.contains_key(&key) {
+            shown.entry(key).or_insert(*at);
+        }
+    }
+    let mut lags: Vec<f64> = shown.iter().map(|(key, at)| at - sent[key]).collect();
+    lags.sort_by(f64::total_cmp);
+    lags
+}
+
 /// One status write of the benchmark: to which pod, which write, when sent.
 struct Write {
     pod: String,
@@ -535,28 +597,8 @@ async fn churn(report: &mut Report) {
     println!("bench live: list of {rows} pods painted in {loaded_ms:.0} ms");
     tokio::time::sleep(Duration::from_secs(3)).await;
 
-    let top: Vec<(String, String)> = serde_json::from_value(
-        driver
-            .execute(TOP_ROWS_SCRIPT, vec![json!(LAG_PODS)])
-            .await
-            .expect("top rows")
-            .json()
-            .clone(),
-    )
-    .expect("rows as [namespace, name]");
-    assert_eq!(top.len(), LAG_PODS, "rows on screen: {top:?}");
-    let watched: Vec<String> = top
-        .iter()
-        .map(|(ns, name)| format!("{ns}/{name}"))
-        .collect();
-    let restarts_column = driver
-        .execute(OBSERVE_SCRIPT, vec![json!(watched)])
-        .await
-        .expect("observer")
-        .json()
-        .as_i64()
-        .unwrap_or(-1);
-    assert!(restarts_column >= 0, "the list has a RESTARTS column");
+    let top = top_rows(driver).await;
+    observe_rows(driver, &top).await;
 
     let devtools = driver.cdp();
     devtools
@@ -655,36 +697,11 @@ async fn churn(report: &mut Report) {
     .await;
     let caught_up_after = catching_up.elapsed();
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let seen: Vec<(String, String, f64)> = serde_json::from_value(
-        driver
-            .execute(SEEN_SCRIPT, vec![])
-            .await
-            .expect("seen rows")
-            .json()
-            .clone(),
-    )
-    .expect("seen as [pod, text, ms]");
-
-    // Lag: the first time each write's count is on screen.
     let sent: HashMap<(String, i64), f64> = writes
         .iter()
         .map(|w| ((w.pod.clone(), w.index), w.sent_ms))
         .collect();
-    let mut shown: HashMap<(String, i64), f64> = HashMap::new();
-    for (pod, text, at) in &seen {
-        let Ok(count) = text.trim().parse::<i64>() else {
-            continue;
-        };
-        if count < RESTARTS_BASE {
-            continue;
-        }
-        let key = (pod.clone(), (count - RESTARTS_BASE) / RESTARTS_STEP);
-        if sent.contains_key(&key) {
-            shown.entry(key).or_insert(*at);
-        }
-    }
-    let mut lags: Vec<f64> = shown.iter().map(|(key, at)| at - sent[key]).collect();
-    lags.sort_by(f64::total_cmp);
+    let lags = lags_seen(driver, &sent).await;
     assert!(
         events.counted > 0 && rv_after > rv_before,
         "the page received pod events: {events:?}, resourceVersion {rv_before} → {rv_after}"
@@ -851,16 +868,7 @@ async fn lag_on_kube_apiserver(report: &mut Report) {
     let driver = &harness.driver;
     let (rows, loaded_ms) = open_loaded_list(&harness, pods, Duration::from_secs(600)).await;
     println!("bench live: real: list of {rows} pods painted in {loaded_ms:.0} ms");
-    let top: Vec<(String, String)> = serde_json::from_value(
-        driver
-            .execute(TOP_ROWS_SCRIPT, vec![json!(LAG_PODS)])
-            .await
-            .expect("top rows")
-            .json()
-            .clone(),
-    )
-    .expect("rows as [namespace, name]");
-    assert_eq!(top.len(), LAG_PODS, "rows on screen: {top:?}");
+    let top = top_rows(driver).await;
     // A pod nobody runs has no container statuses: give the watched ones one to count on.
     for (namespace, name) in &top {
         let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
@@ -872,18 +880,7 @@ async fn lag_on_kube_apiserver(report: &mut Report) {
             .expect("status written");
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let watched: Vec<String> = top
-        .iter()
-        .map(|(ns, name)| format!("{ns}/{name}"))
-        .collect();
-    let restarts_column = driver
-        .execute(OBSERVE_SCRIPT, vec![json!(watched)])
-        .await
-        .expect("observer")
-        .json()
-        .as_i64()
-        .unwrap_or(-1);
-    assert!(restarts_column >= 0, "the list has a RESTARTS column");
+    observe_rows(driver, &top).await;
     let mut sent: HashMap<(String, i64), f64> = HashMap::new();
     let mut ticker = tokio::time::interval(WRITE_EVERY);
     let started = Instant::now();
@@ -898,29 +895,7 @@ async fn lag_on_kube_apiserver(report: &mut Report) {
         index += 1;
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let seen: Vec<(String, String, f64)> = serde_json::from_value(
-        driver
-            .execute(SEEN_SCRIPT, vec![])
-            .await
-            .expect("seen rows")
-            .json()
-            .clone(),
-    )
-    .expect("seen as [pod, text, ms]");
-    let mut shown: HashMap<(String, i64), f64> = HashMap::new();
-    for (pod, text, at) in &seen {
-        let Ok(count) = text.trim().parse::<i64>() else {
-            continue;
-        };
-        if count >= RESTARTS_BASE {
-            let key = (pod.clone(), (count - RESTARTS_BASE) / RESTARTS_STEP);
-            if sent.contains_key(&key) {
-                shown.entry(key).or_insert(*at);
-            }
-        }
-    }
-    let mut lags: Vec<f64> = shown.iter().map(|(key, at)| at - sent[key]).collect();
-    lags.sort_by(f64::total_cmp);
+    let lags = lags_seen(driver, &sent).await;
     assert!(!lags.is_empty(), "writes were seen on screen");
     report.add(
         &format!("real: list of {rows} pods painted (kube-apiserver via kubectl proxy)"),

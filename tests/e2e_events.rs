@@ -62,6 +62,37 @@ fn reasons(rows: &[Row]) -> BTreeSet<String> {
     rows.iter().map(|r| r.reason.clone()).collect()
 }
 
+/// Waits until rows with every one of `wanted` reasons are shown; checks that each row says
+/// its type in words (not colour alone) and that the BackOff row is a Warning linking a pod
+/// whose object link starts with `backoff_pod_href`. Returns the rows.
+async fn wait_for_reasons(driver: &WebDriver, wanted: &[&str], backoff_pod_href: &str) -> Vec<Row> {
+    let shown = wait_until(
+        &format!("Event objects with the reasons {wanted:?}"),
+        async || rows(driver).await,
+        |rows| {
+            let seen = reasons(rows);
+            wanted.iter().all(|r| seen.contains(*r))
+        },
+    )
+    .await;
+    for row in &shown {
+        assert_eq!(row.type_text, row.event_type, "type in words: {row:?}");
+    }
+    let backoff = shown
+        .iter()
+        .find(|r| r.reason == "BackOff")
+        .expect("a BackOff row");
+    assert_eq!(backoff.event_type, "Warning");
+    assert!(
+        backoff
+            .object_href
+            .as_deref()
+            .is_some_and(|h| h.starts_with(backoff_pod_href)),
+        "the BackOff links its pod: {backoff:?}"
+    );
+    shown
+}
+
 const HOSTILE_MESSAGE: &str = "<img src=x onerror=alert(1)> <b>not bold</b> &amp;";
 
 /// Now, as Kubernetes writes times (whole seconds, UTC).
@@ -109,39 +140,18 @@ async fn namespace_timeline_follows_event_objects_live() {
 
     // What the seeded workloads produce: the ReplicaSet controller creating pods, the
     // scheduler placing them, the kubelet pulling and starting, and demo/flaky crashing.
-    let seeded = wait_until(
-        "the seeded workloads' Events",
-        async || rows(driver).await,
-        |rows| {
-            let seen = reasons(rows);
-            [
-                "SuccessfulCreate",
-                "Scheduled",
-                "Pulled",
-                "Started",
-                "BackOff",
-            ]
-            .iter()
-            .all(|r| seen.contains(*r))
-        },
+    let seeded = wait_for_reasons(
+        driver,
+        &[
+            "SuccessfulCreate",
+            "Scheduled",
+            "Pulled",
+            "Started",
+            "BackOff",
+        ],
+        "#/obj/core/v1/pods/demo/flaky-",
     )
     .await;
-    for row in &seeded {
-        // Type in words, not colour alone.
-        assert_eq!(row.type_text, row.event_type, "{row:?}");
-    }
-    let backoff = seeded
-        .iter()
-        .find(|r| r.reason == "BackOff")
-        .expect("a BackOff row");
-    assert_eq!(backoff.event_type, "Warning");
-    assert!(
-        backoff
-            .object_href
-            .as_deref()
-            .is_some_and(|h| h.starts_with("#/obj/core/v1/pods/demo/flaky-")),
-        "{backoff:?}"
-    );
     // Each row is one Event object.
     let uids: BTreeSet<&str> = seeded.iter().map(|r| r.uid.as_str()).collect();
     assert_eq!(uids.len(), seeded.len());
@@ -289,38 +299,18 @@ async fn the_controllers_event_objects_about_a_new_deployment_appear_live(backen
             .await
             .expect("deployment created");
     }
-    let shown = wait_until(
-        "ScalingReplicaSet, SuccessfulCreate, Scheduled, Started and BackOff Event objects",
-        async || rows(driver).await,
-        |rows| {
-            let seen = reasons(rows);
-            [
-                "ScalingReplicaSet",
-                "SuccessfulCreate",
-                "Scheduled",
-                "Started",
-                "BackOff",
-            ]
-            .iter()
-            .all(|r| seen.contains(*r))
-        },
+    wait_for_reasons(
+        driver,
+        &[
+            "ScalingReplicaSet",
+            "SuccessfulCreate",
+            "Scheduled",
+            "Started",
+            "BackOff",
+        ],
+        "#/obj/core/v1/pods/events-live/crasher-",
     )
     .await;
-    for row in &shown {
-        assert_eq!(row.type_text, row.event_type, "type in words: {row:?}");
-    }
-    let backoff = shown
-        .iter()
-        .find(|r| r.reason == "BackOff")
-        .expect("a BackOff row");
-    assert_eq!(backoff.event_type, "Warning");
-    assert!(
-        backoff
-            .object_href
-            .as_deref()
-            .is_some_and(|href| href.contains("/pods/events-live/crasher-")),
-        "the BackOff links its pod: {backoff:?}"
-    );
     harness.screenshot("events-of-a-new-deployment").await;
     harness.stop().await;
 }

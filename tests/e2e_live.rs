@@ -58,6 +58,19 @@ fn made_here(names: &[String]) -> Vec<&String> {
     names.iter().filter(|n| !n.ends_with("ca.crt")).collect()
 }
 
+/// A new `namespace` with config maps `keep` and `drop`; its config maps' API.
+async fn keep_and_drop(harness: &Harness, namespace: &str) -> Api<ConfigMap> {
+    harness.create_namespace(namespace).await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(harness.kube_client(), namespace);
+    for name in ["keep", "drop"] {
+        config_maps
+            .create(&PostParams::default(), &config_map(name))
+            .await
+            .expect("created");
+    }
+    config_maps
+}
+
 /// Marks the page, so a later check can tell it was never reloaded.
 async fn mark_page(driver: &WebDriver) {
     driver
@@ -215,15 +228,7 @@ async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
 on_both_backends!(views_recover_after_the_server_stops_answering_for_eight_seconds);
 async fn views_recover_after_the_server_stops_answering_for_eight_seconds(backend: Backend) {
     let harness = Harness::start_on(backend).await;
-    let client = harness.kube_client();
-    harness.create_namespace("live-frozen").await;
-    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-frozen");
-    for name in ["keep", "drop"] {
-        config_maps
-            .create(&PostParams::default(), &config_map(name))
-            .await
-            .expect("created");
-    }
+    let config_maps = keep_and_drop(&harness, "live-frozen").await;
     let frozen = Arc::new(AtomicBool::new(false));
     let port = start_test_proxy(harness.cluster_addr(), ProxyMode::Freezable(frozen.clone())).await;
     harness
@@ -405,15 +410,7 @@ async fn twelve_live_tabs_leave_room_for_a_new_list() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_list_follows_kube_apiserver_through_a_restart() {
     let mut harness = Harness::start_on(Backend::Real).await;
-    let client = harness.kube_client();
-    harness.create_namespace("live-restart").await;
-    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-restart");
-    for name in ["keep", "drop"] {
-        config_maps
-            .create(&PostParams::default(), &config_map(name))
-            .await
-            .expect("created");
-    }
+    let config_maps = keep_and_drop(&harness, "live-restart").await;
     harness
         .open("#/list/core/v1/configmaps?ns=live-restart")
         .await;

@@ -217,9 +217,9 @@ impl ApiError {
         .with_details(details(name, group, resource))
     }
 
-    /// 405 as kube-apiserver answers a verb the resource does not serve (its router's
-    /// words, empty details); `_verb` and `_resource` are kept for the callers' sake.
-    pub fn method_not_allowed(_verb: &str, _resource: &str) -> Self {
+    /// 405 as kube-apiserver answers a verb the resource does not serve: its router's words,
+    /// which name neither the verb nor the resource, and empty details.
+    pub fn method_not_allowed() -> Self {
         Self::new(
             405,
             "MethodNotAllowed",

@@ -26,17 +26,8 @@ struct RealCluster {
     // Dropped first: the proxy goes before the server it proxies to.
     proxy: envtest::KubectlProxy,
     plane: envtest::ControlPlane,
-    _scratch: tempfile_dir::ScratchDir,
-}
-
-/// A scratch folder removed on drop (kubectl's cache for the proxy).
-mod tempfile_dir {
-    pub struct ScratchDir(pub std::path::PathBuf);
-    impl Drop for ScratchDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    /// kubectl's cache for the proxy.
+    _scratch: tempfile::TempDir,
 }
 
 pub struct Harness {
@@ -253,20 +244,17 @@ impl Harness {
         let real = tokio::task::spawn_blocking(move || {
             let plane = envtest::ControlPlane::start(options)
                 .unwrap_or_else(|e| panic!("the real control plane starts: {e}"));
-            static PROXIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let scratch = std::env::temp_dir().join(format!(
-                "kube-atlas-proxy-{}-{}",
-                std::process::id(),
-                PROXIES.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-            ));
-            std::fs::create_dir_all(&scratch).expect("proxy scratch folder");
-            let proxy =
-                envtest::KubectlProxy::start(&plane.admin_kubeconfig(), Some(&dist), &scratch)
-                    .unwrap_or_else(|e| panic!("kubectl proxy starts: {e}"));
+            let scratch = tempfile::tempdir().expect("proxy scratch folder");
+            let proxy = envtest::KubectlProxy::start(
+                &plane.admin_kubeconfig(),
+                Some(&dist),
+                scratch.path(),
+            )
+            .unwrap_or_else(|e| panic!("kubectl proxy starts: {e}"));
             RealCluster {
                 proxy,
                 plane,
-                _scratch: tempfile_dir::ScratchDir(scratch),
+                _scratch: scratch,
             }
         })
         .await

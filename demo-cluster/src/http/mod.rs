@@ -311,10 +311,7 @@ async fn dispatch(
         if parts.method == Method::GET || parts.method == Method::HEAD {
             Ok(r)
         } else {
-            Err(ApiError::method_not_allowed(
-                parts.method.as_str(),
-                "discovery",
-            ))
+            Err(ApiError::method_not_allowed())
         }
     };
     let s: Vec<&str> = segs.iter().map(String::as_str).collect();

@@ -16,7 +16,7 @@ pub(super) fn create(request: Request<'_>, target: Target) -> ApiResult<Response
             require_verb(def, "create")?;
             let namespace = namespace.as_deref();
             let Some(ns) = namespace.or(if def.namespaced { None } else { Some("") }) else {
-                return Err(ApiError::method_not_allowed("create", &def.resource));
+                return Err(ApiError::method_not_allowed());
             };
             let opts = request.write_options()?;
             let obj = request.decoded_body()?;
@@ -43,10 +43,10 @@ pub(super) fn create(request: Request<'_>, target: Target) -> ApiResult<Response
                     let status = registry.bind_pod(ns, name, &binding, &opts)?;
                     Ok(json_response(StatusCode::CREATED, &status))
                 }
-                _ => Err(request.not_allowed(&target)),
+                _ => Err(ApiError::method_not_allowed()),
             }
         }
-        Target::Object { .. } => Err(request.not_allowed(&target)),
+        Target::Object { .. } => Err(ApiError::method_not_allowed()),
     }
 }
 

@@ -20,10 +20,7 @@ pub(super) fn delete(request: Request<'_>, target: Target) -> ApiResult<Response
             // As kube-apiserver: namespaced kinds are deleted by collection only within one
             // namespace.
             if def.namespaced && ns.is_none() {
-                return Err(ApiError::method_not_allowed(
-                    "deletecollection",
-                    &def.resource,
-                ));
+                return Err(ApiError::method_not_allowed());
             }
             let (labels, fields) = parse_selectors(def, q)?;
             let opts = delete_options(&request.parts.headers, &request.body, q)?;
@@ -60,7 +57,7 @@ pub(super) fn delete(request: Request<'_>, target: Target) -> ApiResult<Response
                 DeleteOutcome::Status(s) => Ok(json_response(StatusCode::OK, &s)),
             }
         }
-        Target::Subresource { .. } => Err(request.not_allowed(&target)),
+        Target::Subresource { .. } => Err(ApiError::method_not_allowed()),
     }
 }
 

@@ -134,7 +134,7 @@ pub(super) fn require_verb(def: &ResourceDef, verb: &str) -> ApiResult<()> {
     if def.supports(verb) {
         Ok(())
     } else {
-        Err(ApiError::method_not_allowed(verb, &def.resource))
+        Err(ApiError::method_not_allowed())
     }
 }
 
@@ -288,15 +288,6 @@ impl Request<'_> {
     fn decoded_body(&self) -> ApiResult<Value> {
         decode_body(&self.parts.headers, &self.body)
     }
-
-    /// 405 for a verb this resource (or subresource) does not serve.
-    fn not_allowed(&self, target: &Target) -> ApiError {
-        let resource = match target {
-            Target::Subresource { sub, .. } => format!("{}/{sub}", self.def.resource),
-            _ => self.def.resource.clone(),
-        };
-        ApiError::method_not_allowed(self.parts.method.as_str(), &resource)
-    }
 }
 
 /// Entry point for every resource request; adds `Warning` headers collected by writes.
@@ -357,6 +348,6 @@ async fn handle_inner(
         Method::PUT => update::update(request, target),
         Method::PATCH => patch::patch(request, target),
         Method::DELETE => delete::delete(request, target),
-        _ => Err(request.not_allowed(&target)),
+        _ => Err(ApiError::method_not_allowed()),
     }
 }

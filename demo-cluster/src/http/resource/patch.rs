@@ -42,10 +42,10 @@ pub(super) fn patch(request: Request<'_>, target: Target) -> ApiResult<Response>
                     Ok(json_response(StatusCode::OK, &obj))
                 }
                 "scale" => patch_scale(&request, ns, name),
-                _ => Err(request.not_allowed(&target)),
+                _ => Err(ApiError::method_not_allowed()),
             }
         }
-        Target::Collection { .. } => Err(request.not_allowed(&target)),
+        Target::Collection { .. } => Err(ApiError::method_not_allowed()),
     }
 }
 

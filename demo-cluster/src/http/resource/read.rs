@@ -50,7 +50,7 @@ pub(super) fn get(request: Request<'_>, target: Target) -> ApiResult<Response> {
                     &registry.get_scale(def, ns, name)?,
                 )),
                 "log" => log(&request, ns, name),
-                _ => Err(request.not_allowed(&target)),
+                _ => Err(ApiError::method_not_allowed()),
             }
         }
     }

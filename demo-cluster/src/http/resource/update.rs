@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::{json_response, require_verb, Request, Target};
-use crate::status::ApiResult;
+use crate::status::{ApiError, ApiResult};
 
 pub(super) fn update(request: Request<'_>, target: Target) -> ApiResult<Response> {
     let (registry, def) = (&request.app.registry, &request.def);
@@ -41,9 +41,9 @@ pub(super) fn update(request: Request<'_>, target: Target) -> ApiResult<Response
                         registry.update_scale(def, ns, name, &opts, |_| Ok(desired.clone()))?;
                     Ok(json_response(StatusCode::OK, &scale))
                 }
-                _ => Err(request.not_allowed(&target)),
+                _ => Err(ApiError::method_not_allowed()),
             }
         }
-        Target::Collection { .. } => Err(request.not_allowed(&target)),
+        Target::Collection { .. } => Err(ApiError::method_not_allowed()),
     }
 }
