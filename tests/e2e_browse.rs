@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{wait_for, Harness};
+use common::{wait_for, Backend, Harness};
 use futures::{stream, StreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, PostParams};
@@ -310,11 +310,13 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
-    let harness = Harness::start().await;
+on_both_backends!(object_pages_show_conditions_and_the_owner_chain_both_ways);
+async fn object_pages_show_conditions_and_the_owner_chain_both_ways(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
-    // The seeded nginx Deployment runs 3 pods through a ReplicaSet.
+    // The seeded nginx Deployment runs 3 pods through a ReplicaSet; on the real cluster it is
+    // made (and rolled out by the real controllers) before the page opens.
+    harness.nginx_rolled_out().await;
     harness
         .open("#/list/core/v1/pods?ns=default&l=app%3Dnginx")
         .await;
@@ -384,10 +386,10 @@ async fn object_pages_show_conditions_and_the_owner_chain_both_ways() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn html_from_the_server_is_shown_as_text_and_never_run() {
+on_both_backends!(html_from_the_server_is_shown_as_text_and_never_run);
+async fn html_from_the_server_is_shown_as_text_and_never_run(backend: Backend) {
     const HOSTILE: &str = "<img src=x onerror=alert(1)>";
-    let harness = Harness::start().await;
+    let harness = Harness::start_on(backend).await;
     let configmaps: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "default");
     let cm: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "hostile", "annotations": {"note": HOSTILE},

@@ -757,6 +757,44 @@ impl Harness {
         }
     }
 
+    /// The seeded demo cluster's `default/nginx` Deployment (3 replicas of nginx, label
+    /// `app=nginx`), made on the real cluster; returns once its 3 replicas are available.
+    pub async fn nginx_rolled_out(&self) {
+        use k8s_openapi::api::apps::v1::Deployment;
+        let deployments: kube::Api<Deployment> =
+            kube::Api::namespaced(self.kube_client(), "default");
+        if self.backend == Backend::Real {
+            let nginx: Deployment = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "nginx", "labels": {"app": "nginx"}},
+                "spec": {
+                    "replicas": 3,
+                    "selector": {"matchLabels": {"app": "nginx"}},
+                    "template": {"metadata": {"labels": {"app": "nginx"}},
+                                 "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}}
+                }
+            }))
+            .expect("deployment");
+            deployments
+                .create(&kube::api::PostParams::default(), &nginx)
+                .await
+                .expect("nginx created");
+        }
+        wait_until_within(
+            "default/nginx has 3 available replicas",
+            Duration::from_secs(90),
+            async || {
+                deployments
+                    .get("nginx")
+                    .await
+                    .ok()
+                    .and_then(|d| d.status)
+                    .and_then(|s| s.available_replicas)
+            },
+            |available| *available == Some(3),
+        )
+        .await;
+    }
+
     /// A kube-rs client for the harness's cluster.
     pub fn kube_client(&self) -> kube::Client {
         let config = kube::Config::new(self.base_url().parse().expect("cluster URL"));
