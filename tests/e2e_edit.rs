@@ -464,9 +464,9 @@ async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back() {
-    let harness = Harness::start().await;
+on_both_backends!(malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back);
+async fn malformed_yaml_sends_nothing_and_a_reload_brings_the_draft_back(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let configs = editing_a_config_map(
         &harness,
         "drafts",
@@ -664,9 +664,9 @@ async fn review_shows_the_dry_run_and_the_servers_causes_at_their_lines(backend:
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_object_held_by_a_finalizer_shows_terminating_until_it_goes() {
-    let harness = Harness::start().await;
+on_both_backends!(an_object_held_by_a_finalizer_shows_terminating_until_it_goes);
+async fn an_object_held_by_a_finalizer_shows_terminating_until_it_goes(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     harness.create_namespace("held").await;
     let configs: Api<ConfigMap> = Api::namespaced(harness.kube_client(), "held");
     let config: ConfigMap = serde_json::from_value(serde_json::json!({
@@ -698,9 +698,9 @@ async fn an_object_held_by_a_finalizer_shows_terminating_until_it_goes() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_big_object_is_checked_once_typing_pauses_and_saves() {
-    let harness = Harness::start().await;
+on_both_backends!(a_big_object_is_checked_once_typing_pauses_and_saves);
+async fn a_big_object_is_checked_once_typing_pauses_and_saves(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     // Past the size where every key is checked at once (100,000 bytes of text).
     let configs = editing_a_config_map(
         &harness,
@@ -745,13 +745,13 @@ async fn a_big_object_is_checked_once_typing_pauses_and_saves() {
     harness.stop().await;
 }
 
+on_both_backends!(an_open_edit_survives_a_discovery_refresh);
 /// Someone adds a CRD while the user edits: discovery refreshes (the tree shows the new
 /// group) and the open editor stays as it was, the unsaved edit in it, not built again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_open_edit_survives_a_discovery_refresh() {
+async fn an_open_edit_survives_a_discovery_refresh(backend: Backend) {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-    let harness = Harness::start().await;
+    let harness = Harness::start_on(backend).await;
     editing_a_config_map(
         &harness,
         "survives",

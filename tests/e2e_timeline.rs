@@ -32,9 +32,12 @@ fn deployment(name: &str, replicas: i32) -> Deployment {
     .expect("deployment")
 }
 
-/// A fresh demo cluster with Deployment `web` of one replica in a new namespace.
-async fn cluster_with_one_web_replica(namespace: &str) -> (Harness, Api<Deployment>) {
-    let harness = Harness::start().await;
+/// A fresh cluster on `backend` with Deployment `web` of one replica in a new namespace.
+async fn cluster_with_one_web_replica(
+    backend: Backend,
+    namespace: &str,
+) -> (Harness, Api<Deployment>) {
+    let harness = Harness::start_on(backend).await;
     harness.create_namespace(namespace).await;
     let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), namespace);
     deployments
@@ -144,14 +147,14 @@ async fn the_activity_view_shows_each_controller_on_its_lane_as_a_deployment_rol
     harness.stop().await;
 }
 
+on_both_backends!(the_activity_view_stays_while_the_objects_first_read_fails);
 /// The object's first reads failing (403s, as while a new RBAC binding propagates) put an error above the activity
 /// view instead of replacing it: the view keeps its watches and what it has seen, and goes on
 /// once a read gets through (it used to be drawn again, restarting "from now on").
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_activity_view_stays_while_the_objects_first_read_fails() {
+async fn the_activity_view_stays_while_the_objects_first_read_fails(backend: Backend) {
     // Not a 5xx: plain reads retry those quietly, so the view would never see them.
     const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"deployments.apps is forbidden: User \"demo\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"blip\"","reason":"Forbidden","code":403}"#;
-    let (harness, deployments) = cluster_with_one_web_replica("blip").await;
+    let (harness, deployments) = cluster_with_one_web_replica(backend, "blip").await;
     let failure = ("GET", 403, "Content-Type: application/json\r\n", FORBIDDEN);
     let mode = ProxyMode::fail_first("/apis/apps/v1/namespaces/blip/deployments", &[failure; 6]);
     harness
@@ -221,13 +224,14 @@ async fn the_activity_view_stays_while_the_objects_first_read_fails() {
     harness.stop().await;
 }
 
-/// Leaving the activity view while controllers are busy (its recompute is throttled, so one
+/// Demo cluster only: the recompute race needs the demo's fast simulated controllers to be
+/// caught at all. Leaving the activity view while controllers are busy (its recompute is throttled, so one
 /// is often scheduled when the user clicks away) leaves the app running: a recompute that
 /// runs after its view went must not touch the view's disposed state (that panicked, and a
 /// panic stops the whole app).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_the_activity_view_during_a_rollout_leaves_the_app_running() {
-    let (harness, deployments) = cluster_with_one_web_replica("leave").await;
+    let (harness, deployments) = cluster_with_one_web_replica(Backend::Demo, "leave").await;
     let activity = "#/obj/apps/v1/deployments/leave/web?tab=activity";
     harness.open(activity).await;
     wait_for(&harness.driver, ".activity-panel[data-ready=true]").await;
@@ -368,13 +372,15 @@ async fn a_pod_timeline_attributes_the_binding_and_the_kubelet(backend: Backend)
     harness.stop().await;
 }
 
-#[cfg_attr(
-    not(have_kubectl),
-    ignore = "kubectl not installed (cargo xtask setup)"
-)]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn blame_names_kubectl_for_spec_replicas_after_kubectl_scale() {
-    let (harness, _) = cluster_with_one_web_replica("blame").await;
+on_both_backends!(
+    #[cfg_attr(
+        not(have_kubectl),
+        ignore = "kubectl not installed (cargo xtask setup)"
+    )]
+    blame_names_kubectl_for_spec_replicas_after_kubectl_scale
+);
+async fn blame_names_kubectl_for_spec_replicas_after_kubectl_scale(backend: Backend) {
+    let (harness, _) = cluster_with_one_web_replica(backend, "blame").await;
     harness
         .open("#/obj/apps/v1/deployments/blame/web?tab=blame")
         .await;
@@ -523,11 +529,11 @@ async fn a_recording_replays_into_the_same_lanes_with_the_api_unreachable() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_watch_mechanics_panel_shows_requests_and_each_watch_event() {
+on_both_backends!(the_watch_mechanics_panel_shows_requests_and_each_watch_event);
+async fn the_watch_mechanics_panel_shows_requests_and_each_watch_event(backend: Backend) {
     use k8s_openapi::api::core::v1::ConfigMap;
 
-    let harness = Harness::start().await;
+    let harness = Harness::start_on(backend).await;
     harness.create_namespace("mechanics").await;
     harness.open("#/list/core/v1/configmaps?ns=mechanics").await;
     wait_for(&harness.driver, ".stream-status[data-phase=live]").await;
