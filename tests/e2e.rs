@@ -95,9 +95,9 @@ async fn dashboard_shows_every_served_api_group(backend: Backend) {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn deep_link_opens_the_explorer_and_survives_reload() {
-    let harness = Harness::start().await;
+on_both_backends!(deep_link_opens_the_explorer_and_survives_reload);
+async fn deep_link_opens_the_explorer_and_survives_reload(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
     driver
         .goto(harness.url("/#/r/apps/v1/deployments?ns=default"))
@@ -162,9 +162,9 @@ async fn deep_link_opens_the_explorer_and_survives_reload() {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn palette_jumps_by_short_name_and_filter_narrows_the_tree() {
-    let harness = Harness::start().await;
+on_both_backends!(palette_jumps_by_short_name_and_filter_narrows_the_tree);
+async fn palette_jumps_by_short_name_and_filter_narrows_the_tree(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
     driver.goto(harness.url("/")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
@@ -219,12 +219,12 @@ fn widget_crd() -> serde_json::Value {
     })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_crd_created_while_the_page_is_open_appears_without_reload() {
+on_both_backends!(a_crd_created_while_the_page_is_open_appears_without_reload);
+async fn a_crd_created_while_the_page_is_open_appears_without_reload(backend: Backend) {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     use kube::api::{Api, PostParams};
 
-    let harness = Harness::start().await;
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
     // A user is looking at Deployments, scrolled down, when the CRD arrives.
     driver
@@ -412,9 +412,9 @@ async fn request_log_lists_the_api_calls_and_the_open_watch(backend: Backend) {
     harness.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_discovery_walk_builds_the_same_tree() {
-    let harness = Harness::start().await;
+on_both_backends!(legacy_discovery_walk_builds_the_same_tree);
+async fn legacy_discovery_walk_builds_the_same_tree(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
     driver.goto(harness.url("/")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
@@ -432,14 +432,17 @@ async fn legacy_discovery_walk_builds_the_same_tree() {
     let port =
         common::start_test_proxy(harness.cluster_addr(), common::ProxyMode::LegacyDiscovery).await;
     driver
-        .goto(format!("http://127.0.0.1:{port}/#/r/apps/v1/deployments"))
+        .goto(format!(
+            "http://127.0.0.1:{port}{}#/r/apps/v1/deployments",
+            harness.ui_prefix()
+        ))
         .await
         .expect("page loads through the proxy");
     let gvk = wait_for(driver, ".explorer .gvk").await;
     assert_eq!(gvk.text().await.expect("text"), "apps/v1, Kind=Deployment");
     assert_eq!(shown_groups(driver).await, aggregated_groups);
     driver
-        .goto(format!("http://127.0.0.1:{port}/"))
+        .goto(format!("http://127.0.0.1:{port}{}", harness.ui_prefix()))
         .await
         .expect("home");
     let legacy_summary = wait_for(driver, ".welcome .subtitle")
