@@ -185,9 +185,10 @@ async fn ready_cell(driver: &WebDriver, name: &str) -> Option<String> {
     None
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds() {
-    let harness = Harness::start().await;
+on_both_backends!(scaling_a_deployment_changes_its_ready_cell_within_two_seconds);
+async fn scaling_a_deployment_changes_its_ready_cell_within_two_seconds(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    harness.nginx_rolled_out().await;
     let client = harness.kube_client();
     harness.open("#/list/apps/v1/deployments?ns=default").await;
     wait_live(&harness.driver).await;
@@ -297,11 +298,11 @@ async fn views_recover_after_the_server_stops_answering_for_eight_seconds(backen
     harness.stop().await;
 }
 
+on_both_backends!(silent_websockets_fall_back_to_chunked_http_watches);
 /// Behind a proxy whose WebSockets open and then say nothing, object watches move to
 /// chunked HTTP and the object page stays live.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn silent_websockets_fall_back_to_chunked_http_watches() {
-    let harness = Harness::start().await;
+async fn silent_websockets_fall_back_to_chunked_http_watches(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let client = harness.kube_client();
     harness.create_namespace("live-silent").await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-silent");
@@ -313,7 +314,8 @@ async fn silent_websockets_fall_back_to_chunked_http_watches() {
     harness
         .driver
         .goto(format!(
-            "http://127.0.0.1:{port}/#/obj/core/v1/configmaps/live-silent/watched"
+            "http://127.0.0.1:{port}{}#/obj/core/v1/configmaps/live-silent/watched",
+            harness.ui_prefix()
         ))
         .await
         .expect("page loads");
@@ -344,12 +346,12 @@ async fn silent_websockets_fall_back_to_chunked_http_watches() {
     harness.stop().await;
 }
 
+on_both_backends!(twelve_live_tabs_leave_room_for_a_new_list);
 /// Twelve tabs each with a live object page (about ten watches each: the object and the
 /// kinds it may own) take none of the browser's six HTTP/1.1 connections to the server, so
 /// a thirteenth tab's list still loads at once and stays live.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn twelve_live_tabs_leave_room_for_a_new_list() {
-    let harness = Harness::start().await;
+async fn twelve_live_tabs_leave_room_for_a_new_list(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
     let client = harness.kube_client();
     harness.create_namespace("live-many").await;
     let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-many");
@@ -393,7 +395,7 @@ async fn twelve_live_tabs_leave_room_for_a_new_list() {
         &harness.driver,
         Duration::from_secs(10),
         "the new list is live",
-        |n| n.iter().any(|n| n == "thirteenth") && n.len() == 13,
+        |n| n.iter().any(|n| n == "thirteenth") && made_here(n).len() == 13,
     )
     .await;
     harness.stop().await;
