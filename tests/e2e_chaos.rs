@@ -1,4 +1,7 @@
 //! End-to-end: faults and hostile input (#16), the release build in headless Chromium.
+//! Demo cluster only: the faults are the demo cluster's chaos mode and its in-process registry
+//! (a real kube-apiserver cannot be told to cut its watches or expire them on cue); the real
+//! cluster's own fault, kube-apiserver killed and restarted, is in `e2e_live.rs`.
 //! - On a demo cluster in chaos mode (`--chaos`: watches cut and expired, 500s, 429s):
 //!   a live list, an object page with its timeline and activity view, and four tabs through
 //!   two minutes of chaos end equal to a fresh read, with no duplicate, ghost or missing row.

@@ -3,6 +3,10 @@
 //! markup is shown as text, a gone pod ends the stream and keeps the lines, and 100,000 lines
 //! stay bounded, virtualized and searchable. The release build in headless Chromium against a
 //! fresh demo cluster (`cargo xtask test`, feature `e2e`).
+//!
+//! Demo cluster only: on the real control plane pods run on the stand-in kubelet
+//! (`../shared/kubernetes/fake_kubelet.py`), which serves no logs, and kube-apiserver's
+//! `pods/log` needs a kubelet to reach.
 
 #![cfg(not(target_arch = "wasm32"))]
 
