@@ -201,13 +201,19 @@ async fn big_pod_lists_on_kube_apiserver() {
 /// Creates pods up to each size and measures the list of them; figure names start with
 /// `prefix`.
 async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
+    // kube-apiserver and etcd keep a 100,000-pod list on this 2-core machine only at minutes
+    // per run: the real server is measured at the sizes the goals name (10,000 and 50,000).
+    let on_real_server = harness.backend == common::Backend::Real;
     let client = harness.kube_client();
     harness.create_namespace(NAMESPACE).await;
     let pods: Api<Pod> = Api::namespaced(client, NAMESPACE);
     let driver = &harness.driver;
     let url = harness.url(&format!("/#/list/core/v1/pods?ns={NAMESPACE}"));
     let mut have = 0;
-    for size in sizes() {
+    for size in sizes()
+        .into_iter()
+        .filter(|size| !on_real_server || *size <= 50_000)
+    {
         let started = Instant::now();
         create_pods(&pods, have, size).await;
         have = size;

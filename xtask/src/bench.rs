@@ -476,11 +476,19 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
             readme.display()
         );
     };
+    let written_before = &text[start + README_START.len()..end];
     let mut parts = Vec::new();
     for part in PARTS {
         let path = dir.join(format!("{part}.json"));
         if path.exists() {
-            parts.push((part, read_figures(&path)?));
+            parts.push((part, Section::Measured(read_figures(&path)?)));
+        } else if let Some(rows) = section_rows(written_before, part) {
+            // The rows an earlier run of that part wrote, with its date and commit.
+            println!(
+                "xtask bench readme: no {}: the README keeps that part's rows as they are",
+                path.display()
+            );
+            parts.push((part, Section::Kept(rows)));
         } else {
             println!(
                 "xtask bench readme: no {} (run `cargo xtask bench {part}`)",
@@ -488,7 +496,10 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
             );
         }
     }
-    if parts.is_empty() {
+    if !parts
+        .iter()
+        .any(|(_, section)| matches!(section, Section::Measured(_)))
+    {
         bail!(
             "no figures in {}: run `cargo xtask bench` first",
             dir.display()
@@ -501,7 +512,10 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
         "xtask bench readme: {} figures of {} parts written to {}",
         parts
             .iter()
-            .map(|(_, read)| read.figures.len())
+            .map(|(_, section)| match section {
+                Section::Measured(read) => read.figures.len(),
+                Section::Kept(_) => 0,
+            })
             .sum::<usize>(),
         parts.len(),
         readme.display()
@@ -511,7 +525,7 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
 
 /// Figures without a goal that the README shows too (part, a part of the name): the
 /// references users know and what explains the figures with goals.
-const README_EXTRAS: [(&str, &str); 17] = [
+const README_EXTRAS: [(&str, &str); 18] = [
     ("ui-size", "pages_gzip_kib"),
     ("ui-size", "editor_gzip_kib"),
     ("model", "parse_and_build_ms"),
@@ -529,13 +543,41 @@ const README_EXTRAS: [(&str, &str); 17] = [
     ("timeline", "memory_end_mib"),
     ("live", "page memory"),
     ("live", "main thread busy"),
+    ("live", "real: list of"),
 ];
 
 /// The markdown between the README's markers.
-fn readme_block(parts: &[(&str, PartFigures)]) -> String {
+/// One part's rows of the README table: measured now (its file), or kept from the README.
+enum Section {
+    Measured(PartFigures),
+    Kept(String),
+}
+
+/// The rows of `part`'s section in the README's table as written before (its heading row and
+/// figures), if it has one.
+fn section_rows(block: &str, part: &str) -> Option<String> {
+    let heading = format!("| **`cargo xtask bench {part}`**");
+    let mut lines = block.lines().skip_while(|line| !line.starts_with(&heading));
+    let first = lines.next()?;
+    let mut rows = format!("{first}\n");
+    for line in lines.take_while(|line| line.starts_with("| ") && !line.starts_with("| **`")) {
+        rows.push_str(line);
+        rows.push('\n');
+    }
+    Some(rows)
+}
+
+fn readme_block(parts: &[(&str, Section)]) -> String {
     let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
     let mut out = String::from("| figure | goal | measured |\n|---|---|---|\n");
-    for (part, read) in parts {
+    for (part, section) in parts {
+        let read = match section {
+            Section::Measured(read) => read,
+            Section::Kept(rows) => {
+                out.push_str(rows);
+                continue;
+            }
+        };
         out.push_str(&format!(
             "| **`cargo xtask bench {part}`** ({}, commit {}, {} cores, load {}) | | |\n",
             read.date.get(..10).unwrap_or(&read.date),
@@ -586,6 +628,31 @@ fn number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_without_a_file_keeps_its_rows() {
+        let block = "\n| figure | goal | measured |\n|---|---|---|\n\
+            | **`cargo xtask bench model`** (2026-11-24, commit e213e79c, 2 cores, load 1) | | |\n\
+            | parse_and_build_ms | — | 2.5 ms |\n\
+            | **`cargo xtask bench server`** (2026-11-24, commit e213e79c, 2 cores, load 1) | | |\n\
+            | list_pods median_ms | — | 22 ms |\n\
+            | watch lost | — | 0 |\n\n";
+        assert_eq!(
+            section_rows(block, "server").as_deref(),
+            Some(
+                "| **`cargo xtask bench server`** (2026-11-24, commit e213e79c, 2 cores, load 1) | | |\n\
+                 | list_pods median_ms | — | 22 ms |\n| watch lost | — | 0 |\n"
+            )
+        );
+        let model = section_rows(block, "model").expect("model rows");
+        assert_eq!(model.lines().count(), 2, "{model}");
+        assert_eq!(section_rows(block, "live"), None);
+        let table = readme_block(&[("model", Section::Kept(model))]);
+        assert!(
+            table.ends_with("| parse_and_build_ms | — | 2.5 ms |\n"),
+            "{table}"
+        );
+    }
 
     #[test]
     fn figures_of_printed_lines() {
