@@ -23,6 +23,8 @@ enum Ty {
     MapBytes,
     /// map<string,Quantity>
     MapQuantity,
+    /// resource.Quantity, a string in JSON
+    Quantity,
     Time,
     IntOrString,
 }
@@ -424,6 +426,104 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (2, "kind", Str, false),
             (3, "name", Str, false),
         ],
+        // `kubectl autoscale`: autoscaling/v2 where served (v1.23+), else autoscaling/v1.
+        "HorizontalPodAutoscaler" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("HorizontalPodAutoscalerSpec"), false),
+        ],
+        "HorizontalPodAutoscalerV1" => &[
+            (1, "metadata", Msg("ObjectMeta"), false),
+            (2, "spec", Msg("HorizontalPodAutoscalerSpecV1"), false),
+        ],
+        "HorizontalPodAutoscalerSpecV1" => &[
+            (
+                1,
+                "scaleTargetRef",
+                Msg("CrossVersionObjectReference"),
+                false,
+            ),
+            (2, "minReplicas", Int, false),
+            (3, "maxReplicas", Int, false),
+            (4, "targetCPUUtilizationPercentage", Int, false),
+        ],
+        "HorizontalPodAutoscalerSpec" => &[
+            (
+                1,
+                "scaleTargetRef",
+                Msg("CrossVersionObjectReference"),
+                false,
+            ),
+            (2, "minReplicas", Int, false),
+            (3, "maxReplicas", Int, false),
+            (4, "metrics", Msg("MetricSpec"), true),
+            (5, "behavior", Msg("HorizontalPodAutoscalerBehavior"), false),
+        ],
+        "CrossVersionObjectReference" => &[
+            (1, "kind", Str, false),
+            (2, "name", Str, false),
+            (3, "apiVersion", Str, false),
+        ],
+        "MetricSpec" => &[
+            (1, "type", Str, false),
+            (2, "object", Msg("ObjectMetricSource"), false),
+            (3, "pods", Msg("PodsMetricSource"), false),
+            (4, "resource", Msg("ResourceMetricSource"), false),
+            (5, "external", Msg("ExternalMetricSource"), false),
+            (
+                7,
+                "containerResource",
+                Msg("ContainerResourceMetricSource"),
+                false,
+            ),
+        ],
+        "ResourceMetricSource" => &[
+            (1, "name", Str, false),
+            (2, "target", Msg("MetricTarget"), false),
+        ],
+        "ContainerResourceMetricSource" => &[
+            (1, "name", Str, false),
+            (2, "target", Msg("MetricTarget"), false),
+            (3, "container", Str, false),
+        ],
+        "PodsMetricSource" | "ExternalMetricSource" => &[
+            (1, "metric", Msg("MetricIdentifier"), false),
+            (2, "target", Msg("MetricTarget"), false),
+        ],
+        "ObjectMetricSource" => &[
+            (
+                1,
+                "describedObject",
+                Msg("CrossVersionObjectReference"),
+                false,
+            ),
+            (2, "target", Msg("MetricTarget"), false),
+            (3, "metric", Msg("MetricIdentifier"), false),
+        ],
+        "MetricIdentifier" => &[
+            (1, "name", Str, false),
+            (2, "selector", Msg("LabelSelector"), false),
+        ],
+        "MetricTarget" => &[
+            (1, "type", Str, false),
+            (2, "value", Quantity, false),
+            (3, "averageValue", Quantity, false),
+            (4, "averageUtilization", Int, false),
+        ],
+        "HorizontalPodAutoscalerBehavior" => &[
+            (1, "scaleUp", Msg("HPAScalingRules"), false),
+            (2, "scaleDown", Msg("HPAScalingRules"), false),
+        ],
+        "HPAScalingRules" => &[
+            (1, "selectPolicy", Str, false),
+            (2, "policies", Msg("HPAScalingPolicy"), true),
+            (3, "stabilizationWindowSeconds", Int, false),
+            (4, "tolerance", Quantity, false),
+        ],
+        "HPAScalingPolicy" => &[
+            (1, "type", Str, false),
+            (2, "value", Int, false),
+            (3, "periodSeconds", Int, false),
+        ],
         "Empty" => &[],
         _ => return None,
     })
@@ -599,6 +699,7 @@ fn message(name: &str, b: &[u8], depth: usize) -> Result<Value, String> {
             (Ty::Msg(inner), 2) => message(inner, r.bytes()?, depth + 1)?,
             (Ty::Time, 2) => time(r.bytes()?)?,
             (Ty::IntOrString, 2) => int_or_string(r.bytes()?)?,
+            (Ty::Quantity, 2) => quantity(r.bytes()?)?,
             (Ty::MapStr | Ty::MapBytes | Ty::MapQuantity, 2) => {
                 let (k, v) = map_entry(r.bytes()?, ty)?;
                 let entry = out
@@ -668,7 +769,12 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
             (_, wire) => r.skip(wire)?,
         }
     }
-    let mut obj = message(&kind, raw, 0)?;
+    // Message names are the Go types'; the one kind whose versions differ in shape here.
+    let schema = match (kind.as_str(), api_version.as_str()) {
+        ("HorizontalPodAutoscaler", "autoscaling/v1") => "HorizontalPodAutoscalerV1",
+        _ => kind.as_str(),
+    };
+    let mut obj = message(schema, raw, 0)?;
     obj["apiVersion"] = json!(api_version);
     obj["kind"] = json!(kind);
     Ok(obj)
@@ -701,8 +807,13 @@ mod tests {
 
     /// `k8s\0` + runtime.Unknown{typeMeta: {v1, kind}, raw, contentEncoding: ""}.
     fn envelope(kind: &str, raw: &[u8]) -> Vec<u8> {
+        envelope_in("v1", kind, raw)
+    }
+
+    /// The same envelope for a kind of another group-version.
+    fn envelope_in(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
         let mut tm = vec![];
-        field_bytes(1, b"v1", &mut tm);
+        field_bytes(1, api_version.as_bytes(), &mut tm);
         field_bytes(2, kind.as_bytes(), &mut tm);
         let mut unknown = b"k8s\x00".to_vec();
         field_bytes(1, &tm, &mut unknown);
@@ -724,6 +835,43 @@ mod tests {
             decode(&envelope("DeleteOptions", &opts)).unwrap(),
             json!({"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0,
                    "preconditions": {"uid": "uid-1"}, "propagationPolicy": "Foreground", "dryRun": ["All"]})
+        );
+    }
+
+    /// What `kubectl autoscale` sends: an autoscaling/v2 HorizontalPodAutoscaler.
+    #[test]
+    fn decodes_a_v2_horizontal_pod_autoscaler() {
+        let mut meta = vec![];
+        field_bytes(1, b"web", &mut meta);
+        let mut target_ref = vec![];
+        field_bytes(1, b"Deployment", &mut target_ref);
+        field_bytes(2, b"web", &mut target_ref);
+        field_bytes(3, b"apps/v1", &mut target_ref);
+        let mut target = vec![];
+        field_bytes(1, b"Utilization", &mut target);
+        field_varint(4, 80, &mut target);
+        let mut resource = vec![];
+        field_bytes(1, b"cpu", &mut resource);
+        field_bytes(2, &target, &mut resource);
+        let mut metric = vec![];
+        field_bytes(1, b"Resource", &mut metric);
+        field_bytes(4, &resource, &mut metric);
+        let mut spec = vec![];
+        field_bytes(1, &target_ref, &mut spec);
+        field_varint(2, 2, &mut spec);
+        field_varint(3, 5, &mut spec);
+        field_bytes(4, &metric, &mut spec);
+        let mut hpa = vec![];
+        field_bytes(1, &meta, &mut hpa);
+        field_bytes(2, &spec, &mut hpa);
+        let body = envelope_in("autoscaling/v2", "HorizontalPodAutoscaler", &hpa);
+        assert_eq!(
+            decode(&body).unwrap(),
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web"}, "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+                "minReplicas": 2, "maxReplicas": 5, "metrics": [{"type": "Resource",
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]}})
         );
     }
 

@@ -20,6 +20,8 @@ use http_body_util::BodyExt;
 use kube::Client;
 use serde_json::{json, Value};
 
+mod common;
+
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
@@ -1264,4 +1266,485 @@ async fn streaming_list_watch_matches() {
         "the real server ends the initial events with the annotated bookmark"
     );
     assert_differences("streaming list", &found, &[]);
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. kubectl's imperative commands
+
+/// The real `kubectl` for one server: its own home, kubeconfig and discovery cache.
+fn kubectl_for(server: &str) -> common::Kubectl {
+    common::Kubectl {
+        server: server.to_string(),
+        home: tempfile::tempdir().expect("a temporary home"),
+    }
+}
+
+fn servers() -> &'static Servers {
+    SERVERS
+        .get_or_init(start_servers)
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A self-signed certificate and key for `kubectl create secret tls`, made once and given
+/// to both servers (the stored Secret carries the files' bytes).
+fn tls_pair(dir: &std::path::Path) -> (String, String) {
+    let cert = dir.join("tls.crt");
+    let key = dir.join("tls.key");
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+        ])
+        .arg("/CN=web.example.com")
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl runs");
+    assert!(made.status.success(), "openssl: {made:?}");
+    (cert.display().to_string(), key.display().to_string())
+}
+
+/// The Node the node commands work on (kubectl users get nodes from kubelets; no kubelet
+/// runs on the real side, so the test writes the object).
+const DIFF_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
+  "metadata": {"name": "diff-node", "labels": {"kubernetes.io/hostname": "diff-node"}}}"#;
+
+/// What a command's outcome on the two sides may differ in, each with its reason.
+const KUBECTL_OUTCOMES_ALLOWED: &[&str] = &[];
+
+/// Stored-object differences after the commands, each with its reason.
+const KUBECTL_OBJECTS_ALLOWED: &[&str] = &[];
+
+/// The imperative commands, as kubectl users type them, with what was sent compared by
+/// what each server then stores (and kubectl's exit status and words).
+#[test]
+#[cfg_attr(
+    not(all(have_control_plane, have_kubectl)),
+    ignore = "needs the control-plane binaries and kubectl"
+)]
+fn kubectl_imperative_commands_match() {
+    let servers = servers();
+    let real = kubectl_for(&servers.real);
+    let demo = kubectl_for(&servers.demo);
+    let ns = "diff-kubectl";
+    let (cert, key) = tls_pair(real.home.path());
+    let node = real.manifest("node.json", DIFF_NODE);
+    let commands: Vec<Vec<String>> = [
+        vec!["create", "namespace", ns],
+        vec!["create", "-n", ns, "serviceaccount", "default"],
+        vec!["create", "-n", ns, "serviceaccount", "builder"],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "configmap",
+            "cfg",
+            "--from-literal=a=1",
+            "--from-literal=b=2",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "secret",
+            "generic",
+            "creds",
+            "--from-literal=user=admin",
+            "--type=Opaque",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "secret",
+            "tls",
+            "tls",
+            &format!("--cert={cert}"),
+            &format!("--key={key}"),
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "secret",
+            "docker-registry",
+            "reg",
+            "--docker-server=registry.example.com",
+            "--docker-username=u",
+            "--docker-password=p",
+            "--docker-email=u@example.com",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "deployment",
+            "web",
+            "--image=nginx:1.27",
+            "--replicas=2",
+            "--port=8080",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "job",
+            "pi",
+            "--image=perl",
+            "--",
+            "perl",
+            "-e",
+            "1",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "cronjob",
+            "hello",
+            "--image=busybox",
+            "--schedule=*/5 * * * *",
+            "--",
+            "date",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "job",
+            "hello-now",
+            "--from=cronjob/hello",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "quota",
+            "quota",
+            "--hard=pods=10,cpu=4",
+            "--scopes=NotTerminating",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "role",
+            "reader",
+            "--verb=get,list",
+            "--resource=pods,deployments.apps",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "rolebinding",
+            "reader",
+            "--role=reader",
+            "--user=jane",
+            &format!("--serviceaccount={ns}:builder"),
+        ],
+        vec![
+            "create",
+            "clusterrole",
+            "diff-kubectl-nodes",
+            "--verb=get",
+            "--resource=nodes",
+        ],
+        vec![
+            "create",
+            "clusterrolebinding",
+            "diff-kubectl-nodes",
+            "--clusterrole=diff-kubectl-nodes",
+            "--group=ops",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "service",
+            "clusterip",
+            "svc-c",
+            "--tcp=80:8080",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "service",
+            "clusterip",
+            "svc-h",
+            "--clusterip=None",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "service",
+            "nodeport",
+            "svc-n",
+            "--tcp=80:8080",
+            "--node-port=31080",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "service",
+            "loadbalancer",
+            "svc-lb",
+            "--tcp=443:8443",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "service",
+            "externalname",
+            "svc-e",
+            "--external-name=example.com",
+        ],
+        vec![
+            "create",
+            "priorityclass",
+            "diff-kubectl-high",
+            "--value=1000",
+            "--description=high",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "poddisruptionbudget",
+            "pdb",
+            "--selector=app=web",
+            "--min-available=1",
+        ],
+        vec![
+            "create",
+            "-n",
+            ns,
+            "ingress",
+            "ing",
+            "--rule=web.example.com/=svc-c:80",
+            "--class=nginx",
+        ],
+        vec!["create", "-n", ns, "token", "builder", "--duration=10m"],
+        vec![
+            "run",
+            "-n",
+            ns,
+            "pod1",
+            "--image=nginx",
+            "--labels=app=p",
+            "--port=80",
+        ],
+        vec![
+            "expose",
+            "-n",
+            ns,
+            "deployment",
+            "web",
+            "--port=80",
+            "--target-port=8080",
+            "--name=web",
+        ],
+        vec![
+            "expose",
+            "-n",
+            ns,
+            "pod",
+            "pod1",
+            "--port=80",
+            "--name=pod1",
+        ],
+        vec![
+            "autoscale",
+            "-n",
+            ns,
+            "deployment",
+            "web",
+            "--min=2",
+            "--max=5",
+            "--cpu-percent=80",
+        ],
+        vec![
+            "set",
+            "image",
+            "-n",
+            ns,
+            "deployment/web",
+            "nginx=nginx:1.28",
+        ],
+        vec!["set", "env", "-n", ns, "deployment/web", "MODE=prod"],
+        vec![
+            "set",
+            "resources",
+            "-n",
+            ns,
+            "deployment/web",
+            "--limits=cpu=200m,memory=512Mi",
+            "--requests=cpu=100m",
+        ],
+        vec!["set", "selector", "-n", ns, "service/web", "app=web2"],
+        vec![
+            "set",
+            "serviceaccount",
+            "-n",
+            ns,
+            "deployment/web",
+            "builder",
+        ],
+        vec!["label", "-n", ns, "deployment", "web", "tier=front"],
+        vec!["label", "-n", ns, "pod", "pod1", "app=q", "--overwrite"],
+        vec!["label", "-n", ns, "pod", "pod1", "app=r"],
+        vec!["annotate", "-n", ns, "deployment", "web", "note=hi"],
+        vec![
+            "annotate",
+            "-n",
+            ns,
+            "configmap",
+            "cfg",
+            "note=hi",
+            "gone=yes",
+        ],
+        vec!["annotate", "-n", ns, "configmap", "cfg", "gone-"],
+        vec!["create", "-f", &node],
+        vec!["taint", "nodes", "diff-node", "dedicated=db:NoSchedule"],
+        vec!["taint", "nodes", "diff-node", "spare:PreferNoSchedule"],
+        vec!["taint", "nodes", "diff-node", "spare:PreferNoSchedule-"],
+        vec!["cordon", "diff-node"],
+        vec!["uncordon", "diff-node"],
+        vec![
+            "drain",
+            "diff-node",
+            "--ignore-daemonsets",
+            "--force",
+            "--timeout=30s",
+        ],
+        vec![
+            "rollout",
+            "status",
+            "-n",
+            ns,
+            "deployment/web",
+            "--watch=false",
+        ],
+        vec!["rollout", "history", "-n", ns, "deployment/web"],
+        vec!["rollout", "pause", "-n", ns, "deployment/web"],
+        vec!["rollout", "resume", "-n", ns, "deployment/web"],
+        vec!["rollout", "restart", "-n", ns, "deployment/web"],
+        vec!["rollout", "undo", "-n", ns, "deployment/web"],
+        vec!["scale", "-n", ns, "deployment", "web", "--replicas=3"],
+        vec![
+            "scale",
+            "-n",
+            ns,
+            "deployment",
+            "web",
+            "--current-replicas=2",
+            "--replicas=1",
+        ],
+        vec![
+            "scale",
+            "-n",
+            ns,
+            "deployment",
+            "web",
+            "--current-replicas=3",
+            "--replicas=1",
+        ],
+    ]
+    .into_iter()
+    .map(|args| args.into_iter().map(String::from).collect())
+    .collect();
+    let mut found = BTreeSet::new();
+    for args in &commands {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (real_ok, real_out, real_err) = real.run(&args, None);
+        let (demo_ok, demo_out, demo_err) = demo.run(&args, None);
+        let what = args.join(" ");
+        if real_ok != demo_ok {
+            found.insert(format!(
+                "{what}: exit ok {real_ok} != {demo_ok} ({real_err} | {demo_err})"
+            ));
+        }
+        // A token is signed by each server's own key.
+        let token = args.len() > 3 && args[3] == "token";
+        if !token && real_out != demo_out {
+            found.insert(format!("{what}: stdout {real_out:?} != {demo_out:?}"));
+        }
+        if real_err != demo_err {
+            found.insert(format!("{what}: stderr {real_err:?} != {demo_err:?}"));
+        }
+    }
+    assert_differences("kubectl commands", &found, KUBECTL_OUTCOMES_ALLOWED);
+
+    // What each server stored.
+    let stored = |kubectl: &common::Kubectl| {
+        let mut objects = BTreeMap::new();
+        for args in [
+            vec!["get", "-n", ns, "-o", "json",
+                "configmaps,secrets,serviceaccounts,services,pods,deployments,jobs,cronjobs,resourcequotas,roles,rolebindings,poddisruptionbudgets,ingresses,horizontalpodautoscalers"],
+            vec!["get", "-o", "json", "nodes/diff-node", "clusterroles/diff-kubectl-nodes",
+                "clusterrolebindings/diff-kubectl-nodes", "priorityclasses/diff-kubectl-high", &format!("namespaces/{ns}")],
+        ] {
+            let list: Value = serde_json::from_str(&kubectl.ok(&args)).expect("kubectl prints JSON");
+            for mut item in list["items"].as_array().cloned().unwrap_or_default() {
+                if let Some(metadata) = item["metadata"].as_object_mut() {
+                    metadata.remove("managedFields");
+                    // The restart time is each run's own.
+                    if let Some(at) = metadata.get_mut("annotations").and_then(|a| a.get_mut("kubectl.kubernetes.io/restartedAt")) {
+                        *at = json!("<time>");
+                    }
+                }
+                for path in ["/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"] {
+                    if let Some(at) = item.pointer_mut(path) {
+                        *at = json!("<time>");
+                    }
+                }
+                generated_token_volume(&mut item);
+                // A LoadBalancer's node port is allocated at random.
+                for port in item.pointer_mut("/spec/ports").and_then(Value::as_array_mut).into_iter().flatten() {
+                    if item_is_random_node_port(port) {
+                        port["nodePort"] = json!("<node port>");
+                    }
+                }
+                normalise(&mut item);
+                let key = format!(
+                    "{}/{}",
+                    item["kind"].as_str().unwrap_or(""),
+                    item["metadata"]["name"].as_str().unwrap_or("")
+                );
+                objects.insert(key, item);
+            }
+        }
+        objects
+    };
+    let (real_objects, demo_objects) = (stored(&real), stored(&demo));
+    let mut found = BTreeSet::new();
+    diff_entries(&real_objects, &demo_objects, &mut found);
+    assert_differences("objects kubectl made", &found, KUBECTL_OBJECTS_ALLOWED);
+}
+
+/// The ServiceAccount admission's `kube-api-access-<5 random characters>` volume, named
+/// `kube-api-access-<generated>` in the pod's volumes and mounts.
+fn generated_token_volume(item: &mut Value) {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => map.values_mut().for_each(walk),
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::String(s) if s.starts_with("kube-api-access-") && s.len() == 21 => {
+                *s = "kube-api-access-<generated>".into();
+            }
+            _ => {}
+        }
+    }
+    walk(item);
+}
+
+/// A node port the command did not choose (only `svc-n` names its own, 31080).
+fn item_is_random_node_port(port: &Value) -> bool {
+    port.get("nodePort").is_some_and(|p| p != 31080)
 }

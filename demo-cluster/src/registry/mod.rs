@@ -120,9 +120,10 @@ pub struct Registry {
     builtins: Vec<Arc<ResourceDef>>,
     crd_defs: RwLock<Vec<Arc<ResourceDef>>>,
     next_service_ip: AtomicU32,
+    next_node_port: AtomicU32,
 }
 
-fn random_suffix() -> String {
+pub(crate) fn random_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     uuid::Uuid::new_v4().as_bytes()[..5]
         .iter()
@@ -147,6 +148,7 @@ impl Registry {
                 .collect(),
             crd_defs: RwLock::new(vec![]),
             next_service_ip: AtomicU32::new(10),
+            next_node_port: AtomicU32::new(0),
         }
     }
 
@@ -429,11 +431,18 @@ impl Registry {
             let n = self.next_service_ip.fetch_add(1, Ordering::Relaxed);
             format!("10.96.{}.{}", (n / 250) % 250, n % 250 + 1)
         };
+        // kube-apiserver picks node ports at random from 30000-32767; the demo counts down
+        // from the top, away from the low ports people choose by hand.
+        let allocate_node_port = || {
+            let n = self.next_node_port.fetch_add(1, Ordering::Relaxed);
+            32767 - i64::from(n % 2768)
+        };
         strategy::prepare_for_create(
             def,
             &mut body,
             &strategy::CreateContext {
                 allocate_service_ip: &allocate_service_ip,
+                allocate_node_port: &allocate_node_port,
             },
         );
         let causes = strategy::validate(def, &body);
@@ -564,7 +573,7 @@ impl Registry {
                 ));
             }
         }
-        if def.tracks_generation && strategy::spec_changed(old, &new) {
+        if def.tracks_generation && strategy::generation_changed(def, old, &new) {
             let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
             new["metadata"]["generation"] = json!(g);
         }

@@ -33,6 +33,19 @@ pub fn default_pod_spec(spec: &mut Value) {
         default_field(m, "dnsPolicy", json!("ClusterFirst"));
         default_field(m, "schedulerName", json!("default-scheduler"));
         default_field(m, "securityContext", json!({}));
+        // The deprecated `serviceAccount` mirrors `serviceAccountName` (kube-apiserver's
+        // conversion fills either from the other).
+        match (m.get("serviceAccountName"), m.get("serviceAccount")) {
+            (Some(Value::String(name)), _) if !name.is_empty() => {
+                let name = name.clone();
+                m.insert("serviceAccount".into(), json!(name));
+            }
+            (_, Some(Value::String(old))) if !old.is_empty() => {
+                let old = old.clone();
+                m.insert("serviceAccountName".into(), json!(old));
+            }
+            _ => {}
+        }
     }
     for field in ["containers", "initContainers"] {
         for c in spec

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::common::{default_field, ensure_object};
+use super::common::{default_field, default_pod_spec, ensure_object};
 use super::printing::{
     age, age_of, boolean, c, count, named, or_none, s, template_cells, Col, Printer, NAME,
 };
@@ -17,6 +17,13 @@ impl Strategy for CronJobs {
         default_field(spec, "suspend", json!(false));
         default_field(spec, "successfulJobsHistoryLimit", json!(3));
         default_field(spec, "failedJobsHistoryLimit", json!(1));
+        let template = &mut obj["spec"]["jobTemplate"]["spec"]["template"];
+        if template["spec"].is_object() {
+            if let Some(t) = template.as_object_mut() {
+                default_field(t, "metadata", json!({}));
+            }
+            default_pod_spec(&mut template["spec"]);
+        }
     }
 
     fn printer(&self) -> Option<Printer> {

@@ -24,6 +24,13 @@ impl Strategy for Jobs {
         default_field(spec, "backoffLimit", json!(6));
         default_field(spec, "completionMode", json!("NonIndexed"));
         default_field(spec, "suspend", json!(false));
+        // Failed only with a pod failure policy (kube-apiserver's defaults).
+        let replacement = if spec.contains_key("podFailurePolicy") {
+            "Failed"
+        } else {
+            "TerminatingOrFailed"
+        };
+        default_field(spec, "podReplacementPolicy", json!(replacement));
         default_template(obj);
     }
 
@@ -70,6 +77,7 @@ fn generate_selector(obj: &mut Value) {
         return;
     };
     obj["spec"]["selector"] = json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}});
+    obj["spec"]["manualSelector"] = json!(false);
     if !obj["spec"]["template"].is_object() {
         return;
     }

@@ -63,6 +63,8 @@ use printing::Printer;
 pub struct CreateContext<'a> {
     /// Allocates the next Service ClusterIP.
     pub allocate_service_ip: &'a dyn Fn() -> String,
+    /// Allocates the next Service node port (30000-32767).
+    pub allocate_node_port: &'a dyn Fn() -> i64,
 }
 
 /// Which part of an object is status, and which writes may set it.
@@ -461,6 +463,45 @@ pub fn prepare_for_create(def: &ResourceDef, obj: &mut Value, ctx: &CreateContex
     }
     strategy.default_fields(obj);
     strategy.prepare_for_create(obj, ctx);
+    if def.builtin && strategy.status(def) != StatusPolicy::None && obj.get("status").is_none() {
+        initial_status(def, obj);
+    }
+}
+
+/// The status a built-in kind is stored with before anyone writes one: kube-apiserver's Go
+/// types serialise their zero-valued status struct (`{}`, or its non-omitempty fields).
+fn initial_status(def: &ResourceDef, obj: &mut Value) {
+    obj["status"] = match (def.group.as_str(), def.resource.as_str()) {
+        ("autoscaling", "horizontalpodautoscalers") => {
+            serde_json::json!({"currentMetrics": null, "desiredReplicas": 0})
+        }
+        ("networking.k8s.io", "ingresses") => serde_json::json!({"loadBalancer": {}}),
+        ("policy", "poddisruptionbudgets") => serde_json::json!({"disruptionsAllowed": 0,
+            "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}),
+        ("", "nodes") => {
+            // A Node written without its kubelet's status: not ready, so kube-apiserver's
+            // TaintNodesByCondition admission taints it (the node lifecycle controller lifts
+            // the taint once the kubelet reports Ready).
+            let taint =
+                serde_json::json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"});
+            if !obj["spec"].is_object() {
+                obj["spec"] = serde_json::json!({});
+            }
+            match obj["spec"]["taints"].as_array_mut() {
+                Some(taints) => {
+                    if !taints.iter().any(|t| t["key"] == taint["key"]) {
+                        taints.push(taint);
+                    }
+                }
+                None => obj["spec"]["taints"] = serde_json::json!([taint]),
+            }
+            serde_json::json!({"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}}, "nodeInfo": {
+                "architecture": "", "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "",
+                "kubeProxyVersion": "", "kubeletVersion": "", "machineID": "", "operatingSystem": "",
+                "osImage": "", "systemUUID": ""}})
+        }
+        _ => serde_json::json!({}),
+    };
 }
 
 /// Update through the object or a subresource: writes to `/status` (and a
@@ -508,6 +549,15 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
 }
 
 /// Spec-like content changed (generation bumps): everything but metadata and status.
+/// Whether an update moves `metadata.generation` on: a spec change, and for Deployments an
+/// annotation change too (kube-apiserver's strategy: they are copied to the ReplicaSets).
+pub fn generation_changed(def: &ResourceDef, old: &Value, new: &Value) -> bool {
+    spec_changed(old, new)
+        || (def.group == "apps"
+            && def.resource == "deployments"
+            && old["metadata"]["annotations"] != new["metadata"]["annotations"])
+}
+
 pub fn spec_changed(old: &Value, new: &Value) -> bool {
     const NOT_SPEC: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
     let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
@@ -597,11 +647,17 @@ fn no_service_ip() -> String {
 }
 
 #[cfg(test)]
+fn first_node_port() -> i64 {
+    30000
+}
+
+#[cfg(test)]
 impl CreateContext<'static> {
     /// A create without Service IPs to hand out, for the kinds' unit tests.
     pub(crate) fn without_service_ips() -> Self {
         CreateContext {
             allocate_service_ip: &no_service_ip,
+            allocate_node_port: &first_node_port,
         }
     }
 }

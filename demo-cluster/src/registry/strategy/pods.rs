@@ -30,9 +30,13 @@ impl Strategy for Pods {
             default_pod_spec(&mut obj["spec"]);
             let spec = ensure_object(obj, "spec");
             default_field(spec, "serviceAccountName", json!("default"));
+            let account = spec.get("serviceAccountName").cloned().unwrap_or_default();
+            spec.insert("serviceAccount".into(), account);
+            default_tolerations(spec);
             default_field(spec, "enableServiceLinks", json!(true));
             default_field(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
             default_field(spec, "priority", json!(0));
+            mount_service_account_token(&mut obj["spec"]);
         }
         let qos = qos_class(&obj["spec"]);
         obj["status"] = json!({"phase": "Pending", "qosClass": qos});
@@ -103,6 +107,92 @@ impl Strategy for Pods {
 /// cpu and memory of the regular containers): no requests or limits at all is BestEffort,
 /// limits on both equal to the requests (or requests absent) in every container is
 /// Guaranteed, anything else Burstable.
+/// Where kube-apiserver's ServiceAccount admission mounts the token.
+const TOKEN_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// kube-apiserver's ServiceAccount admission: unless the pod opts out, a projected
+/// `kube-api-access-<suffix>` volume (token, CA bundle, namespace) mounted read-only in
+/// every container that has nothing mounted at the token path.
+fn mount_service_account_token(spec: &mut Value) {
+    if spec["automountServiceAccountToken"] == json!(false) {
+        return;
+    }
+    let existing = spec["volumes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["name"].as_str())
+        .find(|n| n.starts_with("kube-api-access-"))
+        .map(String::from);
+    let name = existing
+        .clone()
+        .unwrap_or_else(|| format!("kube-api-access-{}", crate::registry::random_suffix()));
+    let mut mounted = false;
+    for field in ["initContainers", "containers"] {
+        for c in spec
+            .get_mut(field)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let has_mount = c["volumeMounts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|m| m["mountPath"] == TOKEN_PATH);
+            if has_mount {
+                continue;
+            }
+            let mount = json!({"name": name, "mountPath": TOKEN_PATH, "readOnly": true});
+            match c["volumeMounts"].as_array_mut() {
+                Some(mounts) => mounts.push(mount),
+                None => c["volumeMounts"] = json!([mount]),
+            }
+            mounted = true;
+        }
+    }
+    if !mounted || existing.is_some() {
+        return;
+    }
+    let volume = json!({"name": name, "projected": {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace",
+            "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
+        {"configMap": {"name": "openshift-service-ca.crt",
+            "items": [{"key": "service-ca.crt", "path": "service-ca.crt"}]}}]}});
+    match spec["volumes"].as_array_mut() {
+        Some(volumes) => volumes.push(volume),
+        None => spec["volumes"] = json!([volume]),
+    }
+}
+
+/// kube-apiserver's DefaultTolerationSeconds admission: a pod that does not tolerate the
+/// not-ready and unreachable NoExecute taints tolerates them for 300 s.
+fn default_tolerations(spec: &mut serde_json::Map<String, Value>) {
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
+    let Some(list) = tolerations.as_array_mut() else {
+        return;
+    };
+    for key in [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ] {
+        let tolerated = list.iter().any(|t| {
+            let effect = t["effect"].as_str().unwrap_or_default();
+            let t_key = t["key"].as_str().unwrap_or_default();
+            (effect.is_empty() || effect == "NoExecute")
+                && (t_key == key || (t_key.is_empty() && t["operator"] == "Exists"))
+        });
+        if !tolerated {
+            list.push(
+                json!({"key": key, "operator": "Exists", "effect": "NoExecute",
+                "tolerationSeconds": 300}),
+            );
+        }
+    }
+}
+
 pub fn qos_class(spec: &Value) -> &'static str {
     let containers: Vec<&Value> = spec["containers"]
         .as_array()

@@ -24,6 +24,23 @@ impl Strategy for Services {
             default_field(spec, "ipFamilyPolicy", json!("SingleStack"));
             default_field(spec, "internalTrafficPolicy", json!("Cluster"));
         }
+        let service_type = spec
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let external = matches!(service_type.as_str(), "NodePort" | "LoadBalancer");
+        if external {
+            default_field(spec, "externalTrafficPolicy", json!("Cluster"));
+        }
+        if service_type == "LoadBalancer" {
+            default_field(spec, "allocateLoadBalancerNodePorts", json!(true));
+        }
+        // NodePort and LoadBalancer services get a node port on every port (unless a
+        // LoadBalancer opts out), as kube-apiserver's allocator gives them.
+        let allocate = service_type == "NodePort"
+            || (service_type == "LoadBalancer"
+                && spec.get("allocateLoadBalancerNodePorts") != Some(&json!(false)));
         for p in spec
             .get_mut("ports")
             .and_then(Value::as_array_mut)
@@ -34,6 +51,9 @@ impl Strategy for Services {
             if let Some(pm) = p.as_object_mut() {
                 default_field(pm, "protocol", json!("TCP"));
                 default_field(pm, "targetPort", port);
+                if allocate && pm.get("nodePort").and_then(Value::as_i64).unwrap_or(0) == 0 {
+                    pm.insert("nodePort".into(), json!((ctx.allocate_node_port)()));
+                }
             }
         }
         obj["status"] = json!({"loadBalancer": {}});
@@ -147,6 +167,7 @@ mod tests {
     fn created(mut svc: Value) -> Value {
         let ctx = CreateContext {
             allocate_service_ip: &next_ip,
+            allocate_node_port: &|| 30000,
         };
         super::super::prepare_for_create(&services_def(), &mut svc, &ctx);
         svc
