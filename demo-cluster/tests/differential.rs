@@ -29,6 +29,8 @@ const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 struct Servers {
     real: String,
     demo: String,
+    /// The real side's etcd (its client URL), to compact it.
+    etcd: String,
 }
 
 static SERVERS: OnceLock<Result<Servers, String>> = OnceLock::new();
@@ -100,6 +102,21 @@ fn start_servers() -> Result<Servers, String> {
         .spawn()
         .map_err(|e| format!("watchdog: {e}"))?;
     let real = proxy.url();
+    let etcd = plane
+        .pids()
+        .into_iter()
+        .find(|(name, _)| *name == "etcd")
+        .and_then(|(_, pid)| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
+        .and_then(|cmdline| {
+            let args: Vec<String> = cmdline
+                .split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            args.iter()
+                .position(|a| a == "--listen-client-urls")
+                .and_then(|i| args.get(i + 1).cloned())
+        })
+        .ok_or("etcd's client URL")?;
 
     // The demo cluster on a runtime of its own that outlives every test's runtime.
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -139,7 +156,7 @@ fn start_servers() -> Result<Servers, String> {
             _scratch: scratch,
         }))
     });
-    Ok(Servers { real, demo })
+    Ok(Servers { real, demo, etcd })
 }
 
 /// The two servers, as kube clients made for the calling test's runtime.
@@ -1747,4 +1764,244 @@ fn generated_token_volume(item: &mut Value) {
 /// A node port the command did not choose (only `svc-n` names its own, 31080).
 fn item_is_random_node_port(port: &Value) -> bool {
     port.get("nodePort").is_some_and(|p| p != 31080)
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. 410 Gone for a resourceVersion too old
+
+/// The first line a watch sends (at most 20 s): the event, as JSON.
+async fn first_watch_event(client: &Client, path: &str) -> (u16, Value) {
+    let request = http::Request::builder()
+        .uri(path)
+        .header("user-agent", "atlas-differential/1.0")
+        .body(kube::client::Body::from(Vec::new()))
+        .expect("request");
+    let response = client.send(request).await.expect("watch answered");
+    let status = response.status().as_u16();
+    let mut body = response.into_body();
+    let mut buffer = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            return (
+                status,
+                serde_json::from_slice(&line).expect("a watch event is JSON"),
+            );
+        }
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    buffer.extend_from_slice(&data);
+                }
+            }
+            Ok(_) if !buffer.is_empty() => {
+                return (
+                    status,
+                    serde_json::from_slice(&buffer).unwrap_or(Value::Null),
+                );
+            }
+            _ => panic!("{path}: no event within 20 s"),
+        }
+    }
+}
+
+/// `s` with every run of digits replaced by `N` (resourceVersions in messages).
+fn without_numbers(s: &str) -> String {
+    let mut out = String::new();
+    for ch in s.chars() {
+        if ch.is_ascii_digit() {
+            if !out.ends_with('N') {
+                out.push('N');
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The parts of a 410 a client reads, messages without their resourceVersions.
+fn expired_shape(http: u16, status: &Value) -> Value {
+    json!({
+        "http": http,
+        "kind": status["kind"],
+        "apiVersion": status["apiVersion"],
+        "status": status["status"],
+        "code": status["code"],
+        "reason": status["reason"],
+        "message": status["message"].as_str().map(without_numbers),
+        "details": status["details"],
+        "continue": status["metadata"]["continue"].as_str().map(|_| "<continue>"),
+    })
+}
+
+/// 410 differences the demo is allowed, each with its reason.
+const EXPIRED_ALLOWED: &[&str] = &[
+    // Uncached kinds (Events) are read from etcd, whose compaction kube-apiserver reports in
+    // these words; every cached kind's window is the watch cache's, reported as "too old
+    // resource version: <asked> (<oldest>)". The demo keeps one history for all kinds, so it
+    // answers every kind in the watch cache's words. Code, reason and type are the same.
+    r#"too old.list Exact.message: "The resourceVersion for the provided list is too old." != "too old resource version: N (N)""#,
+    r#"too old.watch.object.message: "The resourceVersion for the provided watch is too old." != "too old resource version: N (N)""#,
+];
+
+/// A watch and lists from a resourceVersion the server no longer has: kube-apiserver after
+/// etcd is compacted past it, the demo after its watch history (50 events, tuned down from
+/// 10,000 for the test) moved past it.
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn too_old_resource_versions_are_gone() {
+    let servers = servers();
+    let real = client_for(&servers.real);
+    let demo_cluster = demo_cluster::start_with_tuning(
+        Config {
+            listen: "127.0.0.1:0".parse().expect("loopback address"),
+            empty: true,
+            controllers: false,
+            ..Config::default()
+        },
+        demo_cluster::Tuning {
+            watch_cache_capacity: 50,
+            ..demo_cluster::Tuning::default()
+        },
+    )
+    .await
+    .expect("a demo cluster with a short watch history");
+    let demo = client_for(&demo_cluster.url());
+    let ns = "diff-gone";
+    // Events: kube-apiserver keeps no watch cache for them, so their reads go to etcd and see
+    // its compaction (a cached kind's window lives in the apiserver's memory instead).
+    let cms = format!("/api/v1/namespaces/{ns}/events");
+    let mut found = BTreeSet::new();
+    let mut old = vec![];
+    for client in [&real, &demo] {
+        let created = send(
+            client,
+            &post(
+                "/api/v1/namespaces",
+                &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+            ),
+        )
+        .await;
+        assert_eq!(
+            created.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&created.body)
+        );
+        let mut first_rv = String::new();
+        for name in ["a", "b", "c"] {
+            let reply = send(
+                client,
+                &post(
+                    &cms,
+                    &json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name},
+                    "involvedObject": {"kind": "Pod", "name": "x", "namespace": ns},
+                    "reason": "Tested", "message": "0", "type": "Normal"}),
+                ),
+            )
+            .await;
+            if first_rv.is_empty() {
+                first_rv = reply.json()["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+            }
+        }
+        let page = send(client, &get(format!("{cms}?limit=1"))).await.json();
+        let token = page["metadata"]["continue"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        assert!(!token.is_empty(), "a continue token: {page}");
+        // Enough writes to move the demo's 50-event history past the first version.
+        let mut last_rv = String::new();
+        for n in 1..=60 {
+            let reply = send(
+                client,
+                &with_body(
+                    "PATCH",
+                    format!("{cms}/a"),
+                    "application/merge-patch+json",
+                    json!({"message": n.to_string()}).to_string().into_bytes(),
+                ),
+            )
+            .await;
+            last_rv = reply.json()["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+        }
+        old.push((first_rv, token, last_rv));
+    }
+    // Compact the real side's etcd up to its last write.
+    let etcd = client_for(&servers.etcd);
+    let compacted = send(
+        &etcd,
+        &post(
+            "/v3/kv/compaction",
+            &json!({"revision": old[0].2, "physical": true}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        compacted.status,
+        200,
+        "etcd compaction: {}",
+        String::from_utf8_lossy(&compacted.body)
+    );
+
+    let shapes = |client: Client, rv: String, token: String, cms: String| async move {
+        let (http, event) =
+            first_watch_event(&client, &format!("{cms}?watch=true&resourceVersion={rv}")).await;
+        let watch = json!({"type": event["type"], "object": expired_shape(http, &event["object"])});
+        let exact = send(
+            &client,
+            &get(format!(
+                "{cms}?resourceVersion={rv}&resourceVersionMatch=Exact"
+            )),
+        )
+        .await;
+        let exact = expired_shape(exact.status, &exact.json());
+        let cont = send(&client, &get(format!("{cms}?limit=1&continue={token}"))).await;
+        let fresh = cont.json()["metadata"]["continue"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let cont = expired_shape(cont.status, &cont.json());
+        // The 410's fresh token goes on from the current state after the last item sent.
+        let resumed = send(&client, &get(format!("{cms}?continue={fresh}"))).await;
+        let names: Vec<Value> = resumed.json()["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| i["metadata"]["name"].clone())
+            .collect();
+        json!({"watch": watch, "list Exact": exact, "list continue": cont,
+            "fresh continue": {"http": resumed.status, "names": names}})
+    };
+    let real_shape = shapes(
+        real.clone(),
+        old[0].0.clone(),
+        old[0].1.clone(),
+        cms.clone(),
+    )
+    .await;
+    let demo_shape = shapes(
+        demo.clone(),
+        old[1].0.clone(),
+        old[1].1.clone(),
+        cms.clone(),
+    )
+    .await;
+    diff_values("too old", &real_shape, &demo_shape, &mut found);
+    assert_eq!(
+        real_shape["watch"]["object"]["code"], 410,
+        "the real watch expired: {real_shape}"
+    );
+    assert_differences("410 Gone", &found, EXPIRED_ALLOWED);
 }

@@ -195,7 +195,10 @@ fn list(
             ));
         }
         let token = decode_continue(cont)?;
-        (Some(token.rv), Some(token.start))
+        // Version 0: the fresh token of an expired one, continuing from the current state
+        // (kube-apiserver's -1).
+        let at = (token.rv != 0).then_some(token.rv);
+        (at, Some(token.start))
     } else {
         let exact = rvm == "Exact"
             || (rvm.is_empty() && limit.is_some() && !rv_param.is_empty() && rv_param != "0");
@@ -235,7 +238,12 @@ fn list(
         .list_page(&def.storage_group, &def.resource, ns, at, after, limit, keep)
         .map_err(|e| {
             if e.code == 410 && !cont.is_empty() {
-                ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+                let mut expired = ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+                // As kube-apiserver: a token to go on from the current state where the
+                // expired one stopped.
+                let start = start_after.clone().unwrap_or_default();
+                expired.metadata = Box::new(json!({"continue": encode_continue(0, &start)}));
+                expired
             } else {
                 e
             }
