@@ -2005,3 +2005,139 @@ async fn too_old_resource_versions_are_gone() {
     );
     assert_differences("410 Gone", &found, EXPIRED_ALLOWED);
 }
+
+// ---------------------------------------------------------------------------------------
+// 7. Defaults stored on create
+
+/// Stored-object differences after a minimal create, each with its reason.
+const DEFAULTS_ALLOWED: &[&str] = &[
+    // No pvc-protection controller in the demo to lift it (see ROWS_ALLOWED).
+    r#"v1 PersistentVolumeClaim.metadata.finalizers: ["kubernetes.io/pvc-protection"] != (absent)"#,
+];
+
+/// A minimal object of each built-in workload-ish kind, created on both: the whole stored
+/// object compared (managedFields aside, compared on their own).
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn defaults_stored_on_create_match() {
+    let pair = pair();
+    let ns = "diff-defaults";
+    pair.namespace(ns).await;
+    let template = json!({"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
+    let selector = json!({"matchLabels": {"app": "a"}});
+    let objects: Vec<(String, Value)> = vec![
+        (
+            "/api/v1/namespaces/diff-defaults/pods".into(),
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": template["spec"]}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-defaults/deployments".into(),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"selector": selector, "template": template}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-defaults/replicasets".into(),
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs"}, "spec": {"selector": selector, "template": template}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-defaults/statefulsets".into(),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s"}, "spec": {"selector": selector, "template": template}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/diff-defaults/daemonsets".into(),
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"}, "spec": {"selector": selector, "template": template}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/diff-defaults/jobs".into(),
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": {
+                "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/diff-defaults/cronjobs".into(),
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj"}, "spec": {"schedule": "@hourly",
+                "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-defaults/services".into(),
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"}, "spec": {"ports": [{"port": 80}]}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-defaults/configmaps".into(),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-defaults/secrets".into(),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-defaults/serviceaccounts".into(),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa"}}),
+        ),
+        (
+            "/api/v1/namespaces/diff-defaults/persistentvolumeclaims".into(),
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": {
+                "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/namespaces/diff-defaults/ingresses".into(),
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing"}, "spec": {
+                "defaultBackend": {"service": {"name": "svc", "port": {"number": 80}}}}}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/namespaces/diff-defaults/networkpolicies".into(),
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"}, "spec": {"podSelector": {}}}),
+        ),
+        (
+            "/apis/autoscaling/v2/namespaces/diff-defaults/horizontalpodautoscalers".into(),
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "hpa"}, "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3}}),
+        ),
+        (
+            "/apis/autoscaling/v1/namespaces/diff-defaults/horizontalpodautoscalers".into(),
+            json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "hpa-v1"}, "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3}}),
+        ),
+        (
+            "/apis/policy/v1/namespaces/diff-defaults/poddisruptionbudgets".into(),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"}, "spec": {"maxUnavailable": 1}}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/diff-defaults/roles".into(),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r"}}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/diff-defaults/rolebindings".into(),
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"}}),
+        ),
+    ];
+    let mut found = BTreeSet::new();
+    for (path, body) in &objects {
+        let (created_real, created_demo) = pair.both_ok(&post(path.as_str(), body)).await;
+        let name = body["metadata"]["name"].as_str().unwrap_or("");
+        // As stored: read back (the create's answer is the same object).
+        let (mut real, mut demo) = pair.both_ok(&get(format!("{path}/{name}"))).await;
+        for (created, read) in [(created_real, &real), (created_demo, &demo)] {
+            assert_eq!(
+                created["metadata"]["annotations"], read["metadata"]["annotations"],
+                "{path}/{name}: annotations as created and as read"
+            );
+        }
+        for object in [&mut real, &mut demo] {
+            if let Some(metadata) = object["metadata"].as_object_mut() {
+                metadata.remove("managedFields");
+            }
+            generated_token_volume(object);
+            normalise(object);
+        }
+        let what = format!(
+            "{} {}",
+            body["apiVersion"].as_str().unwrap_or(""),
+            body["kind"].as_str().unwrap_or("")
+        );
+        diff_values(&what, &real, &demo, &mut found);
+    }
+    assert_differences("defaults stored on create", &found, DEFAULTS_ALLOWED);
+}

@@ -132,7 +132,9 @@ fn row_cells(def: &ResourceDef, obj: &Value) -> Vec<Value> {
 }
 
 pub fn partial_metadata(obj: &Value) -> Value {
-    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj["metadata"]})
+    let metadata = crate::storage::object::without_internal_annotations(obj)
+        .unwrap_or_else(|| obj["metadata"].clone());
+    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata})
 }
 
 pub fn row(def: &ResourceDef, obj: &Value, include: IncludeObject) -> Value {

@@ -469,6 +469,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             true,
         )
         .short(&["netpol"])
+        .generation()
         .0,
         kind("networking.k8s.io", "servicecidrs", "ServiceCIDR", false)
             .status()

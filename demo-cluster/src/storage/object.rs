@@ -76,8 +76,39 @@ pub fn write_partial_metadata(buf: &mut Vec<u8>, obj: &Value) {
         br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#,
     );
     // Writing a `Value` into a Vec cannot fail (its map keys are strings).
-    let _ = serde_json::to_writer(&mut *buf, &obj["metadata"]);
+    match without_internal_annotations(obj) {
+        Some(metadata) => {
+            let _ = serde_json::to_writer(&mut *buf, &metadata);
+        }
+        None => {
+            let _ = serde_json::to_writer(&mut *buf, &obj["metadata"]);
+        }
+    }
     buf.push(b'}');
+}
+
+/// A DaemonSet's `deprecated.daemonset.template.generation` annotation is how apps/v1 carries
+/// kube-apiserver's internal `spec.templateGeneration`: its metadata-only forms (Table rows,
+/// PartialObjectMetadata), made from the internal object, do not have it. The metadata
+/// without it, or `None` when there is nothing to take out.
+pub fn without_internal_annotations(obj: &Value) -> Option<Value> {
+    const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+    let is_daemon_set = obj["kind"] == "DaemonSet" && obj["apiVersion"] == "apps/v1";
+    if !is_daemon_set
+        || obj["metadata"]["annotations"]
+            .get(TEMPLATE_GENERATION)
+            .is_none()
+    {
+        return None;
+    }
+    let mut metadata = obj["metadata"].clone();
+    if let Some(annotations) = metadata["annotations"].as_object_mut() {
+        annotations.remove(TEMPLATE_GENERATION);
+        if annotations.is_empty() {
+            metadata.as_object_mut().map(|m| m.remove("annotations"));
+        }
+    }
+    Some(metadata)
 }
 
 impl Deref for StoredObject {

@@ -17,6 +17,9 @@ impl Strategy for CronJobs {
         default_field(spec, "suspend", json!(false));
         default_field(spec, "successfulJobsHistoryLimit", json!(3));
         default_field(spec, "failedJobsHistoryLimit", json!(1));
+        if let Some(job_template) = obj["spec"]["jobTemplate"].as_object_mut() {
+            default_field(job_template, "metadata", json!({}));
+        }
         let template = &mut obj["spec"]["jobTemplate"]["spec"]["template"];
         if template["spec"].is_object() {
             if let Some(t) = template.as_object_mut() {

@@ -18,7 +18,16 @@ fn defaults(obj: &mut Value) {
         json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
     );
     default_field(spec, "revisionHistoryLimit", json!(10));
+    // kube-apiserver's strategy records the template generation (1 at creation, one more
+    // with each template change) in this annotation.
+    let generation = obj["metadata"]["annotations"][TEMPLATE_GENERATION].clone();
+    if generation.is_null() && obj["metadata"].is_object() {
+        let annotations = ensure_object(&mut obj["metadata"], "annotations");
+        annotations.insert(TEMPLATE_GENERATION.into(), json!("1"));
+    }
 }
+
+const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
 
 const COLUMNS: &[Col] = &[
     NAME,

@@ -173,6 +173,10 @@ fn v1_from_v2(mut obj: Value) -> Value {
                 "desiredReplicas",
             ],
         );
+        // autoscaling/v1 serialises currentReplicas even when 0 (v2 omits it).
+        v1_status
+            .entry("currentReplicas")
+            .or_insert_with(|| json!(0));
         let (cpu, other_current) = split_cpu(&status["currentMetrics"], "current");
         if let Some(percent) = cpu {
             v1_status.insert("currentCPUUtilizationPercentage".into(), json!(percent));

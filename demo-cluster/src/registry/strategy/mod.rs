@@ -196,6 +196,14 @@ impl Strategy for Printed {
 pub struct RbacPrinted(pub Printer);
 
 impl Strategy for RbacPrinted {
+    fn default_fields(&self, obj: &mut Value) {
+        // Roles' and ClusterRoles' `rules` are serialised even when unset (no omitempty).
+        let is_role = matches!(obj["kind"].as_str(), Some("Role" | "ClusterRole"));
+        if let (true, Some(m)) = (is_role, obj.as_object_mut()) {
+            m.entry("rules").or_insert(Value::Null);
+        }
+    }
+
     fn name_rule(&self) -> NameRule {
         NameRule::PathSegment
     }
@@ -476,6 +484,10 @@ fn initial_status(def: &ResourceDef, obj: &mut Value) {
             serde_json::json!({"currentMetrics": null, "desiredReplicas": 0})
         }
         ("networking.k8s.io", "ingresses") => serde_json::json!({"loadBalancer": {}}),
+        ("apps", "replicasets") => serde_json::json!({"replicas": 0}),
+        ("apps", "statefulsets") => serde_json::json!({"replicas": 0, "availableReplicas": 0}),
+        ("apps", "daemonsets") => serde_json::json!({"currentNumberScheduled": 0,
+            "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}),
         ("policy", "poddisruptionbudgets") => serde_json::json!({"disruptionsAllowed": 0,
             "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}),
         ("", "nodes") => {

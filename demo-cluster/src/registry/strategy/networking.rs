@@ -86,7 +86,31 @@ fn ingress_cells(o: &Value) -> Vec<Value> {
     )
 }
 
-pub static NETWORK_POLICIES: Printed = Printed(Printer::new(POLICY_COLUMNS, policy_cells));
+pub static NETWORK_POLICIES: NetworkPolicies = NetworkPolicies;
+
+/// networking.k8s.io/v1 NetworkPolicies: `policyTypes` defaulted as kube-apiserver does
+/// (Ingress always, Egress when egress rules are given), kubectl's columns.
+pub struct NetworkPolicies;
+
+impl Strategy for NetworkPolicies {
+    fn default_fields(&self, obj: &mut Value) {
+        if !obj["spec"].is_object() || obj["spec"]["policyTypes"].is_array() {
+            return;
+        }
+        let mut types = vec![json!("Ingress")];
+        if obj["spec"]["egress"]
+            .as_array()
+            .is_some_and(|e| !e.is_empty())
+        {
+            types.push(json!("Egress"));
+        }
+        obj["spec"]["policyTypes"] = json!(types);
+    }
+
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(POLICY_COLUMNS, policy_cells))
+    }
+}
 
 const POLICY_COLUMNS: &[Col] = &[NAME, c("Pod-Selector", 0), c("Age", 0)];
 

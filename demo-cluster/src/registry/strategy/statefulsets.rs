@@ -18,6 +18,13 @@ fn defaults(obj: &mut Value) {
         json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
     );
     default_field(spec, "revisionHistoryLimit", json!(10));
+    // v1.36 serialises an unset serviceName as "" (no longer omitted).
+    default_field(spec, "serviceName", json!(""));
+    default_field(
+        spec,
+        "persistentVolumeClaimRetentionPolicy",
+        json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
+    );
 }
 
 const COLUMNS: &[Col] = &[
