@@ -579,7 +579,9 @@ fn update_status(
             &def,
             namespace_of(d),
             name_of(d),
-            &writer(CONTROLLER_MANAGER, ""),
+            // Through /status, as kube-controller-manager does: an annotation written to the
+            // Deployment itself would move its generation on.
+            &writer(CONTROLLER_MANAGER, "status"),
             |current| {
                 current["metadata"]["annotations"][REVISION] = json!(revision_text.clone());
                 Ok(())

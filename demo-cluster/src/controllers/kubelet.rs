@@ -146,7 +146,40 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
     let has_ready = node["status"]["conditions"]
         .as_array()
         .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready"));
-    if has_ready && node["status"]["nodeInfo"].is_object() {
+    let lift_not_ready = |ctx: &Context| {
+        // The node lifecycle controller's part: a Ready node loses the not-ready taint that
+        // kube-apiserver's admission gave it at creation.
+        let _ = ctx.registry.update_with(
+            &nodes,
+            "",
+            name,
+            &writer("kube-controller-manager", ""),
+            |current| {
+                let ready = current["status"]["conditions"]
+                    .as_array()
+                    .is_some_and(|cs| {
+                        cs.iter()
+                            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+                    });
+                if let (true, Some(taints)) = (ready, current["spec"]["taints"].as_array_mut()) {
+                    taints.retain(|t| t["key"] != NOT_READY_TAINT);
+                    if taints.is_empty() {
+                        if let Some(spec) = current["spec"].as_object_mut() {
+                            spec.remove("taints");
+                        }
+                    }
+                }
+                Ok(())
+            },
+        );
+    };
+    let not_ready_taint = node["spec"]["taints"]
+        .as_array()
+        .is_some_and(|ts| ts.iter().any(|t| t["key"] == NOT_READY_TAINT));
+    if has_ready && !is_zero_value(&node["status"]["nodeInfo"]) {
+        if not_ready_taint {
+            lift_not_ready(ctx);
+        }
         return;
     }
     let used: HashSet<&str> = all.iter().filter_map(internal_ip).collect();
@@ -162,7 +195,8 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
                 return Ok(());
             };
             for (field, value) in reported.as_object().into_iter().flatten() {
-                let present = status.get(field).is_some_and(|v| !v.is_null());
+                // kube-apiserver stores a Node written without status with zero values.
+                let present = status.get(field).is_some_and(|v| !is_zero_value(v));
                 if field == "conditions" && present {
                     // Add the condition types the Node lacks, keep those it has.
                     if let Some(conditions) = status[field].as_array_mut() {
@@ -178,6 +212,21 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
             }
             Ok(())
         });
+    lift_not_ready(ctx);
+}
+
+const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
+
+/// Null, or only empty strings, zeros, falses and empty collections all the way down.
+fn is_zero_value(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.values().all(is_zero_value),
+    }
 }
 
 fn internal_ip(node: &Value) -> Option<&str> {

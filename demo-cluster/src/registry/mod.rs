@@ -573,7 +573,8 @@ impl Registry {
                 ));
             }
         }
-        if def.tracks_generation && strategy::generation_changed(def, old, &new) {
+        if def.tracks_generation && strategy::generation_changed(def, old, &new, &opts.subresource)
+        {
             let g = old["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
             new["metadata"]["generation"] = json!(g);
         }

@@ -535,6 +535,10 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
             .pointer_mut("/metadata/resourceVersion")
             .map(Value::take)
             .unwrap_or_default();
+        // kube-apiserver's Deployment status strategy keeps the body's annotations (its
+        // controller records the revision that way, without moving the generation on).
+        let annotations = (def.group == "apps" && def.resource == "deployments")
+            .then(|| new["metadata"]["annotations"].take());
         *new = match old.as_object() {
             Some(fields) => Value::Object(
                 fields
@@ -549,6 +553,15 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
             new["status"] = status;
         }
         new["metadata"]["resourceVersion"] = rv;
+        match annotations {
+            Some(Value::Null) => {
+                if let Some(m) = new["metadata"].as_object_mut() {
+                    m.remove("annotations");
+                }
+            }
+            Some(annotations) => new["metadata"]["annotations"] = annotations,
+            None => {}
+        }
         return;
     }
     if strategy.status(def) != StatusPolicy::None {
@@ -562,10 +575,13 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
 
 /// Spec-like content changed (generation bumps): everything but metadata and status.
 /// Whether an update moves `metadata.generation` on: a spec change, and for Deployments an
-/// annotation change too (kube-apiserver's strategy: they are copied to the ReplicaSets).
-pub fn generation_changed(def: &ResourceDef, old: &Value, new: &Value) -> bool {
+/// annotation change written to the object itself (kube-apiserver's strategy: they are
+/// copied to the ReplicaSets; its status strategy, through which the controller records the
+/// revision, moves nothing).
+pub fn generation_changed(def: &ResourceDef, old: &Value, new: &Value, subresource: &str) -> bool {
     spec_changed(old, new)
-        || (def.group == "apps"
+        || (subresource.is_empty()
+            && def.group == "apps"
             && def.resource == "deployments"
             && old["metadata"]["annotations"] != new["metadata"]["annotations"])
 }
