@@ -2141,3 +2141,98 @@ async fn defaults_stored_on_create_match() {
     }
     assert_differences("defaults stored on create", &found, DEFAULTS_ALLOWED);
 }
+
+// ---------------------------------------------------------------------------------------
+// 8. managedFields
+
+/// managedFields differences the demo is allowed, each with its reason: the demo's field
+/// sets are computed without kube-apiserver's structured-merge schema.
+const MANAGED_FIELDS_ALLOWED: &[&str] = &[
+    // An Update that creates a map (bob's first annotation, his first label) owns the map
+    // itself too (`.`) on kube-apiserver; the demo records the changed leaves only.
+    r#"/api/v1/namespaces/diff-managed/configmaps/cfg[1].fieldsV1.f:metadata.f:annotations..: {} != (absent)"#,
+    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[1].fieldsV1.f:metadata.f:labels..: {} != (absent)"#,
+    // Container ports are a list-map keyed by containerPort and protocol (the defaulted
+    // TCP included); the demo keys list items by one merge key.
+    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[0].fieldsV1.f:spec.f:template.f:spec.f:containers.k:{"name":"web"}.f:ports.k:{"containerPort":80,"protocol":"TCP"}: {".":{},"f:containerPort":{}} != (absent)"#,
+    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[0].fieldsV1.f:spec.f:template.f:spec.f:containers.k:{"name":"web"}.f:ports.k:{"containerPort":80}: (absent) != {".":{},"f:containerPort":{}}"#,
+];
+
+/// The same server-side applies and updates by two managers on a ConfigMap and a
+/// Deployment; each entry's manager, operation, apiVersion, fieldsType, fieldsV1 and
+/// subresource compared (times aside).
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn managed_fields_match() {
+    let pair = pair();
+    let ns = "diff-managed";
+    pair.namespace(ns).await;
+    let apply = |path: String, manager: &str, body: &Value| {
+        with_body(
+            "PATCH",
+            format!("{path}?fieldManager={manager}&force=true"),
+            "application/apply-patch+yaml",
+            body.to_string().into_bytes(),
+        )
+    };
+    let merge = |path: String, manager: &str, body: &Value| {
+        with_body(
+            "PATCH",
+            format!("{path}?fieldManager={manager}"),
+            "application/merge-patch+json",
+            body.to_string().into_bytes(),
+        )
+    };
+    let cm = format!("/api/v1/namespaces/{ns}/configmaps/cfg");
+    let deploy = format!("/apis/apps/v1/namespaces/{ns}/deployments/web");
+    let cm_body = |value: &str| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "cfg", "labels": {"app": "web"}}, "data": {"a": value, "b": "1"}})
+    };
+    let deploy_body = |image: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web"}, "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+            {"name": "web", "image": image, "ports": [{"containerPort": 80}]}]}}}})
+    };
+    let steps: Vec<Req> = vec![
+        apply(cm.clone(), "alice", &cm_body("1")),
+        merge(
+            cm.clone(),
+            "bob",
+            &json!({"data": {"c": "2"}, "metadata": {"annotations": {"note": "x"}}}),
+        ),
+        apply(cm.clone(), "alice", &cm_body("3")),
+        merge(cm.clone(), "bob", &json!({"data": {"b": "4"}})),
+        apply(deploy.clone(), "alice", &deploy_body("nginx:1.26")),
+        merge(
+            deploy.clone(),
+            "bob",
+            &json!({"spec": {"replicas": 3}, "metadata": {"labels": {"tier": "front"}}}),
+        ),
+        apply(deploy.clone(), "alice", &deploy_body("nginx:1.27")),
+    ];
+    for step in &steps {
+        pair.both_ok(step).await;
+    }
+    let mut found = BTreeSet::new();
+    for path in [&cm, &deploy] {
+        let (real, demo) = pair.both_ok(&get(path.as_str())).await;
+        let entries = |o: &Value| {
+            let mut list: Vec<Value> = o["metadata"]["managedFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| json!({"manager": e["manager"], "operation": e["operation"], "apiVersion": e["apiVersion"],
+                    "fieldsType": e["fieldsType"], "fieldsV1": e["fieldsV1"], "subresource": e["subresource"]}))
+                .collect();
+            list.sort_by_key(|e| format!("{}/{}", e["manager"], e["operation"]));
+            json!(list)
+        };
+        diff_values(path, &entries(&real), &entries(&demo), &mut found);
+    }
+    assert_differences("managedFields", &found, MANAGED_FIELDS_ALLOWED);
+}

@@ -95,6 +95,9 @@ fn walk<'a>(
     }
     prefix.push(format!("f:{field}"));
     match v {
+        // Atomic structs and maps (`+structType=atomic`, `+mapType=atomic`): label selectors
+        // and a binding's roleRef are owned whole, as one leaf.
+        Value::Object(m) if !m.is_empty() && is_atomic(field) => visit(prefix, v, before),
         Value::Object(m) if !m.is_empty() => {
             for (k, c) in m {
                 walk(
@@ -132,6 +135,16 @@ fn walk<'a>(
         _ => visit(prefix, v, before),
     }
     prefix.pop();
+}
+
+/// Fields kube-apiserver's schema declares atomic wherever they appear: LabelSelectors
+/// (workloads', PDBs', Services' `selector`, NetworkPolicies' pod and namespace selectors)
+/// and RBAC bindings' `roleRef`.
+fn is_atomic(field: &str) -> bool {
+    matches!(
+        field,
+        "selector" | "podSelector" | "namespaceSelector" | "labelSelector" | "roleRef"
+    )
 }
 
 /// The value at a FieldsV1 path, if present.
