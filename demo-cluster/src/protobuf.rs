@@ -426,7 +426,8 @@ fn fields(message: &str) -> Option<&'static [Field]> {
             (2, "kind", Str, false),
             (3, "name", Str, false),
         ],
-        // `kubectl autoscale`: autoscaling/v2 where served (v1.23+), else autoscaling/v1.
+        // `kubectl autoscale` (v1.32 sends autoscaling/v1); autoscaling/v2 for clients that
+        // send it.
         "HorizontalPodAutoscaler" => &[
             (1, "metadata", Msg("ObjectMeta"), false),
             (2, "spec", Msg("HorizontalPodAutoscalerSpec"), false),
@@ -838,7 +839,8 @@ mod tests {
         );
     }
 
-    /// What `kubectl autoscale` sends: an autoscaling/v2 HorizontalPodAutoscaler.
+    /// An autoscaling/v2 HorizontalPodAutoscaler (kubectl v1.32's autoscaling/v1 one is
+    /// held to kube-apiserver by tests/differential.rs).
     #[test]
     fn decodes_a_v2_horizontal_pod_autoscaler() {
         let mut meta = vec![];
