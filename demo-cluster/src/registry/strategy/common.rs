@@ -174,6 +174,8 @@ pub struct Workload {
     pub defaults: fn(&mut Value),
     pub printer: Printer,
     pub field_selectors: &'static [&'static str],
+    /// See [`Strategy::annotations_are_spec`] (Deployments).
+    pub annotations_are_spec: bool,
 }
 
 impl Workload {
@@ -186,6 +188,15 @@ impl Workload {
             defaults,
             printer: Printer::new(columns, cells),
             field_selectors: &[],
+            annotations_are_spec: false,
+        }
+    }
+
+    /// The same, with annotations that count as spec (Deployments).
+    pub const fn annotations_are_spec(self) -> Workload {
+        Workload {
+            annotations_are_spec: true,
+            ..self
         }
     }
 
@@ -218,5 +229,9 @@ impl Strategy for Workload {
 
     fn field_selectors(&self) -> &'static [&'static str] {
         self.field_selectors
+    }
+
+    fn annotations_are_spec(&self) -> bool {
+        self.annotations_are_spec
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::common::{default_field, ensure_object, Workload};
 use super::printing::{age, c, fraction, int, named, selector_string, template_cells, Col, NAME};
 
-pub static DEPLOYMENTS: Workload = Workload::new(defaults, COLUMNS, cells);
+pub static DEPLOYMENTS: Workload = Workload::new(defaults, COLUMNS, cells).annotations_are_spec();
 
 fn defaults(obj: &mut Value) {
     let spec = ensure_object(obj, "spec");

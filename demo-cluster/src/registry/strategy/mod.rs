@@ -118,6 +118,14 @@ pub trait Strategy: Sync {
     /// A write through a subresource of the kind's own (a Namespace's `finalize`): makes
     /// `new` the stored object with what that subresource may change. `false` if the kind
     /// has no such subresource.
+    /// Whether the annotations count as spec: a change to them written to the object moves
+    /// the generation on, and a status write keeps the body's (kube-apiserver's Deployment
+    /// strategies: the annotations are copied to the ReplicaSets, and the controller records
+    /// the revision through the status without moving the generation on).
+    fn annotations_are_spec(&self) -> bool {
+        false
+    }
+
     fn prepare_subresource_update(&self, _sub: &str, _old: &Value, _new: &mut Value) -> bool {
         false
     }
@@ -535,9 +543,8 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
             .pointer_mut("/metadata/resourceVersion")
             .map(Value::take)
             .unwrap_or_default();
-        // kube-apiserver's Deployment status strategy keeps the body's annotations (its
-        // controller records the revision that way, without moving the generation on).
-        let annotations = (def.group == "apps" && def.resource == "deployments")
+        let annotations = strategy
+            .annotations_are_spec()
             .then(|| new["metadata"]["annotations"].take());
         *new = match old.as_object() {
             Some(fields) => Value::Object(
@@ -573,19 +580,16 @@ pub fn prepare_for_update(def: &ResourceDef, old: &Value, new: &mut Value, subre
     strategy.prepare_for_update(old, new);
 }
 
-/// Spec-like content changed (generation bumps): everything but metadata and status.
-/// Whether an update moves `metadata.generation` on: a spec change, and for Deployments an
-/// annotation change written to the object itself (kube-apiserver's strategy: they are
-/// copied to the ReplicaSets; its status strategy, through which the controller records the
-/// revision, moves nothing).
+/// Whether an update moves `metadata.generation` on: a spec change, or an annotation change
+/// written to the object itself where the kind's annotations count as spec.
 pub fn generation_changed(def: &ResourceDef, old: &Value, new: &Value, subresource: &str) -> bool {
     spec_changed(old, new)
         || (subresource.is_empty()
-            && def.group == "apps"
-            && def.resource == "deployments"
+            && of(def).annotations_are_spec()
             && old["metadata"]["annotations"] != new["metadata"]["annotations"])
 }
 
+/// Spec-like content changed (generation bumps): everything but metadata and status.
 pub fn spec_changed(old: &Value, new: &Value) -> bool {
     const NOT_SPEC: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
     let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
