@@ -406,8 +406,15 @@ async fn request_log_lists_the_api_calls_and_the_open_watch(backend: Backend) {
             "{expected} logged: {paths:?}"
         );
     }
-    let curl = wait_for(driver, ".request-log .log-row .copyable code").await;
-    assert!(curl.text().await.expect("text").starts_with("curl -s"));
+    // Read in one script: rows are drawn again as newer requests arrive, so a found element
+    // can go stale before its text is read.
+    let curls = common::wait_until(
+        "a curl command in the request log",
+        async || common::texts_at(driver, ".request-log .log-row .copyable code", None).await,
+        |curls| !curls.is_empty(),
+    )
+    .await;
+    assert!(curls[0].starts_with("curl -s"), "{curls:?}");
     harness.screenshot("request-log").await;
     harness.stop().await;
 }
