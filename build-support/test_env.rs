@@ -1,4 +1,4 @@
-//! Shared by the build scripts of the app and the demo cluster: finds which optional test
+//! Shared by the build scripts of the app, the model and the demo cluster: finds which optional test
 //! dependencies this machine has and emits a `cfg` for each, so a test that needs a missing
 //! one is compiled as `#[ignore]` and shows as *ignored* in cargo's summary instead of passing
 //! silently.
@@ -7,6 +7,9 @@
 //! or fixture makes its tests run and fail with a clear message instead of being skipped.
 //!
 //! Use in a test: `#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]`.
+
+// Each build script uses only the probes its tests need.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -13,7 +13,7 @@ use crate::api;
 use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
 use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
-use crate::model::{ApiTree, ResourceId, TreeErrorKind};
+use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{HomePage, ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
@@ -439,7 +439,7 @@ fn PartialFailures(discovery: DiscoveryState) -> impl IntoView {
                         .entries
                         .iter()
                         .filter(|e| matches!(e.kind, TreeErrorKind::Fetch | TreeErrorKind::Parse | TreeErrorKind::Stale))
-                        .map(|e| format!("{}: {}", crate::model::api_version(&e.group, &e.version), e.message))
+                        .map(|e| format!("{}: {}", crate::model::tree::api_version(&e.group, &e.version), e.message))
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();

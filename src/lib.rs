@@ -4,7 +4,7 @@
 //! `api` is the only module that talks to the network; `state` connects the two to the views
 //! in `components` and `app`.
 
-pub mod model;
+pub use kube_atlas_model as model;
 
 pub mod api;
 pub mod app;

@@ -102,8 +102,8 @@ async fn tree_ready_time_with_300_crd_groups() {
     );
     match std::fs::read_to_string(fixture) {
         Ok(real) => {
-            let body =
-                kube_atlas::model::with_synthetic_crds(&real, groups).expect("synthetic document");
+            let body = kube_atlas::model::synthetic::with_synthetic_crds(&real, groups)
+                .expect("synthetic document");
             let port = common::start_test_proxy(
                 harness.cluster_addr(),
                 common::ProxyMode::AggregatedApis(std::sync::Arc::new(body)),

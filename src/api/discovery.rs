@@ -7,8 +7,9 @@ use futures::future::{join, join_all};
 use super::{get, ApiError, Fetched};
 pub use crate::model::errors::{classify_discovery_failure as classify, DiscoveryLoadError};
 use crate::model::{
-    parse_api_root, parse_apis_root, tree_from_aggregated, ApiRootDoc, ApisRootDoc, Discovery,
-    LegacyWalkPlan, DISCOVERY_ACCEPT,
+    discovery::parse_api_root, discovery::parse_apis_root, discovery::tree_from_aggregated,
+    discovery::ApiRootDoc, discovery::ApisRootDoc, discovery::LegacyWalkPlan,
+    discovery::DISCOVERY_ACCEPT, tree::Discovery,
 };
 
 /// Discovery as loaded, with what the header and the live refresh need.
@@ -55,7 +56,7 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
         ApiRootDoc::Aggregated(_) => {
             requests += 1;
             let plain = require("/api", get("/api", "application/json").await)?;
-            crate::model::parse_api_versions(&plain.body)
+            crate::model::discovery::parse_api_versions(&plain.body)
                 .map_err(|e| DiscoveryLoadError::NotKubernetes(e.to_string()))?
         }
     };
@@ -64,7 +65,7 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
         ApisRootDoc::Aggregated(_) => {
             requests += 1;
             let plain = require("/apis", get("/apis", "application/json").await)?;
-            crate::model::parse_group_list(&plain.body)
+            crate::model::discovery::parse_group_list(&plain.body)
                 .map_err(|e| DiscoveryLoadError::NotKubernetes(e.to_string()))?
         }
     };

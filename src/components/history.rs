@@ -12,7 +12,7 @@ use crate::model::history::{
     ObjectTimeline, Revision, RevisionKind, TimelineEntry,
 };
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
-use crate::model::{kind_to_resource, ApiTree};
+use crate::model::{mapping::kind_to_resource, ApiTree};
 
 /// `10:04:05.123`, local time.
 pub fn clock_time(epoch_ms: f64) -> String {

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::{palette_matches, ApiTree, ResourceId};
+use crate::model::{filter::palette_matches, ApiTree, ResourceId};
 
 const MAX_SHOWN: usize = 12;
 

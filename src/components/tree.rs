@@ -7,7 +7,7 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
 use crate::model::tree_nav::{key_action, visible_rows, NavAction, NodeKey, VisibleRow};
-use crate::model::{filter_tree, ApiTree, ResourceId, Stability};
+use crate::model::{filter::filter_tree, version::Stability, ApiTree, ResourceId};
 
 /// What one row displays, resolved from the tree once per render.
 struct RowView {

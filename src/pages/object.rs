@@ -21,7 +21,7 @@ use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::text::with_visible_controls;
 use crate::model::yaml::to_yaml;
-use crate::model::{kind_to_resource, ApiTree, ResourceId};
+use crate::model::{mapping::kind_to_resource, ApiTree, ResourceId};
 use crate::pages::resource_list::{epoch_now, use_clock};
 use crate::state::activity::use_activity;
 use crate::state::discovery::DiscoveryState;

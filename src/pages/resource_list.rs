@@ -15,7 +15,7 @@ use crate::model::table::{
     Align, ColumnKind, DecodeOptions, RowPosition, SortDirection, SortSpec, Table, TableSource,
 };
 use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
-use crate::model::{NamespaceArg, ResourceId};
+use crate::model::{mapping::NamespaceArg, ResourceId};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
 use crate::state::pacing::PacedRun;

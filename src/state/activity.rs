@@ -10,7 +10,7 @@ use crate::model::history::{
     activity_cached, seen_events, Activity, ActivityCache, HistoryStore, ObjectTimeline, SeenEvent,
 };
 use crate::model::watch::{Output, WatchKey, WatchStatus};
-use crate::model::{resolve_category, ApiTree, NamespaceArg, ResourceId};
+use crate::model::{mapping::resolve_category, mapping::NamespaceArg, ApiTree, ResourceId};
 use crate::state::pacing::PacedRun;
 use crate::state::watch::use_watch_history;
 

@@ -16,7 +16,8 @@ use crate::model::owners::{OwnedObject, OwnerIndex};
 use crate::model::selector::escape_field_value;
 use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
 use crate::model::{
-    kind_to_resource, resolve_category, ApiTree, NameArg, NamespaceArg, ResourceId,
+    mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
+    ApiTree, ResourceId,
 };
 use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};
 

@@ -87,7 +87,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "--profile",
             "bench",
             "-p",
-            "kube-atlas",
+            "kube-atlas-model",
             "--example",
             "bench_model",
         ]))?;

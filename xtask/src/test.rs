@@ -18,6 +18,9 @@ pub fn run() -> Result<()> {
     step("rustfmt");
     cmd::run(cmd::command("cargo").args(["fmt", "--all", "--", "--check"]))?;
 
+    step("the model crate stays pure (no browser or UI dependency)");
+    check_model_is_pure()?;
+
     step("clippy (native)");
     cmd::run(cmd::command("cargo").args([
         "clippy",
@@ -126,6 +129,59 @@ pub fn browser_tests(targets: &[&str]) -> std::process::Command {
         .env("CHROMEDRIVER", setup::CHROMEDRIVER)
         .env("CHROMIUM", setup::CHROMIUM);
     command
+}
+
+/// Crates the pure model must never depend on, even indirectly: with one of them the model
+/// would no longer build and test natively on its own, as kube-core is apart from kube-runtime.
+const BROWSER_AND_UI_CRATES: [&str; 7] = [
+    "leptos",
+    "web-sys",
+    "js-sys",
+    "wasm-bindgen",
+    "gloo-net",
+    "gloo-timers",
+    "leptos-use",
+];
+
+/// Fails when the model's resolved dependency graph (every target, build scripts included)
+/// holds a browser or UI crate.
+fn check_model_is_pure() -> Result<()> {
+    let output = cmd::command("cargo")
+        .args([
+            "tree",
+            "-p",
+            "kube-atlas-model",
+            "--edges",
+            "normal,build",
+            "--target",
+            "all",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .output()
+        .context("running cargo tree")?;
+    if !output.status.success() {
+        bail!(
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let graph = String::from_utf8_lossy(&output.stdout);
+    let offending: std::collections::BTreeSet<&str> = graph
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| BROWSER_AND_UI_CRATES.contains(name) || name.starts_with("gloo"))
+        .collect();
+    if !offending.is_empty() {
+        bail!(
+            "model/ (kube-atlas-model) must stay free of browser and UI crates, but depends on: {}",
+            offending.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    println!("xtask: kube-atlas-model depends on no browser or UI crate");
+    Ok(())
 }
 
 fn step(name: &str) {

@@ -1,0 +1,893 @@
+//! Controller activity: every write along an owner's chain (a Deployment, its ReplicaSets,
+//! their Pods; a CronJob, its Jobs, their Pods; any owner), in time order, on one lane per
+//! actor, with the Event objects the actors reported interleaved and linked to the write
+//! that caused them.
+//!
+//! A real cluster records three things, and lanes are inferred from them only:
+//! - `managedFields` names the writing binary, not the controller:
+//!   `kube-controller-manager` writes ReplicaSets for the deployment controller and Pods for
+//!   the replicaset controller;
+//! - a binding (the scheduler's) adds no managedFields entry, only `spec.nodeName`;
+//! - Event objects name the component that reported them (`reportingComponent`,
+//!   `source.component`), and usually the object concerned.
+//!
+//! So: a kubelet's status write goes on the lane of that kubelet (node from the pod's
+//! `spec.nodeName`); a binding on the lane of the component that reported the pod
+//! `Scheduled`; a create, delete or spec write on the lane of the component whose Event
+//! about the object's controller names the object ("Created pod: web-1"); a status write on
+//! the lane of the component reporting Events about the object itself. Without such an
+//! Event, the lane is the field manager; with no manager either, "not recorded". Each lane
+//! says how it was inferred. Nothing else is guessed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::attribution::Evidence;
+use super::timeline::{HistoryStore, ObjectTimeline, Revision, RevisionKind};
+use crate::events::{event_record, EventRecord};
+
+/// An Event object as the page saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenEvent {
+    pub record: EventRecord,
+    /// When the page last received it (browser clock, like revisions' `observed_ms`).
+    pub observed_ms: f64,
+}
+
+/// The Event objects of a watch of Events, as seen since watching began: those only in the
+/// first list predate the activity, and are left out.
+pub fn seen_events(store: &HistoryStore) -> Vec<SeenEvent> {
+    store
+        .timelines()
+        .filter(|t| t.revisions.iter().any(|r| r.kind != RevisionKind::Listed))
+        .filter_map(|t| {
+            Some(SeenEvent {
+                record: event_record(&t.latest)?,
+                observed_ms: t.revisions.back()?.observed_ms,
+            })
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lane {
+    pub id: String,
+    pub label: String,
+    /// How the lane's actor was inferred, in words.
+    pub inferred_from: String,
+}
+
+/// A write on the chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteItem {
+    pub uid: String,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub seq: u64,
+    pub resource_version: String,
+    pub revision_kind: RevisionKind,
+    pub status_write: bool,
+    pub summary: String,
+    /// The changes, one line each (at most [`MAX_CHANGE_LINES`]).
+    pub changes: Vec<String>,
+    /// The object's controller (a Pod's ReplicaSet), to group a rollout by.
+    pub owner_uid: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventItem {
+    pub uid: String,
+    pub reason: String,
+    pub warning: bool,
+    pub message: String,
+    pub count: u32,
+    pub regarding: String,
+    /// The write this Event is about: (object uid, revision seq; seqs count per watch).
+    pub linked_write: Option<(String, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemDetail {
+    /// Shared with [`ActivityCache`]: a write reads the same on every recompute.
+    Write(Arc<WriteItem>),
+    Event(EventItem),
+}
+
+/// What recomputing the activity can keep from the last time: each write's item (its
+/// summary and change lines take most of the work), by (uid, revision seq). Only the lane is
+/// inferred again, since an Event arriving later can name the actor.
+#[derive(Debug, Default)]
+pub struct ActivityCache {
+    writes: HashMap<(String, u64), Arc<WriteItem>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityItem {
+    pub at_ms: f64,
+    pub lane: usize,
+    pub detail: ItemDetail,
+}
+
+impl ActivityItem {
+    /// Items that read as one when they follow each other on a lane: the same action by the
+    /// same actor on siblings (e.g. "created Pod" ×20 for one ReplicaSet).
+    fn group_key(&self) -> String {
+        match &self.detail {
+            ItemDetail::Write(w) => format!(
+                "w|{}|{}|{:?}|{}|{}",
+                self.lane,
+                w.kind,
+                w.revision_kind,
+                w.status_write,
+                w.owner_uid.as_deref().unwrap_or(&w.uid)
+            ),
+            ItemDetail::Event(e) => format!("e|{}|{}", self.lane, e.reason),
+        }
+    }
+}
+
+/// Consecutive items with the same action on one lane; `items` index into
+/// [`Activity::items`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityRow {
+    pub items: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Activity {
+    pub lanes: Vec<Lane>,
+    /// Oldest first.
+    pub items: Vec<ActivityItem>,
+    /// Objects on the chain (the owner included).
+    pub chain: Vec<String>,
+}
+
+/// A write on an object (or on something it owns): when, which (uid, seq), on which lane.
+type WriteOnObject = (f64, (String, u64), usize);
+
+/// Change lines kept per write.
+pub const MAX_CHANGE_LINES: usize = 12;
+
+fn owner_uids(object: &Value) -> Vec<&str> {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("uid").and_then(Value::as_str))
+        .collect()
+}
+
+fn controller_uid(object: &Value) -> Option<String> {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .or_else(|| {
+            object
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)?
+                .first()
+        })
+        .and_then(|r| r.get("uid").and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// The owner and everything that (transitively) names it as an owner.
+fn chain_of<'a>(
+    root: &str,
+    timelines: &[&'a ObjectTimeline],
+) -> HashMap<String, &'a ObjectTimeline> {
+    let mut chain: HashMap<String, &ObjectTimeline> = HashMap::new();
+    let mut members: HashSet<String> = HashSet::from([root.to_string()]);
+    loop {
+        let before = members.len();
+        for timeline in timelines {
+            let uid = &timeline.identity.uid;
+            let owned = owner_uids(&timeline.latest)
+                .iter()
+                .any(|owner| members.contains(*owner));
+            if uid == root || owned {
+                members.insert(uid.clone());
+                chain.insert(uid.clone(), timeline);
+            }
+        }
+        if members.len() == before {
+            return chain;
+        }
+    }
+}
+
+struct Lanes {
+    lanes: Vec<Lane>,
+    index: HashMap<String, usize>,
+}
+
+impl Lanes {
+    fn lane(&mut self, id: String, label: String, inferred_from: String) -> usize {
+        if let Some(index) = self.index.get(&id) {
+            return *index;
+        }
+        self.lanes.push(Lane {
+            id: id.clone(),
+            label,
+            inferred_from,
+        });
+        self.index.insert(id, self.lanes.len() - 1);
+        self.lanes.len() - 1
+    }
+}
+
+/// The lane of an Event's reporter.
+fn event_lane_id(event: &EventRecord) -> (String, String) {
+    if event.reporting_component == "kubelet" && !event.reporting_instance.is_empty() {
+        (
+            format!("kubelet:{}", event.reporting_instance),
+            format!("kubelet on {}", event.reporting_instance),
+        )
+    } else if event.reporting_component.is_empty() {
+        ("unnamed".into(), "Events with no component".into())
+    } else {
+        (
+            format!("component:{}", event.reporting_component),
+            event.reporting_component.clone(),
+        )
+    }
+}
+
+fn nearest<'a>(events: impl Iterator<Item = &'a SeenEvent>, at_ms: f64) -> Option<&'a SeenEvent> {
+    events.min_by(|a, b| {
+        (a.observed_ms - at_ms)
+            .abs()
+            .total_cmp(&(b.observed_ms - at_ms).abs())
+    })
+}
+
+struct Inference {
+    id: String,
+    label: String,
+    how: String,
+}
+
+/// Event objects by the uid of the object they concern.
+type EventsAbout<'a> = HashMap<&'a str, Vec<&'a SeenEvent>>;
+
+fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbout) -> Inference {
+    // A pod's node and an object's controller do not change over its life, so the newest
+    // version answers for every revision (no revision is parsed again).
+    let object = &timeline.latest;
+    let uid = timeline.identity.uid.as_str();
+    let name = timeline.identity.name.as_str();
+    let about = |target: &str| {
+        events
+            .get(target)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+    };
+    if revision.writers.iter().any(|w| w.manager == "kubelet") {
+        let node = object
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("an unknown node");
+        return Inference {
+            id: format!("kubelet:{node}"),
+            label: format!("kubelet on {node}"),
+            how: "managedFields manager kubelet; the node from the pod's spec.nodeName".into(),
+        };
+    }
+    if revision
+        .writers
+        .iter()
+        .any(|w| w.evidence == Evidence::Binding)
+    {
+        let scheduled = nearest(
+            about(uid).filter(|e| e.record.reason == "Scheduled"),
+            revision.observed_ms,
+        );
+        return match scheduled {
+            Some(e) => {
+                let (id, label) = event_lane_id(&e.record);
+                Inference {
+                    id,
+                    label,
+                    how: format!(
+                        "a binding (spec.nodeName set, no managedFields entry) and the Scheduled Event reported by {}",
+                        e.record.reporting_component
+                    ),
+                }
+            }
+            None => Inference {
+                id: "binding".into(),
+                label: "binding (binder not recorded)".into(),
+                how: "spec.nodeName set with no managedFields entry and no Scheduled Event seen"
+                    .into(),
+            },
+        };
+    }
+    let status_write = revision.is_status_write();
+    // Creates, deletes and spec writes: the component whose Event about the controller
+    // names this object.
+    if !status_write {
+        if let Some(owner) = controller_uid(object) {
+            let naming = nearest(
+                about(&owner).filter(|e| !name.is_empty() && e.record.message.contains(name)),
+                revision.observed_ms,
+            );
+            if let Some(e) = naming {
+                let (id, label) = event_lane_id(&e.record);
+                let manager = revision
+                    .writers
+                    .first()
+                    .map(|w| format!("managedFields manager {}; ", w.manager))
+                    .unwrap_or_default();
+                return Inference {
+                    id,
+                    label,
+                    how: format!(
+                        "{manager}{} Event {} about the owner names this object",
+                        e.record.reporting_component, e.record.reason
+                    ),
+                };
+            }
+        }
+    }
+    let manager = revision.writers.first().map(|w| w.manager.clone());
+    // Status writes (and writes no owner Event explains): the component reporting about it.
+    if let Some(manager) = manager.as_deref().filter(|m| !m.is_empty()) {
+        let reporter = nearest(
+            about(uid).filter(|e| {
+                e.record.reporting_component != "kubelet"
+                    && !e.record.reporting_component.is_empty()
+            }),
+            revision.observed_ms,
+        );
+        if let (true, Some(e)) = (manager == "kube-controller-manager", reporter) {
+            let (id, label) = event_lane_id(&e.record);
+            return Inference {
+                id,
+                label,
+                how: format!(
+                    "managedFields manager {manager}; {} reports Events about this object",
+                    e.record.reporting_component
+                ),
+            };
+        }
+        return Inference {
+            id: format!("manager:{manager}"),
+            label: manager.to_string(),
+            how: format!("managedFields manager {manager}"),
+        };
+    }
+    match revision.kind {
+        RevisionKind::Relisted | RevisionKind::GoneInRelist => Inference {
+            id: "relist".into(),
+            label: "seen in a relist".into(),
+            how: "changes found by relisting after the watch broke; the writes were not seen"
+                .into(),
+        },
+        _ => Inference {
+            id: "unrecorded".into(),
+            label: "not recorded".into(),
+            how: "the API records no writer for this change (deletes record none)".into(),
+        },
+    }
+}
+
+fn summary(timeline: &ObjectTimeline, revision: &Revision) -> String {
+    let who = format!("{} {}", timeline.identity.kind, timeline.identity.name);
+    match revision.kind {
+        RevisionKind::Added => format!("created {who}"),
+        RevisionKind::Deleted => format!("deleted {who}"),
+        RevisionKind::GoneInRelist => format!("{who} gone (relist)"),
+        RevisionKind::Listed => format!("{who} as listed"),
+        RevisionKind::Relisted | RevisionKind::Modified => {
+            let first = revision
+                .changes
+                .first()
+                .map(|c| c.describe())
+                .unwrap_or_else(|| "no field changed".into());
+            let more = revision.changes.len().saturating_sub(1);
+            let place = if revision.is_status_write() {
+                " status"
+            } else {
+                ""
+            };
+            if more > 0 {
+                format!("{who}{place}: {first} (+{more} more)")
+            } else {
+                format!("{who}{place}: {first}")
+            }
+        }
+    }
+}
+
+/// The activity of `root`'s chain from the timelines of the watched kinds and the Event
+/// objects seen.
+pub fn activity(root: &str, timelines: &[&ObjectTimeline], events: &[SeenEvent]) -> Activity {
+    activity_cached(root, timelines, events, &mut ActivityCache::default())
+}
+
+/// [`activity`], reusing (and then keeping only) the write items `cache` holds.
+pub fn activity_cached(
+    root: &str,
+    timelines: &[&ObjectTimeline],
+    events: &[SeenEvent],
+    cache: &mut ActivityCache,
+) -> Activity {
+    let mut kept: HashMap<(String, u64), Arc<WriteItem>> = HashMap::new();
+    let chain = chain_of(root, timelines);
+    let mut events_about: EventsAbout = HashMap::new();
+    for event in events {
+        if let Some(uid) = event.record.regarding.uid.as_deref() {
+            events_about.entry(uid).or_default().push(event);
+        }
+    }
+    let mut lanes = Lanes {
+        lanes: Vec::new(),
+        index: HashMap::new(),
+    };
+    let mut items: Vec<ActivityItem> = Vec::new();
+    let mut ordered: Vec<&ObjectTimeline> = chain.values().copied().collect();
+    ordered.sort_by(|a, b| a.identity.uid.cmp(&b.identity.uid));
+    let mut lane_of_write: HashMap<(String, u64), usize> = HashMap::new();
+    for timeline in &ordered {
+        for revision in &timeline.revisions {
+            // Listed versions are the state before watching, not writes; noise is folded.
+            if revision.kind == RevisionKind::Listed || revision.noise {
+                continue;
+            }
+            let inference = infer_lane(timeline, revision, &events_about);
+            let lane = lanes.lane(inference.id, inference.label, inference.how);
+            lane_of_write.insert((timeline.identity.uid.clone(), revision.seq), lane);
+            let key = (timeline.identity.uid.clone(), revision.seq);
+            let write = match cache.writes.get(&key) {
+                Some(write) => Arc::clone(write),
+                None => Arc::new(WriteItem {
+                    uid: timeline.identity.uid.clone(),
+                    api_version: timeline.identity.api_version.clone(),
+                    kind: timeline.identity.kind.clone(),
+                    namespace: timeline.identity.namespace.clone(),
+                    name: timeline.identity.name.clone(),
+                    seq: revision.seq,
+                    resource_version: revision.resource_version.clone(),
+                    revision_kind: revision.kind,
+                    status_write: revision.is_status_write(),
+                    summary: summary(timeline, revision),
+                    changes: revision
+                        .changes
+                        .iter()
+                        .take(MAX_CHANGE_LINES)
+                        .map(|c| c.describe())
+                        .collect(),
+                    owner_uid: controller_uid(&timeline.latest),
+                }),
+            };
+            kept.insert(key, Arc::clone(&write));
+            items.push(ActivityItem {
+                at_ms: revision.observed_ms,
+                lane,
+                detail: ItemDetail::Write(write),
+            });
+        }
+    }
+    // Writes by object, to link Events to.
+    let mut writes_on: BTreeMap<&str, Vec<WriteOnObject>> = BTreeMap::new();
+    for item in &items {
+        if let ItemDetail::Write(w) = &item.detail {
+            writes_on.entry(w.uid.as_str()).or_default().push((
+                item.at_ms,
+                (w.uid.clone(), w.seq),
+                item.lane,
+            ));
+            if let Some(owner) = &w.owner_uid {
+                writes_on.entry(owner.as_str()).or_default().push((
+                    item.at_ms,
+                    (w.uid.clone(), w.seq),
+                    item.lane,
+                ));
+            }
+        }
+    }
+    let mut event_items = Vec::new();
+    for event in events {
+        let Some(regarding) = event.record.regarding.uid.as_deref() else {
+            continue;
+        };
+        if !chain.contains_key(regarding) {
+            continue;
+        }
+        let (id, label) = event_lane_id(&event.record);
+        let lane = lanes.lane(
+            id,
+            label,
+            format!(
+                "Event objects reported by {}",
+                if event.record.reporting_component.is_empty() {
+                    "no component"
+                } else {
+                    &event.record.reporting_component
+                }
+            ),
+        );
+        // The nearest write on the object (or on what it owns) by the same actor, else by
+        // anyone, within 10 s.
+        let candidates = writes_on.get(regarding).map(Vec::as_slice).unwrap_or(&[]);
+        let closest = |same_lane: bool| {
+            candidates
+                .iter()
+                .filter(|(at, _, l)| {
+                    (!same_lane || *l == lane) && (at - event.observed_ms).abs() <= 10_000.0
+                })
+                .min_by(|a, b| {
+                    (a.0 - event.observed_ms)
+                        .abs()
+                        .total_cmp(&(b.0 - event.observed_ms).abs())
+                })
+                .map(|(_, write, _)| write.clone())
+        };
+        let linked = closest(true).or_else(|| closest(false));
+        event_items.push(ActivityItem {
+            at_ms: event.observed_ms,
+            lane,
+            detail: ItemDetail::Event(EventItem {
+                uid: event.record.uid.clone(),
+                reason: event.record.reason.clone(),
+                warning: event.record.event_type.is_warning(),
+                message: event.record.message.clone(),
+                count: event.record.count,
+                regarding: event.record.regarding.describe(),
+                linked_write: linked,
+            }),
+        });
+    }
+    items.extend(event_items);
+    items.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    let mut chain_uids: Vec<String> = chain.into_keys().collect();
+    chain_uids.sort();
+    // Only what this recompute used stays: writes whose revisions were dropped go.
+    cache.writes = kept;
+    Activity {
+        lanes: lanes.lanes,
+        items,
+        chain: chain_uids,
+    }
+}
+
+impl Activity {
+    /// Rows for display: consecutive items with the same action on a lane grouped (a
+    /// 100-pod rollout reads as a few rows per ReplicaSet), or one row per item.
+    pub fn rows(&self, grouped: bool) -> Vec<ActivityRow> {
+        let mut rows: Vec<ActivityRow> = Vec::new();
+        let mut last_key = String::new();
+        for (index, item) in self.items.iter().enumerate() {
+            let key = item.group_key();
+            match rows.last_mut() {
+                Some(row) if grouped && key == last_key => row.items.push(index),
+                _ => rows.push(ActivityRow { items: vec![index] }),
+            }
+            last_key = key;
+        }
+        rows
+    }
+
+    /// The lane index of an actor id (`component:deployment-controller`, ...).
+    pub fn lane_named(&self, id: &str) -> Option<usize> {
+        self.lanes.iter().position(|l| l.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::StoreChange;
+    use serde_json::json;
+
+    const T: &str = "2026-11-23T10:00:00Z";
+
+    fn entry(manager: &str, subresource: &str, time: &str, fields: Value) -> Value {
+        json!({"manager": manager, "operation": "Update", "subresource": subresource,
+               "time": time, "fieldsType": "FieldsV1", "fieldsV1": fields})
+    }
+
+    fn owned_by(kind: &str, uid: &str) -> Value {
+        json!([{"apiVersion": "apps/v1", "kind": kind, "name": "x", "uid": uid, "controller": true}])
+    }
+
+    fn deployment(rv: u32, replicas: u32, entries: Vec<Value>) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "web", "namespace": "demo", "uid": "d1", "resourceVersion": rv.to_string(),
+                            "managedFields": entries},
+               "spec": {"replicas": replicas}})
+    }
+
+    fn replica_set(rv: u32, replicas: u32, ready: u32, entries: Vec<Value>) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+               "metadata": {"name": "web-abc", "namespace": "demo", "uid": "rs1", "resourceVersion": rv.to_string(),
+                            "ownerReferences": owned_by("Deployment", "d1"), "managedFields": entries},
+               "spec": {"replicas": replicas}, "status": {"readyReplicas": ready}})
+    }
+
+    fn pod(rv: u32, node: Option<&str>, phase: &str, entries: Vec<Value>) -> Value {
+        let mut spec = json!({"containers": [{"name": "web", "image": "nginx"}]});
+        if let Some(node) = node {
+            spec["nodeName"] = json!(node);
+        }
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "web-abc-1", "namespace": "demo", "uid": "p1", "resourceVersion": rv.to_string(),
+                            "ownerReferences": owned_by("ReplicaSet", "rs1"), "managedFields": entries},
+               "spec": spec, "status": {"phase": phase}})
+    }
+
+    /// An Event `regarding` (kind, uid), reported by `reporter` (component, host).
+    fn event(
+        uid: &str,
+        reason: &str,
+        (kind, about): (&str, &str),
+        (component, host): (&str, &str),
+        message: &str,
+        at: f64,
+    ) -> SeenEvent {
+        let record = event_record(&json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("e-{uid}"), "namespace": "demo", "uid": uid, "resourceVersion": "1"},
+            "involvedObject": {"kind": kind, "name": "x", "namespace": "demo", "uid": about},
+            "reason": reason, "message": message, "type": "Normal", "count": 1,
+            "source": {"component": component, "host": host},
+            "firstTimestamp": T, "lastTimestamp": T
+        }))
+        .expect("an Event");
+        SeenEvent {
+            record,
+            observed_ms: at,
+        }
+    }
+
+    /// The rollout a real cluster records: the user creates a Deployment; the deployment
+    /// controller a ReplicaSet; the replicaset controller a Pod; the scheduler binds it;
+    /// the kubelet runs it.
+    fn rollout() -> (Vec<HistoryStore>, Vec<SeenEvent>) {
+        let user = entry(
+            "kubectl-create",
+            "",
+            T,
+            json!({"f:spec": {"f:replicas": {}}}),
+        );
+        let kcm = entry(
+            "kube-controller-manager",
+            "",
+            T,
+            json!({"f:spec": {"f:replicas": {}}}),
+        );
+        let kcm_status = entry(
+            "kube-controller-manager",
+            "status",
+            "2026-11-23T10:00:05Z",
+            json!({"f:status": {"f:readyReplicas": {}}}),
+        );
+        let pod_kcm = entry(
+            "kube-controller-manager",
+            "",
+            T,
+            json!({"f:spec": {"f:containers": {}}}),
+        );
+        let kubelet = entry(
+            "kubelet",
+            "status",
+            "2026-11-23T10:00:04Z",
+            json!({"f:status": {"f:phase": {}}}),
+        );
+        let mut deployments = HistoryStore::default();
+        let mut replica_sets = HistoryStore::default();
+        let mut pods = HistoryStore::default();
+        deployments.apply(
+            &StoreChange::Apply(deployment(1, 1, vec![user.clone()])),
+            1_000.0,
+        );
+        replica_sets.apply(
+            &StoreChange::Apply(replica_set(2, 1, 0, vec![kcm.clone()])),
+            1_100.0,
+        );
+        pods.apply(
+            &StoreChange::Apply(pod(3, None, "Pending", vec![pod_kcm.clone()])),
+            1_200.0,
+        );
+        pods.apply(
+            &StoreChange::Apply(pod(4, Some("node-1"), "Pending", vec![pod_kcm.clone()])),
+            1_300.0,
+        );
+        pods.apply(
+            &StoreChange::Apply(pod(5, Some("node-1"), "Running", vec![pod_kcm, kubelet])),
+            4_000.0,
+        );
+        replica_sets.apply(
+            &StoreChange::Apply(replica_set(6, 1, 1, vec![kcm, kcm_status])),
+            4_100.0,
+        );
+        let events = vec![
+            event(
+                "e1",
+                "ScalingReplicaSet",
+                ("Deployment", "d1"),
+                ("deployment-controller", ""),
+                "Scaled up replica set web-abc to 1",
+                1_110.0,
+            ),
+            event(
+                "e2",
+                "SuccessfulCreate",
+                ("ReplicaSet", "rs1"),
+                ("replicaset-controller", ""),
+                "Created pod: web-abc-1",
+                1_210.0,
+            ),
+            event(
+                "e3",
+                "Scheduled",
+                ("Pod", "p1"),
+                ("default-scheduler", ""),
+                "Successfully assigned demo/web-abc-1 to node-1",
+                1_310.0,
+            ),
+            event(
+                "e4",
+                "Started",
+                ("Pod", "p1"),
+                ("kubelet", "node-1"),
+                "Started container web",
+                4_010.0,
+            ),
+        ];
+        (vec![deployments, replica_sets, pods], events)
+    }
+
+    fn timelines(stores: &[HistoryStore]) -> Vec<&ObjectTimeline> {
+        stores.iter().flat_map(HistoryStore::timelines).collect()
+    }
+
+    fn lane_of_write<'a>(activity: &'a Activity, uid: &str, nth: usize) -> &'a Lane {
+        let item = activity
+            .items
+            .iter()
+            .filter(|i| matches!(&i.detail, ItemDetail::Write(w) if w.uid == uid))
+            .nth(nth)
+            .unwrap_or_else(|| panic!("write {nth} on {uid}: {activity:#?}"));
+        &activity.lanes[item.lane]
+    }
+
+    #[test]
+    fn a_recompute_reuses_the_write_items_and_lanes_still_follow_later_events() {
+        let (stores, events) = rollout();
+        let mut cache = ActivityCache::default();
+        // First without the Events: the binding has no named binder yet.
+        let before = activity_cached("d1", &timelines(&stores), &[], &mut cache);
+        let after = activity_cached("d1", &timelines(&stores), &events, &mut cache);
+        assert_eq!(
+            after,
+            activity("d1", &timelines(&stores), &events),
+            "same result"
+        );
+        let writes = |a: &Activity| -> Vec<Arc<WriteItem>> {
+            a.items
+                .iter()
+                .filter_map(|i| match &i.detail {
+                    ItemDetail::Write(w) => Some(Arc::clone(w)),
+                    ItemDetail::Event(_) => None,
+                })
+                .collect()
+        };
+        let (first, second) = (writes(&before), writes(&after));
+        assert!(!first.is_empty());
+        assert!(
+            first
+                .iter()
+                .all(|w| second.iter().any(|v| Arc::ptr_eq(w, v))),
+            "every write item was reused"
+        );
+        // The lane is inferred again: the Scheduled Event now names the binder.
+        assert_eq!(lane_of_write(&before, "p1", 1).id, "binding");
+        assert_eq!(
+            lane_of_write(&after, "p1", 1).id,
+            "component:default-scheduler"
+        );
+        // Only what the last recompute used is kept.
+        let none = activity_cached("nobody", &timelines(&stores), &events, &mut cache);
+        assert!(none.items.is_empty());
+        assert!(cache.writes.is_empty());
+    }
+
+    #[test]
+    fn every_actor_of_a_rollout_gets_its_lane_from_the_evidence() {
+        let (stores, events) = rollout();
+        let activity = activity("d1", &timelines(&stores), &events);
+        assert_eq!(activity.chain, vec!["d1", "p1", "rs1"]);
+        assert_eq!(
+            lane_of_write(&activity, "d1", 0).id,
+            "manager:kubectl-create"
+        );
+        let rs = lane_of_write(&activity, "rs1", 0);
+        assert_eq!(rs.id, "component:deployment-controller");
+        assert!(
+            rs.inferred_from.contains("kube-controller-manager"),
+            "{rs:?}"
+        );
+        assert_eq!(
+            lane_of_write(&activity, "p1", 0).id,
+            "component:replicaset-controller"
+        );
+        let binding = lane_of_write(&activity, "p1", 1);
+        assert_eq!(binding.id, "component:default-scheduler");
+        assert!(binding.inferred_from.contains("binding"), "{binding:?}");
+        assert_eq!(lane_of_write(&activity, "p1", 2).id, "kubelet:node-1");
+        // The ReplicaSet's status is its own controller's write.
+        assert_eq!(
+            lane_of_write(&activity, "rs1", 1).id,
+            "component:replicaset-controller"
+        );
+        // Events sit on their reporters' lanes, linked to the write they explain.
+        let linked: HashMap<&str, Option<(String, u64)>> = activity
+            .items
+            .iter()
+            .filter_map(|i| match &i.detail {
+                ItemDetail::Event(e) => Some((e.reason.as_str(), e.linked_write.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            linked["Scheduled"].as_ref().map(|l| l.0.as_str()),
+            Some("p1")
+        );
+        assert_eq!(
+            linked["SuccessfulCreate"].as_ref().map(|l| l.0.as_str()),
+            Some("p1")
+        );
+        assert_eq!(
+            linked["ScalingReplicaSet"].as_ref().map(|l| l.0.as_str()),
+            Some("rs1")
+        );
+        assert_eq!(linked["Started"].as_ref().map(|l| l.0.as_str()), Some("p1"));
+        // Time order.
+        assert!(activity.items.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    }
+
+    #[test]
+    fn without_events_lanes_are_the_managers_and_nothing_is_invented() {
+        let (stores, _) = rollout();
+        let activity = activity("d1", &timelines(&stores), &[]);
+        let ids: HashSet<&str> = activity.lanes.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            HashSet::from([
+                "manager:kubectl-create",
+                "manager:kube-controller-manager",
+                "binding",
+                "kubelet:node-1"
+            ])
+        );
+    }
+
+    #[test]
+    fn objects_off_the_chain_are_left_out_and_siblings_group() {
+        let (mut stores, events) = rollout();
+        let other = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "other", "namespace": "demo", "uid": "p9", "resourceVersion": "9"}});
+        stores[2].apply(&StoreChange::Apply(other), 5_000.0);
+        for i in 0..5 {
+            let mut sibling = pod(10 + i, None, "Pending", vec![]);
+            sibling["metadata"]["uid"] = json!(format!("s{i}"));
+            sibling["metadata"]["name"] = json!(format!("web-abc-s{i}"));
+            stores[2].apply(&StoreChange::Apply(sibling), 6_000.0 + f64::from(i));
+        }
+        let activity = activity("d1", &timelines(&stores), &events);
+        assert!(!activity.chain.contains(&"p9".to_string()));
+        let rows = activity.rows(true);
+        assert!(rows.iter().any(|r| r.items.len() == 5), "{rows:?}");
+        assert_eq!(activity.rows(false).len(), activity.items.len());
+    }
+}

@@ -1,0 +1,722 @@
+//! The app's location, kept in the URL fragment.
+//!
+//! A fragment route works on reload and under any sub-path (`kubectl proxy --www-prefix=/ui/`)
+//! without server-side fallbacks, which `kubectl proxy --www` does not have.
+//!
+//! [`Page`] is the whole location; its fragments are:
+//! - home, the tree explorer ([`Route`]): `#/`, `#/r/apps/v1/deployments?ns=default`
+//! - a list ([`ListRoute`]): `#/list/apps/v1/deployments?ns=default&l=app%3Dweb&f=…&sort=-Age&wide=1&q=web`
+//!   (`l` label selector, `f` field selector, `sort` a column name with `-` for descending,
+//!   `q` the quick filter; all percent-encoded, empty ones left out)
+//! - an object ([`ObjectRoute`]): `#/obj/apps/v1/deployments/default/web?tab=yaml`; a
+//!   cluster-scoped object has `_` as its namespace (`#/obj/core/v1/nodes/_/node-1`), which no
+//!   namespace can be called.
+//! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`
+//!
+//! The core group is spelled `core`. Parsing never fails: anything unknown is home.
+
+use super::request::{decode_query_component, encode_query_component};
+use super::table::SortSpec;
+use super::tree::ResourceId;
+
+/// The home page's state: the resource selected in the tree, and the global namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Route {
+    pub resource: Option<ResourceId>,
+    /// Global namespace selection; None means all namespaces.
+    pub namespace: Option<String>,
+}
+
+/// Namespace names are DNS labels; anything else in a URL is ignored rather than trusted.
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+impl Route {
+    /// Parses `location.hash` (with or without the leading `#`). Unknown shapes give the
+    /// home route, never an error: a mistyped link should still open the app.
+    pub fn parse(hash: &str) -> Route {
+        let hash = hash.trim_start_matches('#');
+        let (path, query) = hash.split_once('?').unwrap_or((hash, ""));
+        let mut route = Route::default();
+        if let Some(key) = path.strip_prefix("/r/") {
+            route.resource = ResourceId::parse(key);
+        }
+        for pair in query.split('&') {
+            if let Some(ns) = pair.strip_prefix("ns=") {
+                if is_dns_label(ns) {
+                    route.namespace = Some(ns.to_string());
+                }
+            }
+        }
+        route
+    }
+
+    /// The fragment for this route, including `#`.
+    pub fn to_hash(&self) -> String {
+        let mut out = String::from("#/");
+        if let Some(id) = &self.resource {
+            out.push_str("r/");
+            out.push_str(&id.key());
+        }
+        if let Some(ns) = &self.namespace {
+            out.push_str("?ns=");
+            out.push_str(ns);
+        }
+        out
+    }
+}
+
+/// Which tab of an object page is open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ObjectTab {
+    #[default]
+    Overview,
+    Yaml,
+    Json,
+    Versions,
+    /// Pods only: the containers' logs (`pods/{name}/log`).
+    Logs,
+    /// Every change since the page opened: who made it and what changed.
+    Timeline,
+    /// The YAML with the manager owning each line.
+    Blame,
+    /// Event objects about this object.
+    Events,
+    /// The controllers at work on everything this object owns.
+    Activity,
+    /// The YAML editor: review, save, apply.
+    Edit,
+}
+
+impl ObjectTab {
+    /// In display order.
+    pub const ALL: [ObjectTab; 10] = [
+        ObjectTab::Overview,
+        ObjectTab::Timeline,
+        ObjectTab::Activity,
+        ObjectTab::Events,
+        ObjectTab::Yaml,
+        ObjectTab::Edit,
+        ObjectTab::Blame,
+        ObjectTab::Json,
+        ObjectTab::Versions,
+        ObjectTab::Logs,
+    ];
+
+    /// The `tab=` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectTab::Overview => "overview",
+            ObjectTab::Yaml => "yaml",
+            ObjectTab::Json => "json",
+            ObjectTab::Versions => "versions",
+            ObjectTab::Logs => "logs",
+            ObjectTab::Timeline => "timeline",
+            ObjectTab::Blame => "blame",
+            ObjectTab::Events => "events",
+            ObjectTab::Activity => "activity",
+            ObjectTab::Edit => "edit",
+        }
+    }
+
+    /// Whether objects of `resource` have this tab (logs are served for core/v1 pods only).
+    pub fn applies_to(self, resource: &ResourceId) -> bool {
+        match self {
+            ObjectTab::Logs => resource.group.is_empty() && resource.plural == "pods",
+            _ => true,
+        }
+    }
+
+    /// Unknown names give `None` (the page then opens on [`ObjectTab::Overview`]).
+    pub fn from_name(name: &str) -> Option<ObjectTab> {
+        ObjectTab::ALL.into_iter().find(|tab| tab.as_str() == name)
+    }
+}
+
+/// A list of one resource: `#/list/<group>/<version>/<plural>?…`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRoute {
+    pub resource: ResourceId,
+    /// None: all namespaces (or a cluster-scoped resource).
+    pub namespace: Option<String>,
+    /// As typed, even when invalid, so a shared link shows the user's text to fix; check it
+    /// with [`super::selector::parse_label_selector`] before sending.
+    pub label_selector: String,
+    pub field_selector: String,
+    pub sort: Option<SortSpec>,
+    /// Show priority > 0 columns (`-o wide`).
+    pub wide: bool,
+    /// The quick text filter over the shown rows.
+    pub filter: String,
+}
+
+impl ListRoute {
+    pub fn new(resource: ResourceId, namespace: Option<String>) -> ListRoute {
+        ListRoute {
+            resource,
+            namespace,
+            label_selector: String::new(),
+            field_selector: String::new(),
+            sort: None,
+            wide: false,
+            filter: String::new(),
+        }
+    }
+}
+
+/// One object: `#/obj/<group>/<version>/<plural>/<namespace or _>/<name>?tab=…`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectRoute {
+    pub resource: ResourceId,
+    /// None for cluster-scoped objects.
+    pub namespace: Option<String>,
+    pub name: String,
+    pub tab: ObjectTab,
+    /// A resourceVersion to show on the timeline (`rev=`).
+    pub revision: Option<String>,
+}
+
+impl ObjectRoute {
+    pub fn new(resource: ResourceId, namespace: Option<String>, name: impl Into<String>) -> Self {
+        ObjectRoute {
+            resource,
+            namespace,
+            name: name.into(),
+            tab: ObjectTab::Overview,
+            revision: None,
+        }
+    }
+}
+
+/// The timeline of Event objects (reports by components): `#/events?ns=…`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventsRoute {
+    /// None: all namespaces.
+    pub namespace: Option<String>,
+}
+
+/// Where the app is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Page {
+    /// The explorer, with the tree selection (`#/`, `#/r/…`).
+    Home(Route),
+    ResourceList(ListRoute),
+    Object(ObjectRoute),
+    Events(EventsRoute),
+    /// A recording of watch traffic played back with no cluster: `#/replay`.
+    Replay,
+    /// New objects from YAML, starting from a template of one resource:
+    /// `#/create/<group>/<version>/<plural>?ns=…`.
+    Create(CreateRoute),
+}
+
+/// Where objects are created from: the kind whose template starts the editor, and the
+/// namespace documents without one go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateRoute {
+    pub resource: ResourceId,
+    pub namespace: Option<String>,
+}
+
+impl Default for Page {
+    fn default() -> Self {
+        Page::Home(Route::default())
+    }
+}
+
+/// The namespace segment of a cluster-scoped object (no namespace can be called `_`).
+const CLUSTER_SCOPE: &str = "_";
+
+/// Group, version and plural are DNS-like words; anything else in a URL is not trusted.
+fn is_resource_segment(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+}
+
+/// Object names: what the API accepts in a path segment (not `.`, `..`, nor with `/` or `%`).
+fn is_object_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s != "."
+        && s != ".."
+        && !s.chars().any(|c| c == '/' || c == '%' || c.is_control())
+}
+
+/// `core/v1/pods` from three path segments, checked.
+fn resource_from(segments: &[&str]) -> Option<ResourceId> {
+    match segments {
+        [group, version, plural] if segments.iter().all(|s| is_resource_segment(s)) => {
+            ResourceId::parse(&format!("{group}/{version}/{plural}"))
+        }
+        _ => None,
+    }
+}
+
+/// Query pairs, decoded; pairs without `=` have an empty value.
+fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (decode_query_component(key), decode_query_component(value))
+    })
+}
+
+fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
+    let mut route = ListRoute::new(resource_from(segments)?, None);
+    for (key, value) in query_pairs(query) {
+        match key.as_str() {
+            "ns" if is_dns_label(&value) => route.namespace = Some(value),
+            "l" => route.label_selector = value,
+            "f" => route.field_selector = value,
+            "sort" => route.sort = SortSpec::from_param(&value),
+            "wide" => route.wide = matches!(value.as_str(), "1" | "true"),
+            "q" => route.filter = value,
+            _ => {}
+        }
+    }
+    Some(route)
+}
+
+fn parse_events(query: &str) -> EventsRoute {
+    let mut route = EventsRoute::default();
+    for (key, value) in query_pairs(query) {
+        if key == "ns" && is_dns_label(&value) {
+            route.namespace = Some(value);
+        }
+    }
+    route
+}
+
+fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
+    let [group, version, plural, namespace, name] = segments else {
+        return None;
+    };
+    let resource = resource_from(&[group, version, plural])?;
+    let namespace = match decode_query_component(namespace) {
+        ns if ns == CLUSTER_SCOPE => None,
+        ns if is_dns_label(&ns) => Some(ns),
+        _ => return None,
+    };
+    let name = decode_query_component(name);
+    if !is_object_name(&name) {
+        return None;
+    }
+    let mut route = ObjectRoute::new(resource, namespace, name);
+    for (key, value) in query_pairs(query) {
+        if key == "tab" {
+            route.tab = ObjectTab::from_name(&value)
+                .filter(|tab| tab.applies_to(&route.resource))
+                .unwrap_or_default();
+        } else if key == "rev" && value.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            route.revision = Some(value).filter(|v| !v.is_empty());
+        }
+    }
+    Some(route)
+}
+
+/// Appends `&key=value` (or `?key=value` first), encoded; empty values are left out.
+fn push_param(out: &mut String, key: &str, value: &str) {
+    if value.is_empty() {
+        return;
+    }
+    out.push(if out.contains('?') { '&' } else { '?' });
+    out.push_str(key);
+    out.push('=');
+    out.push_str(&encode_query_component(value));
+}
+
+impl Page {
+    /// Parses `location.hash` (with or without `#`). Never fails: an unknown or malformed
+    /// fragment gives the home page (keeping a valid `ns=`).
+    pub fn parse(hash: &str) -> Page {
+        let fragment = hash.trim_start_matches('#');
+        let (path, query) = fragment.split_once('?').unwrap_or((fragment, ""));
+        let parsed = if let Some(rest) = path.strip_prefix("/list/") {
+            let segments: Vec<&str> = rest.split('/').collect();
+            parse_list(&segments, query).map(Page::ResourceList)
+        } else if let Some(rest) = path.strip_prefix("/obj/") {
+            let segments: Vec<&str> = rest.split('/').collect();
+            parse_object(&segments, query).map(Page::Object)
+        } else if path == "/events" {
+            Some(Page::Events(parse_events(query)))
+        } else if path == "/replay" {
+            Some(Page::Replay)
+        } else if let Some(rest) = path.strip_prefix("/create/") {
+            let segments: Vec<&str> = rest.split('/').collect();
+            parse_list(&segments, query).map(|list| {
+                Page::Create(CreateRoute {
+                    resource: list.resource,
+                    namespace: list.namespace,
+                })
+            })
+        } else {
+            None
+        };
+        parsed.unwrap_or_else(|| Page::Home(Route::parse(hash)))
+    }
+
+    /// The fragment, including `#`; [`Page::parse`] gives this page back.
+    pub fn to_hash(&self) -> String {
+        match self {
+            Page::Home(route) => route.to_hash(),
+            Page::ResourceList(list) => {
+                let mut out = format!("#/list/{}", list.resource.key());
+                push_param(
+                    &mut out,
+                    "ns",
+                    list.namespace.as_deref().unwrap_or_default(),
+                );
+                push_param(&mut out, "l", &list.label_selector);
+                push_param(&mut out, "f", &list.field_selector);
+                let sort = list.sort.as_ref().map(SortSpec::to_param);
+                push_param(&mut out, "sort", sort.as_deref().unwrap_or_default());
+                push_param(&mut out, "wide", if list.wide { "1" } else { "" });
+                push_param(&mut out, "q", &list.filter);
+                out
+            }
+            Page::Object(object) => {
+                let namespace = object.namespace.as_deref().unwrap_or(CLUSTER_SCOPE);
+                let mut out = format!(
+                    "#/obj/{}/{}/{}",
+                    object.resource.key(),
+                    encode_query_component(namespace),
+                    encode_query_component(&object.name)
+                );
+                if object.tab != ObjectTab::Overview {
+                    push_param(&mut out, "tab", object.tab.as_str());
+                }
+                push_param(
+                    &mut out,
+                    "rev",
+                    object.revision.as_deref().unwrap_or_default(),
+                );
+                out
+            }
+            Page::Events(events) => {
+                let mut out = String::from("#/events");
+                push_param(
+                    &mut out,
+                    "ns",
+                    events.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
+            Page::Replay => "#/replay".to_string(),
+            Page::Create(create) => {
+                let mut out = format!("#/create/{}", create.resource.key());
+                push_param(
+                    &mut out,
+                    "ns",
+                    create.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
+        }
+    }
+
+    /// Whether the page fills the window's height and scrolls inside (a virtualized list,
+    /// pod logs) instead of scrolling as a whole.
+    pub fn fills_height(&self) -> bool {
+        match self {
+            Page::ResourceList(_) => true,
+            Page::Object(route) => route.tab == ObjectTab::Logs,
+            _ => false,
+        }
+    }
+
+    /// The resource the page is about (the tree selection on home).
+    pub fn resource(&self) -> Option<&ResourceId> {
+        match self {
+            Page::Home(route) => route.resource.as_ref(),
+            Page::ResourceList(list) => Some(&list.resource),
+            Page::Object(object) => Some(&object.resource),
+            Page::Create(create) => Some(&create.resource),
+            Page::Events(_) | Page::Replay => None,
+        }
+    }
+
+    /// The namespace the page is about; None for all namespaces or cluster scope.
+    pub fn namespace(&self) -> Option<&str> {
+        match self {
+            Page::Home(route) => route.namespace.as_deref(),
+            Page::ResourceList(list) => list.namespace.as_deref(),
+            Page::Object(object) => object.namespace.as_deref(),
+            Page::Events(events) => events.namespace.as_deref(),
+            Page::Create(create) => create.namespace.as_deref(),
+            Page::Replay => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::TestRng;
+
+    #[test]
+    fn round_trips_resource_and_namespace() {
+        let route = Route {
+            resource: Some(ResourceId::new("apps", "v1", "deployments")),
+            namespace: Some("kube-system".into()),
+        };
+        assert_eq!(route.to_hash(), "#/r/apps/v1/deployments?ns=kube-system");
+        assert_eq!(Route::parse(&route.to_hash()), route);
+    }
+
+    #[test]
+    fn core_group_is_spelled_core() {
+        let route = Route::parse("#/r/core/v1/pods");
+        assert_eq!(route.resource, Some(ResourceId::new("", "v1", "pods")));
+        assert_eq!(route.to_hash(), "#/r/core/v1/pods");
+    }
+
+    #[test]
+    fn garbage_gives_home_and_bad_namespaces_are_dropped() {
+        assert_eq!(Route::parse(""), Route::default());
+        assert_eq!(Route::parse("#/nonsense/x"), Route::default());
+        assert_eq!(Route::parse("#/r/apps/v1"), Route::default());
+        assert_eq!(Route::parse("#/?ns=<script>").namespace, None);
+        assert_eq!(Route::default().to_hash(), "#/");
+    }
+
+    fn deployments() -> ResourceId {
+        ResourceId::new("apps", "v1", "deployments")
+    }
+
+    fn round_trip(page: &Page) {
+        let hash = page.to_hash();
+        assert_eq!(&Page::parse(&hash), page, "{hash}");
+    }
+
+    #[test]
+    fn list_pages_round_trip_with_awkward_selectors() {
+        let mut list = ListRoute::new(deployments(), Some("default".into()));
+        list.label_selector = "app=web,tier in (a, b),!legacy,env!=dev".into();
+        list.field_selector = r"metadata.name=a\,b,status.phase!=Running".into();
+        list.sort = Some(SortSpec::descending("Up-to-date"));
+        list.wide = true;
+        list.filter = "web 1/1 & #x ?y=z %41 + ü".into();
+        let page = Page::ResourceList(list);
+        let hash = page.to_hash();
+        assert!(
+            hash.starts_with(
+                "#/list/apps/v1/deployments?ns=default&l=app%3Dweb%2Ctier%20in%20%28a%2C%20b%29"
+            ),
+            "{hash}"
+        );
+        assert!(hash.contains("&sort=-Up-to-date&wide=1&q="), "{hash}");
+        // One `#`, one `?`: nothing in the values can end the fragment or start a new query.
+        assert_eq!(hash.matches('#').count(), 1);
+        assert_eq!(hash.matches('?').count(), 1);
+        round_trip(&page);
+        // The shortest form.
+        let plain = Page::ResourceList(ListRoute::new(ResourceId::new("", "v1", "pods"), None));
+        assert_eq!(plain.to_hash(), "#/list/core/v1/pods");
+        round_trip(&plain);
+    }
+
+    #[test]
+    fn suggested_list_fragment_parses() {
+        let page = Page::parse("#/list/apps/v1/deployments?ns=default&l=app%3Dweb&f=status.replicas%3D1&sort=-Age&wide=1&unknown=x");
+        let Page::ResourceList(list) = page else {
+            panic!("a list: {page:?}");
+        };
+        assert_eq!(list.resource, deployments());
+        assert_eq!(list.namespace.as_deref(), Some("default"));
+        assert_eq!(list.label_selector, "app=web");
+        assert_eq!(list.field_selector, "status.replicas=1");
+        assert_eq!(list.sort, Some(SortSpec::descending("Age")));
+        assert!(list.wide);
+        // Bad values are dropped, not trusted.
+        let Page::ResourceList(list) =
+            Page::parse("#/list/core/v1/pods?ns=%3Cscript%3E&sort=&wide=yes")
+        else {
+            panic!("a list");
+        };
+        assert_eq!((list.namespace, list.sort, list.wide), (None, None, false));
+    }
+
+    #[test]
+    fn object_pages_round_trip_namespaced_and_cluster_scoped() {
+        let mut object = ObjectRoute::new(deployments(), Some("default".into()), "web");
+        object.tab = ObjectTab::Yaml;
+        let page = Page::Object(object);
+        assert_eq!(
+            page.to_hash(),
+            "#/obj/apps/v1/deployments/default/web?tab=yaml"
+        );
+        round_trip(&page);
+        let node = Page::Object(ObjectRoute::new(
+            ResourceId::new("", "v1", "nodes"),
+            None,
+            "node-1",
+        ));
+        assert_eq!(node.to_hash(), "#/obj/core/v1/nodes/_/node-1");
+        round_trip(&node);
+        // RBAC names have colons; odd names are encoded.
+        for name in ["system:controller:job-controller", "a b#c?d&e", "ü"] {
+            let page = Page::Object(ObjectRoute::new(
+                ResourceId::new("rbac.authorization.k8s.io", "v1", "clusterroles"),
+                None,
+                name,
+            ));
+            round_trip(&page);
+        }
+        for tab in ObjectTab::ALL {
+            let resource = if tab.applies_to(&deployments()) {
+                deployments()
+            } else {
+                ResourceId::new("", "v1", "pods")
+            };
+            let mut object = ObjectRoute::new(resource, Some("default".into()), "x");
+            object.tab = tab;
+            round_trip(&Page::Object(object));
+        }
+        // An unknown tab opens the overview.
+        let Page::Object(object) = Page::parse("#/obj/apps/v1/deployments/default/web?tab=history")
+        else {
+            panic!("an object");
+        };
+        assert_eq!(object.tab, ObjectTab::Overview);
+    }
+
+    #[test]
+    fn only_pods_have_a_logs_tab() {
+        let Page::Object(pod) = Page::parse("#/obj/core/v1/pods/default/web-1?tab=logs") else {
+            panic!("an object");
+        };
+        assert_eq!(pod.tab, ObjectTab::Logs);
+        assert_eq!(
+            Page::Object(pod).to_hash(),
+            "#/obj/core/v1/pods/default/web-1?tab=logs"
+        );
+        // Elsewhere the link opens the overview.
+        for hash in [
+            "#/obj/apps/v1/deployments/default/web?tab=logs",
+            "#/obj/example.com/v1/pods/default/web?tab=logs",
+        ] {
+            let Page::Object(other) = Page::parse(hash) else {
+                panic!("an object: {hash}");
+            };
+            assert_eq!(other.tab, ObjectTab::Overview, "{hash}");
+        }
+    }
+
+    #[test]
+    fn the_replay_page_round_trips() {
+        assert_eq!(Page::parse("#/replay"), Page::Replay);
+        let create = Page::Create(CreateRoute {
+            resource: ResourceId::new("apps", "v1", "deployments"),
+            namespace: Some("demo".into()),
+        });
+        assert_eq!(create.to_hash(), "#/create/apps/v1/deployments?ns=demo");
+        assert_eq!(Page::parse(&create.to_hash()), create);
+        assert_eq!(Page::Replay.to_hash(), "#/replay");
+    }
+
+    #[test]
+    fn timeline_links_carry_a_revision() {
+        let hash = "#/obj/apps/v1/deployments/demo/web?tab=timeline&rev=1234";
+        let Page::Object(route) = Page::parse(hash) else {
+            panic!("an object");
+        };
+        assert_eq!(route.tab, ObjectTab::Timeline);
+        assert_eq!(route.revision.as_deref(), Some("1234"));
+        assert_eq!(Page::Object(route).to_hash(), hash);
+        for tab in ObjectTab::ALL {
+            assert_eq!(ObjectTab::from_name(tab.as_str()), Some(tab));
+        }
+        // Only plain resourceVersions are taken from a link.
+        let Page::Object(odd) = Page::parse("#/obj/core/v1/pods/a/b?tab=timeline&rev=%3Cx%3E")
+        else {
+            panic!("an object");
+        };
+        assert_eq!(odd.revision, None);
+    }
+
+    #[test]
+    fn malformed_pages_fall_back_to_home() {
+        for hash in [
+            "#/list/apps/v1",
+            "#/list/apps/v1/deployments/extra",
+            "#/list/Apps/v1/deployments",
+            "#/list/apps/v1/deploy%2Fments",
+            "#/list//v1/pods",
+            "#/obj/apps/v1/deployments/default",
+            "#/obj/apps/v1/deployments/default/",
+            "#/obj/apps/v1/deployments/Default/web",
+            "#/obj/apps/v1/deployments/default/a%2Fb",
+            "#/obj/apps/v1/deployments/default/..",
+            "#/obj/apps/v1/deployments/default/%25",
+            "#/obj/apps/v1/deployments/default/web/more",
+            "#/obj/apps/v1/deployments/default/%ZZ%",
+            "#/elsewhere",
+            "%%%",
+            "#?&&=&",
+        ] {
+            assert!(matches!(Page::parse(hash), Page::Home(_)), "{hash}");
+        }
+        // The namespace survives a bad path, as the home route reads it.
+        assert_eq!(
+            Page::parse("#/list/bad?ns=default").namespace(),
+            Some("default")
+        );
+        assert_eq!(Page::default().to_hash(), "#/");
+    }
+
+    #[test]
+    fn home_keeps_the_explorer_form() {
+        let page = Page::parse("#/r/apps/v1/deployments?ns=kube-system");
+        assert_eq!(
+            page,
+            Page::Home(Route {
+                resource: Some(deployments()),
+                namespace: Some("kube-system".into()),
+            })
+        );
+        assert_eq!(page.to_hash(), "#/r/apps/v1/deployments?ns=kube-system");
+        assert_eq!(page.resource(), Some(&deployments()));
+        assert_eq!(page.namespace(), Some("kube-system"));
+    }
+
+    #[test]
+    fn events_pages_round_trip_with_and_without_a_namespace() {
+        let all = Page::Events(EventsRoute::default());
+        assert_eq!(all.to_hash(), "#/events");
+        round_trip(&all);
+        let demo = Page::Events(EventsRoute {
+            namespace: Some("demo".into()),
+        });
+        assert_eq!(demo.to_hash(), "#/events?ns=demo");
+        round_trip(&demo);
+        // `location.hash` with or without its `#`.
+        assert_eq!(Page::parse("/events?ns=demo"), demo);
+        assert_eq!(demo.namespace(), Some("demo"));
+        assert_eq!(demo.resource(), None);
+        // A bad namespace is dropped, unknown parameters ignored, extra segments are home.
+        assert_eq!(Page::parse("#/events?ns=%3Cb%3E&x=1"), all);
+        assert!(matches!(Page::parse("#/events/more"), Page::Home(_)));
+    }
+
+    /// Random fragments never panic, and whatever they parse to prints and parses back.
+    #[test]
+    fn random_fragments_never_panic_and_round_trip() {
+        let pieces = [
+            "#", "/", "list", "obj", "r", "apps", "v1", "core", "pods", "_", "default", "web", "?",
+            "&", "=", "ns", "l", "f", "sort", "wide", "q", "tab", "yaml", "%", "%2", "%41", "%FF",
+            "-", "+", "ü", " ", "..", "1", "events",
+        ];
+        let mut rng = TestRng::new(0x1234_5678_9ABC_DEF1);
+        for _ in 0..20_000 {
+            let hash = rng.text(&pieces, 16);
+            let page = Page::parse(&hash);
+            let again = Page::parse(&page.to_hash());
+            assert_eq!(again, page, "{hash:?} -> {}", page.to_hash());
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! What a watch is of ([`WatchKey`]) and the requests the layer makes for it: list pages,
+//! watches from a resourceVersion, streaming lists. Views asking for the same key share one
+//! subscription.
+
+use serde_json::Value;
+
+use crate::errors::ApiError;
+use crate::request::{ApiRequest, JSON, TABLE_ACCEPT};
+use crate::table::ListMeta;
+
+/// Items per list page, as kubectl and kube-rs ask.
+pub const PAGE_SIZE: u32 = 500;
+
+/// Watches ask the server to end them after this long (kube-rs's default), so a stream that
+/// a proxy silently dropped is noticed at the latest then.
+pub const WATCH_TIMEOUT_SECONDS: u32 = 290;
+
+/// What the items of a watch are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Output {
+    /// Whole objects (object pages, Events, CRDs).
+    Objects,
+    /// The server's Table rows, as `kubectl get -w` watches: columns the server computes
+    /// (READY, STATUS, RESTARTS) stay exact without per-kind code.
+    Table,
+    /// `PartialObjectMetadata`: names, labels, owners; small.
+    Metadata,
+}
+
+impl Output {
+    /// The Accept header of a list. Each falls back to plain JSON on servers that cannot
+    /// produce the form asked for.
+    pub fn list_accept(self) -> &'static str {
+        match self {
+            Output::Objects => JSON,
+            Output::Table => TABLE_ACCEPT,
+            Output::Metadata => {
+                "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, application/json"
+            }
+        }
+    }
+
+    /// The Accept header of a watch (its events carry single objects).
+    pub fn watch_accept(self) -> &'static str {
+        match self {
+            Output::Objects => JSON,
+            Output::Table => TABLE_ACCEPT,
+            Output::Metadata => {
+                "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json"
+            }
+        }
+    }
+}
+
+/// One watched collection: everything that makes its items differ.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WatchKey {
+    /// `/api/v1/namespaces/default/pods`, `/apis/apps/v1/deployments`.
+    pub collection_path: String,
+    pub label_selector: String,
+    pub field_selector: String,
+    pub output: Output,
+}
+
+impl WatchKey {
+    pub fn new(collection_path: impl Into<String>, output: Output) -> WatchKey {
+        WatchKey {
+            collection_path: collection_path.into(),
+            label_selector: String::new(),
+            field_selector: String::new(),
+            output,
+        }
+    }
+
+    pub fn with_labels(mut self, selector: impl Into<String>) -> WatchKey {
+        self.label_selector = selector.into();
+        self
+    }
+
+    pub fn with_fields(mut self, selector: impl Into<String>) -> WatchKey {
+        self.field_selector = selector.into();
+        self
+    }
+
+    /// A short label for status lines and logs (`pods in default, app=web`).
+    pub fn describe(&self) -> String {
+        let mut text = self.collection_path.clone();
+        for selector in [&self.label_selector, &self.field_selector] {
+            if !selector.is_empty() {
+                text.push_str(" · ");
+                text.push_str(selector);
+            }
+        }
+        text
+    }
+
+    fn selected(&self, request: ApiRequest) -> ApiRequest {
+        request
+            .query("labelSelector", &self.label_selector)
+            .query("fieldSelector", &self.field_selector)
+    }
+
+    /// One page of the list: the first (`continue_token` None) is read at the latest
+    /// version, so a watch from its resourceVersion misses nothing.
+    pub fn list_request(&self, continue_token: Option<&str>) -> ApiRequest {
+        let request = self
+            .selected(ApiRequest::get(&self.collection_path).accept(self.output.list_accept()))
+            .query("limit", &PAGE_SIZE.to_string());
+        match continue_token {
+            Some(token) => request.query("continue", token),
+            None => request,
+        }
+    }
+
+    /// A watch resuming after `resource_version`, with bookmarks so a quiet collection
+    /// still moves the resume point on.
+    pub fn watch_request(&self, resource_version: &str) -> ApiRequest {
+        self.selected(ApiRequest::get(&self.collection_path).accept(self.output.watch_accept()))
+            .query("watch", "true")
+            .query("allowWatchBookmarks", "true")
+            .query("resourceVersion", resource_version)
+            .query("timeoutSeconds", &WATCH_TIMEOUT_SECONDS.to_string())
+    }
+
+    /// A streaming list: the current state as ADDED events, a bookmark marking its end, then
+    /// changes (kube-apiserver 1.32+; what kube-rs's streaming-list mode sends).
+    pub fn streaming_request(&self) -> ApiRequest {
+        self.selected(ApiRequest::get(&self.collection_path).accept(self.output.watch_accept()))
+            .query("watch", "true")
+            .query("sendInitialEvents", "true")
+            .query("resourceVersionMatch", "NotOlderThan")
+            .query("resourceVersion", "0")
+            .query("allowWatchBookmarks", "true")
+            .query("timeoutSeconds", &WATCH_TIMEOUT_SECONDS.to_string())
+    }
+}
+
+/// A list page split into what the store takes and the list metadata: the items of a plain
+/// list, or the whole Table (its rows carry their columns) for Table output. A server that
+/// answers a plain list where a Table was asked for still gives its items one by one, since
+/// its watch will send plain objects too.
+pub fn split_page(body: Value, output: Output) -> Result<(Vec<Value>, ListMeta), ApiError> {
+    let meta: ListMeta = body
+        .get("metadata")
+        .cloned()
+        .map(serde_json::from_value)
+        .transpose()
+        .map_err(|e| ApiError::bad_response(200, format!("list metadata: {e}")))?
+        .unwrap_or_default();
+    let is_table = body.get("kind").and_then(Value::as_str) == Some("Table");
+    if output == Output::Table && is_table {
+        return Ok((vec![body], meta));
+    }
+    match body {
+        Value::Object(mut map) => match map.remove("items") {
+            Some(Value::Array(items)) => Ok((items, meta)),
+            Some(Value::Null) | None if map.contains_key("metadata") => Ok((Vec::new(), meta)),
+            _ => Err(ApiError::bad_response(200, "the answer is not a list")),
+        },
+        _ => Err(ApiError::bad_response(200, "the answer is not a list")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_carry_selectors_versions_and_streaming_options() {
+        let key = WatchKey::new("/api/v1/namespaces/default/pods", Output::Table)
+            .with_labels("app=web")
+            .with_fields("status.phase=Running");
+        let first = key.list_request(None);
+        assert_eq!(first.accept, TABLE_ACCEPT);
+        assert_eq!(
+            first.url(),
+            "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb\
+             &fieldSelector=status.phase%3DRunning&limit=500"
+        );
+        assert!(key
+            .list_request(Some("tok"))
+            .url()
+            .ends_with("&continue=tok"));
+        assert_eq!(
+            key.watch_request("42").url(),
+            "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb\
+             &fieldSelector=status.phase%3DRunning&watch=true&allowWatchBookmarks=true\
+             &resourceVersion=42&timeoutSeconds=290"
+        );
+        let streaming = WatchKey::new("/api/v1/pods", Output::Objects).streaming_request();
+        assert_eq!(
+            streaming.url(),
+            "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
+             &resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=290"
+        );
+        assert_eq!(streaming.accept, JSON);
+    }
+
+    #[test]
+    fn pages_split_into_items_or_one_table() {
+        let list = json!({"kind":"PodList","metadata":{"resourceVersion":"7","continue":"c"},
+            "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]});
+        let (items, meta) = split_page(list.clone(), Output::Objects).expect("a list");
+        assert_eq!(items.len(), 2);
+        assert_eq!(meta.resource_version.as_deref(), Some("7"));
+        assert_eq!(meta.continue_token.as_deref(), Some("c"));
+        // A server without Tables answers a plain list: its items, one by one.
+        assert_eq!(split_page(list, Output::Table).expect("a list").0.len(), 2);
+        let table = json!({"kind":"Table","metadata":{"resourceVersion":"9"},"rows":[]});
+        let (units, meta) = split_page(table, Output::Table).expect("a table");
+        assert_eq!(units.len(), 1);
+        assert_eq!(meta.resource_version.as_deref(), Some("9"));
+        let empty = json!({"kind":"PodList","metadata":{"resourceVersion":"3"},"items":null});
+        assert!(split_page(empty, Output::Objects)
+            .expect("empty")
+            .0
+            .is_empty());
+        assert!(split_page(json!("nope"), Output::Objects).is_err());
+        assert!(split_page(json!({"kind":"Pod"}), Output::Objects).is_err());
+    }
+}
