@@ -5,8 +5,11 @@
 //! gap are only recovered by the relist), streams cut anywhere, 429/5xx, ERROR events,
 //! bookmarks, garbage, selector moves (MODIFIED into and out of a label selector), servers
 //! with and without streaming lists, and views subscribing and going. At every quiet point
-//! each used key's store equals a fresh list, with no duplicates and no ghosts, and every
-//! stream nobody uses is closed after the linger time.
+//! each used key's store equals a fresh list (every item's resourceVersion and content, so a
+//! lost MODIFIED shows), with no duplicates and no ghosts, and every stream nobody uses is
+//! closed after the linger time. Lists are counted: a watcher may read the whole state again
+//! only before its first list completed or after a 410, so a relist where a resume was due
+//! fails too.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -81,6 +84,18 @@ impl Selection {
         namespace_ok && app_ok
     }
 
+    /// What a store of this output holds for `object`: the object itself, or a Table row's
+    /// resourceVersion and cells.
+    fn held_form(&self, object: &Value) -> Value {
+        match self.output {
+            Output::Table => {
+                let metadata = &object["metadata"];
+                held_row(metadata["resourceVersion"].as_str(), &table_cells(object))
+            }
+            _ => object.clone(),
+        }
+    }
+
     fn render(&self, object: &Value, with_columns: bool) -> Value {
         match self.output {
             Output::Table => table_of(
@@ -97,7 +112,7 @@ fn table_of(objects: &[Value], with_columns: bool, rv: &Value) -> Value {
     let rows: Vec<Value> = objects
         .iter()
         .map(|o| {
-            json!({"cells": [o["metadata"]["name"], o["metadata"]["labels"]["app"]],
+            json!({"cells": table_cells(o),
                    "object": {"kind": "PartialObjectMetadata", "metadata": o["metadata"]}})
         })
         .collect();
@@ -106,9 +121,23 @@ fn table_of(objects: &[Value], with_columns: bool, rv: &Value) -> Value {
     if with_columns {
         table["columnDefinitions"] = json!([
             {"name": "Name", "type": "string", "format": "name", "description": "", "priority": 0},
-            {"name": "App", "type": "string", "format": "", "description": "", "priority": 0}]);
+            {"name": "App", "type": "string", "format": "", "description": "", "priority": 0},
+            {"name": "N", "type": "integer", "format": "", "description": "", "priority": 0}]);
     }
     table
+}
+
+/// Name, label and content: a MODIFIED changes the content whether or not the label moves.
+fn table_cells(object: &Value) -> Value {
+    json!([
+        object["metadata"]["name"],
+        object["metadata"]["labels"]["app"],
+        object["data"]["n"]
+    ])
+}
+
+fn held_row(resource_version: Option<&str>, cells: &Value) -> Value {
+    json!({"resourceVersion": resource_version, "cells": cells})
 }
 
 fn status(code: u16, reason: &str, retry_after: Option<u32>) -> Value {
@@ -372,14 +401,11 @@ impl Stream {
     }
 }
 
-/// uid -> (name, app): what the comparison of a store with the truth looks at.
-fn summary(object: &Value) -> (String, (Value, Value)) {
-    let metadata = &object["metadata"];
-    let uid = metadata["uid"].as_str().unwrap_or_default().to_string();
-    (
-        uid,
-        (metadata["name"].clone(), metadata["labels"]["app"].clone()),
-    )
+fn uid_of(object: &Value) -> String {
+    object["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 enum Store {
@@ -395,10 +421,14 @@ impl Store {
         }
     }
 
-    /// uid -> (name, app) of every item, and how many items are held.
-    fn contents(&self) -> (BTreeMap<String, (Value, Value)>, usize) {
+    /// uid -> what is held of every item (see [`Selection::held_form`]), and how many items
+    /// are held.
+    fn contents(&self) -> (BTreeMap<String, Value>, usize) {
         match self {
-            Store::Objects(cache) => (cache.iter().map(summary).collect(), cache.len()),
+            Store::Objects(cache) => (
+                cache.iter().map(|o| (uid_of(o), o.clone())).collect(),
+                cache.len(),
+            ),
             Store::Table(live) => (
                 live.table()
                     .rows()
@@ -408,7 +438,8 @@ impl Store {
                             RowKey::Uid(uid) => uid.clone(),
                             other => panic!("row without uid: {other:?}"),
                         };
-                        (uid, (row.cells[0].clone(), row.cells[1].clone()))
+                        let cells = Value::Array(row.cells.clone());
+                        (uid, held_row(row.meta.resource_version.as_deref(), &cells))
                     })
                     .collect(),
                 live.len(),
@@ -422,6 +453,12 @@ struct Live {
     store: Store,
     pending: Option<Command>,
     stream: Option<Stream>,
+    /// Reading the whole state is due: no list has completed yet, or a 410 came since the
+    /// last one. Anything else (a cut, a clean end, a 429, garbage, a reconnect) resumes.
+    list_due: bool,
+    /// Lists begun (first pages and streaming lists), and how many of them were due.
+    lists_begun: u32,
+    lists_due: u32,
 }
 
 impl Live {
@@ -445,6 +482,14 @@ impl Live {
     }
 
     fn feed_event(&mut self, event: &Value, now: f64) {
+        if event["type"] == "ERROR" && event["object"]["code"] == 410 {
+            self.list_due = true;
+        }
+        let ends_streaming_list = event["type"] == "BOOKMARK"
+            && event["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true";
+        if ends_streaming_list {
+            self.list_due = false;
+        }
         let input = match decode_event(&event.to_string()) {
             Ok(event) => Input::Event(event),
             Err(error) => Input::Garbage(error.to_string()),
@@ -457,6 +502,15 @@ impl Live {
         let Some(command) = self.pending.take() else {
             return;
         };
+        let begins_list = match &command {
+            Command::List { request, .. } => request.query_value("continue").is_none(),
+            Command::Watch { request, .. } => request.query_value("sendInitialEvents").is_some(),
+            Command::Continue => false,
+        };
+        if begins_list {
+            self.lists_begun += 1;
+            self.lists_due += u32::from(self.list_due);
+        }
         match command {
             Command::List { request, delay_ms } => {
                 assert!(delay_ms <= 60_000);
@@ -466,6 +520,12 @@ impl Live {
                     Some(_) => Err(ApiError::Unreachable("connection reset".into())),
                     None => server.list(&request),
                 };
+                let last_page = answer
+                    .as_ref()
+                    .is_ok_and(|page| page["metadata"]["continue"].is_null());
+                if last_page {
+                    self.list_due = false;
+                }
                 self.feed(Input::Page(answer), now);
             }
             Command::Watch { request, delay_ms } => {
@@ -559,6 +619,9 @@ impl Sequence {
                     store,
                     pending: Some(first),
                     stream: None,
+                    list_due: true,
+                    lists_begun: 0,
+                    lists_due: 0,
                 },
             );
         }
@@ -711,12 +774,12 @@ impl Sequence {
                 key.describe()
             );
             let selection = Selection::of(&key.list_request(None));
-            let truth: BTreeMap<String, (Value, Value)> = self
+            let truth: BTreeMap<String, Value> = self
                 .server
                 .objects
                 .values()
                 .filter(|o| selection.matches(o))
-                .map(summary)
+                .map(|o| (uid_of(o), selection.held_form(o)))
                 .collect();
             let (held, count) = live.store.contents();
             assert_eq!(
@@ -732,6 +795,15 @@ impl Sequence {
                 "seed {}: {} differs from a fresh list",
                 self.seed,
                 key.describe()
+            );
+            assert_eq!(
+                live.lists_begun,
+                live.lists_due,
+                "seed {}: {} began {} lists where {} were due (a relist where a resume was due)",
+                self.seed,
+                key.describe(),
+                live.lists_begun,
+                live.lists_due
             );
         }
         // Streams nobody uses close once the linger time has passed.
