@@ -313,6 +313,17 @@ impl ApiError {
         Self::new(504, "Timeout", message)
     }
 
+    /// 500 without a reason: an error kube-apiserver passes on as it is (a failed dial to
+    /// a kubelet, a node without addresses).
+    pub fn internal_without_reason(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
+    }
+
+    /// 503: a proxied backend that cannot be reached.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
     pub fn internal(message: impl std::fmt::Display) -> Self {
         Self::new(
             500,

@@ -28,6 +28,9 @@ const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 /// Where the two servers answer, started once.
 struct Servers {
     real: String,
+    /// The real side behind a `kubectl proxy` that rejects no path (the default one refuses
+    /// `pods/exec` and `pods/attach` itself, before kube-apiserver sees them).
+    real_unfiltered: String,
     demo: String,
     /// The real side's etcd (its client URL), to compact it.
     etcd: String,
@@ -39,7 +42,44 @@ static SERVERS: OnceLock<Result<Servers, String>> = OnceLock::new();
 struct Keep {
     _plane: envtest::ControlPlane,
     _proxy: envtest::KubectlProxy,
+    _unfiltered_proxy: ChildKilledOnDrop,
     _scratch: tempfile::TempDir,
+}
+
+struct ChildKilledOnDrop(std::process::Child);
+
+impl Drop for ChildKilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `kubectl proxy` to the real side with no rejected paths, and its URL.
+fn unfiltered_proxy(
+    plane: &envtest::ControlPlane,
+    cache_dir: &std::path::Path,
+) -> Result<(ChildKilledOnDrop, String), String> {
+    let child = std::process::Command::new("kubectl")
+        .arg(format!(
+            "--kubeconfig={}",
+            plane.admin_kubeconfig().display()
+        ))
+        .arg(format!("--cache-dir={}", cache_dir.display()))
+        .args([
+            "proxy",
+            "--address=127.0.0.1",
+            "--port=0",
+            "--reject-paths=^/no-path-is-rejected$",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("kubectl proxy: {e}"))?;
+    let mut child = ChildKilledOnDrop(child);
+    let port = envtest::announced_port(&mut child.0, "Starting to serve on")?;
+    Ok((child, format!("http://127.0.0.1:{port}")))
 }
 
 static KEEP: OnceLock<std::sync::Mutex<Option<Keep>>> = OnceLock::new();
@@ -78,6 +118,7 @@ fn start_servers() -> Result<Servers, String> {
     })?;
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch: {e}"))?;
     let proxy = envtest::KubectlProxy::start(&plane.admin_kubeconfig(), None, scratch.path())?;
+    let (unfiltered, real_unfiltered) = unfiltered_proxy(&plane, &scratch.path().join("cache"))?;
     // Statics are not dropped at exit: a watchdog kills what was started (by pid) and removes
     // the directories once this process is gone.
     let mut pids: Vec<u32> = plane.pids().into_iter().map(|(_, pid)| pid).collect();
@@ -153,10 +194,16 @@ fn start_servers() -> Result<Servers, String> {
         std::sync::Mutex::new(Some(Keep {
             _plane: plane,
             _proxy: proxy,
+            _unfiltered_proxy: unfiltered,
             _scratch: scratch,
         }))
     });
-    Ok(Servers { real, demo, etcd })
+    Ok(Servers {
+        real,
+        real_unfiltered,
+        demo,
+        etcd,
+    })
 }
 
 /// The two servers, as kube clients made for the calling test's runtime.
@@ -529,15 +576,6 @@ fn diff_entries(
 
 /// Differences the demo is allowed in aggregated discovery, each with its reason.
 const DISCOVERY_ALLOWED: &[&str] = &[
-    // Streaming subresources: no container runs in the demo, so
-    // exec, attach, port-forward and the proxies are not offered (kubectl says "the server
-    // could not find the requested resource" instead of hanging).
-    "only real: /v1/nodes/proxy",
-    "only real: /v1/pods/attach",
-    "only real: /v1/pods/exec",
-    "only real: /v1/pods/portforward",
-    "only real: /v1/pods/proxy",
-    "only real: /v1/services/proxy",
     // The demo's own CRD, installed at start for its cnat operator (a real cluster with the
     // operator installed lists it the same way).
     "only demo group: cnat.programming-kubernetes.info",
@@ -548,13 +586,6 @@ const DISCOVERY_ALLOWED: &[&str] = &[
 
 /// Differences the demo is allowed in legacy discovery: the same as in aggregated discovery.
 const LEGACY_DISCOVERY_ALLOWED: &[&str] = &[
-    // Streaming subresources (see DISCOVERY_ALLOWED).
-    "only real: /api/v1/nodes/proxy",
-    "only real: /api/v1/pods/attach",
-    "only real: /api/v1/pods/exec",
-    "only real: /api/v1/pods/portforward",
-    "only real: /api/v1/pods/proxy",
-    "only real: /api/v1/services/proxy",
     // The demo's CRD group (see DISCOVERY_ALLOWED).
     "only demo: cnat.programming-kubernetes.info",
 ];
@@ -2235,4 +2266,297 @@ async fn managed_fields_match() {
         diff_values(path, &entries(&real), &entries(&demo), &mut found);
     }
     assert_differences("managedFields", &found, MANAGED_FIELDS_ALLOWED);
+}
+
+// ---------------------------------------------------------------------------------------
+// 9. Streaming and proxy subresources
+
+/// `s` with every IPv4 address (and its `:port`) replaced by `<address>`: where a dial went
+/// is each side's own.
+fn without_addresses(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        out.push_str(&rest[..start]);
+        let candidate = &rest[start..];
+        let end = candidate
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+            .unwrap_or(candidate.len());
+        let token = candidate[..end].trim_end_matches([':', '.']);
+        let host = token.split(':').next().unwrap_or("");
+        if host.split('.').count() == 4 && host.parse::<std::net::Ipv4Addr>().is_ok() {
+            out.push_str("<address>");
+            rest = &candidate[token.len()..];
+        } else {
+            let digits = candidate
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(candidate.len());
+            out.push_str(&candidate[..digits]);
+            rest = &candidate[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A Status's comparable shape with dial addresses normalised.
+fn connect_shape(reply: &Reply) -> Value {
+    let mut shape = status_shape(reply);
+    if let Some(message) = shape["message"].as_str().map(without_addresses) {
+        shape["message"] = json!(message);
+    }
+    if let Some(text) = shape["not JSON"].as_str().map(without_addresses) {
+        shape["not JSON"] = json!(text);
+    }
+    shape
+}
+
+/// The messages a v5 channel WebSocket to `url` sends until it closes (at most 20 s): each
+/// binary message as its channel and the rest (JSON when it parses), addresses normalised.
+async fn channel_messages(url: &str) -> Value {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Message;
+    let mut request = url.into_client_request().expect("a WebSocket request");
+    request.headers_mut().insert(
+        "sec-websocket-protocol",
+        "v5.channel.k8s.io".parse().expect("header value"),
+    );
+    let (mut socket, response) = tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio_tungstenite::connect_async(request),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{url}: no upgrade within 20 s"))
+    .unwrap_or_else(|e| panic!("{url}: {e}"));
+    let protocol = response
+        .headers()
+        .get("sec-websocket-protocol")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let mut messages = vec![json!({"protocol": protocol})];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.next()).await {
+        match message {
+            Message::Binary(bytes) => {
+                let (channel, data) = bytes
+                    .split_first()
+                    .map_or((None, &[][..]), |(c, d)| (Some(*c), d));
+                let text = without_addresses(&String::from_utf8_lossy(data));
+                let mut data = serde_json::from_str::<Value>(&text).unwrap_or(json!(text));
+                normalise(&mut data);
+                messages.push(json!({"channel": channel, "data": data}));
+            }
+            Message::Close(frame) => {
+                messages.push(json!({"close": frame.map(|f| u16::from(f.code))}));
+                break;
+            }
+            other => messages.push(json!({"other": other.to_string()})),
+        }
+    }
+    json!(messages)
+}
+
+/// Connect-subresource differences the demo is allowed, each with its reason.
+const CONNECT_ALLOWED: &[&str] = &[];
+
+/// exec, attach, portforward and the proxies when no kubelet or backend answers: pods
+/// unbound, on a node without addresses, on a node whose kubelet port refuses (127.0.0.1),
+/// on a node that does not exist; missing pods, nodes and services; wrong methods. Raw
+/// requests (plain, SPDY upgrade, v5 WebSocket) and kubectl's exec, attach and port-forward.
+#[tokio::test]
+#[cfg_attr(
+    not(all(have_control_plane, have_kubectl)),
+    ignore = "needs the control-plane binaries and kubectl"
+)]
+async fn connect_subresources_match() {
+    let pair = pair();
+    let servers = servers();
+    let real = client_for(&servers.real_unfiltered);
+    let ns = "diff-connect";
+    pair.namespace(ns).await;
+    let node = |name: &str| json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}});
+    let pod = |name: &str, node: Option<&str>, containers: &[&str]| {
+        let containers: Vec<Value> = containers
+            .iter()
+            .map(|c| json!({"name": c, "image": "nginx:1.27", "ports": [{"containerPort": 80}]}))
+            .collect();
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": node, "containers": containers}})
+    };
+    let merge_status = |path: String, status: Value| {
+        with_body(
+            "PATCH",
+            path,
+            "application/merge-patch+json",
+            json!({ "status": status }).to_string().into_bytes(),
+        )
+    };
+    let pods = format!("/api/v1/namespaces/{ns}/pods");
+    let setup = vec![
+        post("/api/v1/nodes", &node("connect-bare")),
+        post("/api/v1/nodes", &node("connect-local")),
+        merge_status(
+            "/api/v1/nodes/connect-local/status".into(),
+            json!({"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}}}),
+        ),
+        post(&pods, &pod("unbound", None, &["c"])),
+        post(&pods, &pod("on-bare", Some("connect-bare"), &["c"])),
+        post(&pods, &pod("on-local", Some("connect-local"), &["c"])),
+        post(&pods, &pod("on-ghost", Some("connect-ghost"), &["c"])),
+        post(&pods, &pod("two", Some("connect-local"), &["a", "b"])),
+        merge_status(
+            format!("{pods}/on-local/status"),
+            json!({"phase": "Running", "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"}]}),
+        ),
+        post(
+            format!("/api/v1/namespaces/{ns}/services"),
+            &json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                "spec": {"ports": [{"port": 80}], "selector": {"app": "s"}}}),
+        ),
+    ];
+    for step in &setup {
+        pair.both_ok(step).await;
+    }
+
+    let spdy = |mut req: Req| {
+        req.headers.extend([
+            ("connection", "Upgrade".to_string()),
+            ("upgrade", "SPDY/3.1".to_string()),
+            ("x-stream-protocol-version", "v4.channel.k8s.io".to_string()),
+        ]);
+        req
+    };
+    let post_empty = |path: String| Req {
+        method: "POST",
+        ..get(path)
+    };
+    let mut corpus: Vec<(String, Req)> = vec![];
+    for name in ["unbound", "on-bare", "on-local", "on-ghost", "missing"] {
+        for sub in [
+            "exec?command=ls&stdout=true",
+            "attach?stdout=true",
+            "portforward?ports=80",
+        ] {
+            let path = format!("{pods}/{name}/{sub}");
+            corpus.push((format!("GET {name}/{sub}"), get(path.clone())));
+            corpus.push((format!("POST {name}/{sub}"), post_empty(path.clone())));
+            corpus.push((format!("SPDY {name}/{sub}"), spdy(post_empty(path))));
+        }
+        corpus.push((
+            format!("{name}/proxy"),
+            get(format!("{pods}/{name}/proxy/")),
+        ));
+        corpus.push((
+            format!("{name}:80/proxy/x"),
+            get(format!("{pods}/{name}:80/proxy/x")),
+        ));
+    }
+    corpus.extend([
+        (
+            "exec in a missing namespace".to_string(),
+            get("/api/v1/namespaces/nowhere/pods/on-local/exec?command=ls"),
+        ),
+        (
+            "PUT exec".to_string(),
+            Req {
+                method: "PUT",
+                ..get(format!("{pods}/on-local/exec?command=ls"))
+            },
+        ),
+        (
+            "exec without a container in a two-container pod".to_string(),
+            spdy(post_empty(format!(
+                "{pods}/two/exec?command=ls&stdout=true"
+            ))),
+        ),
+        (
+            "exec in a container the pod lacks".to_string(),
+            spdy(post_empty(format!(
+                "{pods}/on-local/exec?command=ls&container=nope"
+            ))),
+        ),
+        (
+            "DELETE pod proxy".to_string(),
+            Req {
+                method: "DELETE",
+                ..get(format!("{pods}/on-local/proxy"))
+            },
+        ),
+    ]);
+    for node in [
+        "connect-bare",
+        "connect-local",
+        "connect-local:10250",
+        "missing",
+    ] {
+        corpus.push((
+            format!("nodes/{node}/proxy"),
+            get(format!("/api/v1/nodes/{node}/proxy/metrics")),
+        ));
+    }
+    for service in ["s", "s:80", "missing"] {
+        let path = format!("/api/v1/namespaces/{ns}/services/{service}/proxy/x");
+        corpus.push((format!("GET services/{service}/proxy"), get(path.clone())));
+        corpus.push((format!("POST services/{service}/proxy"), post_empty(path)));
+    }
+    let mut found = BTreeSet::new();
+    for (what, req) in &corpus {
+        let (r, d) = (send(&real, req).await, send(&pair.demo, req).await);
+        diff_values(what, &connect_shape(&r), &connect_shape(&d), &mut found);
+    }
+
+    // The v5 channel WebSocket kubectl opens first for exec and attach: kube-apiserver
+    // answers 101 and reports the failed dial on the error channel.
+    let ws = |base: &str, path: &str| format!("{}{path}", base.replacen("http", "ws", 1));
+    for sub in [
+        "exec?command=ls&command=-l&stdout=true&stderr=true",
+        "attach?stdin=true&stdout=true&tty=true",
+    ] {
+        let path = format!("{pods}/on-local/{sub}");
+        let real_messages = channel_messages(&ws(&servers.real_unfiltered, &path)).await;
+        let demo_messages = channel_messages(&ws(&servers.demo, &path)).await;
+        diff_values(
+            &format!("WebSocket {sub}"),
+            &real_messages,
+            &demo_messages,
+            &mut found,
+        );
+    }
+
+    // What kubectl users see: an error at once, in the same words, instead of a hang.
+    let commands: [&[&str]; 5] = [
+        &["exec", "-n", ns, "on-local", "--", "ls"],
+        &["attach", "-n", ns, "on-local"],
+        &["port-forward", "-n", ns, "pod/on-local", "0:80"],
+        &["exec", "-n", ns, "on-bare", "--", "ls"],
+        &["exec", "-n", ns, "unbound", "--", "ls"],
+    ];
+    let (real_kubectl, demo_kubectl) = (
+        kubectl_for(&servers.real_unfiltered),
+        kubectl_for(&servers.demo),
+    );
+    for args in commands {
+        let outcome = |kubectl: &common::Kubectl| {
+            let mut command = kubectl.command(&["--request-timeout=20s"]);
+            command.args(args);
+            let started = std::time::Instant::now();
+            let out = command.output().expect("kubectl runs");
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "kubectl {args:?} took {:?}",
+                started.elapsed()
+            );
+            json!({"success": out.status.success(),
+                "stderr": without_addresses(&String::from_utf8_lossy(&out.stderr))})
+        };
+        diff_values(
+            &format!("kubectl {}", args.join(" ")),
+            &outcome(&real_kubectl),
+            &outcome(&demo_kubectl),
+            &mut found,
+        );
+    }
+    assert_differences("connect subresources", &found, CONNECT_ALLOWED);
 }

@@ -14,6 +14,10 @@ pub const ALL_VERBS: &[&str] = &[
     "watch",
 ];
 const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
+/// The streaming subresources (exec, attach, portforward): GET and POST upgrade to a stream.
+const STREAM_VERBS: &[&str] = &["create", "get"];
+/// The proxy subresources pass every method through.
+const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
 
 /// A subresource as listed in discovery (`pods/status`, `deployments/scale`).
 #[derive(Debug, Clone)]
@@ -303,6 +307,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .0,
         B::new("", "nodes", "node", "Node", false)
             .short(&["no"])
+            .sub("proxy", "NodeProxyOptions", PROXY_VERBS)
             .status()
             .0,
         kind("", "limitranges", "LimitRange", true)
@@ -321,10 +326,14 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .all()
             .returns_deleted()
             .generation()
+            .sub("attach", "PodAttachOptions", STREAM_VERBS)
             .sub("binding", "Binding", &["create"])
             .sub("ephemeralcontainers", "Pod", STATUS_VERBS)
             .sub_in("eviction", Some(("policy", "v1")), "Eviction", &["create"])
+            .sub("exec", "PodExecOptions", STREAM_VERBS)
             .sub("log", "Pod", &["get"])
+            .sub("portforward", "PodPortForwardOptions", STREAM_VERBS)
+            .sub("proxy", "PodProxyOptions", PROXY_VERBS)
             .sub("resize", "Pod", STATUS_VERBS)
             .status()
             .0,
@@ -360,6 +369,7 @@ pub fn builtin_resources() -> Vec<ResourceDef> {
             .short(&["svc"])
             .all()
             .returns_deleted()
+            .sub("proxy", "ServiceProxyOptions", PROXY_VERBS)
             .status()
             .0,
         kind("apiregistration.k8s.io", "apiservices", "APIService", false)

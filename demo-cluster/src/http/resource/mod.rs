@@ -3,6 +3,7 @@
 //! [`read`] (get and list), [`watching`], [`create`], [`update`], [`patch`] and [`delete`],
 //! each for the collections, objects and subresources it serves.
 
+mod connect;
 mod create;
 mod delete;
 mod patch;
@@ -83,6 +84,13 @@ pub fn resolve(
                     name: name.to_string(),
                     sub: sub.to_string(),
                 },
+                // A proxy's path goes on past the subresource (`pods/p/proxy/metrics`); the
+                // demo forwards nothing, so the rest is not kept.
+                [name, "proxy", ..] => Target::Subresource {
+                    namespace: ns,
+                    name: name.to_string(),
+                    sub: "proxy".to_string(),
+                },
                 _ => return Err(ApiError::path_not_found()),
             };
             return Ok((def, target));
@@ -102,6 +110,11 @@ pub fn resolve(
             namespace: None,
             name: name.to_string(),
             sub: sub.to_string(),
+        },
+        [name, "proxy", ..] if !def.namespaced => Target::Subresource {
+            namespace: None,
+            name: name.to_string(),
+            sub: "proxy".to_string(),
         },
         _ => return Err(ApiError::path_not_found()),
     };
@@ -325,6 +338,11 @@ async fn handle_inner(
     if let Target::Subresource { sub, .. } = &target {
         if !def.has_subresource(sub) {
             return Err(ApiError::path_not_found());
+        }
+    }
+    if let Target::Subresource { sub, .. } = &target {
+        if connect::is_connect(sub) {
+            return connect::connect(app, parts, def, target).await;
         }
     }
     let q = query_map(&parts);

@@ -60,27 +60,8 @@ pub(super) fn get(request: Request<'_>, target: Target) -> ApiResult<Response> {
 fn log(request: &Request<'_>, ns: &str, name: &str) -> ApiResult<Response> {
     let (registry, q) = (&request.app.registry, &request.q);
     let pod = registry.get(&request.def, ns, name)?;
-    let containers: Vec<String> = pod["spec"]["containers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["name"].as_str().map(String::from))
-        .collect();
-    let container = match q.get("container") {
-        Some(c) if containers.contains(c) => c.clone(),
-        Some(c) => {
-            return Err(ApiError::bad_request(format!(
-                "container {c} is not valid for pod {name}"
-            )))
-        }
-        None if containers.len() == 1 => containers[0].clone(),
-        None => {
-            return Err(ApiError::bad_request(format!(
-                "a container name must be specified for pod {name}, choose one of: [{}]",
-                containers.join(" ")
-            )))
-        }
-    };
+    let container =
+        super::connect::container_of(&pod, q.get("container").map(String::as_str), name)?;
     let number = |key: &str| -> ApiResult<Option<i64>> {
         q.get(key)
             .map(|v| {
