@@ -288,8 +288,23 @@ impl ApiError {
         Self::new(410, "Expired", message)
     }
 
-    pub fn too_old_resource_version(requested: u64, oldest: u64) -> Self {
-        Self::expired(format!("too old resource version: {requested} ({oldest})"))
+    /// A watch from a resourceVersion no longer kept. kube-apiserver keeps no watch cache
+    /// for Events (`--watch-cache-sizes` defaults both event kinds to 0), so their watches
+    /// read etcd and report its compaction in etcd's words; every other kind's window is the
+    /// watch cache's.
+    pub fn watch_too_old(group: &str, resource: &str, requested: u64, oldest: u64) -> Self {
+        let uncached = resource == "events" && matches!(group, "" | "events.k8s.io");
+        if uncached {
+            Self::expired("The resourceVersion for the provided watch is too old.")
+        } else {
+            Self::expired(format!("too old resource version: {requested} ({oldest})"))
+        }
+    }
+
+    /// A list at an exact resourceVersion no longer kept: kube-apiserver serves those from
+    /// etcd for every kind, so its 410 is etcd's compaction in any case.
+    pub fn list_too_old() -> Self {
+        Self::expired("The resourceVersion for the provided list is too old.")
     }
 
     /// 429, as kube-apiserver's overload filters answer; `Retry-After` goes with it.

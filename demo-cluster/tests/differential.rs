@@ -1868,14 +1868,7 @@ fn expired_shape(http: u16, status: &Value) -> Value {
 }
 
 /// 410 differences the demo is allowed, each with its reason.
-const EXPIRED_ALLOWED: &[&str] = &[
-    // Uncached kinds (Events) are read from etcd, whose compaction kube-apiserver reports in
-    // these words; every cached kind's window is the watch cache's, reported as "too old
-    // resource version: <asked> (<oldest>)". The demo keeps one history for all kinds, so it
-    // answers every kind in the watch cache's words. Code, reason and type are the same.
-    r#"too old.list Exact.message: "The resourceVersion for the provided list is too old." != "too old resource version: N (N)""#,
-    r#"too old.watch.object.message: "The resourceVersion for the provided watch is too old." != "too old resource version: N (N)""#,
-];
+const EXPIRED_ALLOWED: &[&str] = &[];
 
 /// A watch and lists from a resourceVersion the server no longer has: kube-apiserver after
 /// etcd is compacted past it, the demo after its watch history (50 events, tuned down from

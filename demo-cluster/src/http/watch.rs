@@ -190,7 +190,12 @@ pub fn start(
             // As the watch cache answers a resume point it no longer holds: an ERROR event in
             // a 200 stream, then the end. Clients must relist.
             let since = req.since.unwrap_or(0);
-            let e = ApiError::too_old_resource_version(since, registry.store.current_rv());
+            let e = ApiError::watch_too_old(
+                &req.def.storage_group,
+                &req.def.resource,
+                since,
+                registry.store.current_rv(),
+            );
             tracing::debug!(
                 "chaos: a watch of {} from {since} expired",
                 req.def.resource
@@ -284,7 +289,8 @@ pub fn start(
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // This watcher fell behind the fan-out buffer; it must relist.
                         let oldest = registry.store.oldest_resumable();
-                        let _ = tx.send(error_event(&ApiError::too_old_resource_version(last_rv, oldest))).await;
+                        let expired = ApiError::watch_too_old(&req.def.storage_group, &req.def.resource, last_rv, oldest);
+                        let _ = tx.send(error_event(&expired)).await;
                         return;
                     }
                     Err(broadcast::error::RecvError::Closed) => return,

@@ -237,7 +237,7 @@ impl Store {
             let newer = inner
                 .cache
                 .since_iter(rv)
-                .map_err(|oldest| ApiError::too_old_resource_version(rv, oldest))?;
+                .map_err(|_| ApiError::list_too_old())?;
             for ev in newer.filter(|ev| in_scope(&ev.key)) {
                 at_rv.entry(&ev.key).or_insert(match ev.event_type {
                     EventType::Added => None,
@@ -450,7 +450,7 @@ impl Store {
                 let events = inner
                     .cache
                     .since(rv)
-                    .map_err(|oldest| ApiError::too_old_resource_version(rv, oldest))?;
+                    .map_err(|oldest| ApiError::watch_too_old(group, resource, rv, oldest))?;
                 let events = events
                     .into_iter()
                     .filter(|e| e.key.group == group && e.key.resource == resource)

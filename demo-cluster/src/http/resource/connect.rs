@@ -40,6 +40,8 @@ const CHANNEL_V5: &str = "v5.channel.k8s.io";
 const STDOUT_CHANNEL: u8 = 1;
 const STDERR_CHANNEL: u8 = 2;
 const ERROR_CHANNEL: u8 = 3;
+/// How long after the upgrade the first message waits (see `connect`).
+const STREAM_SETUP_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 pub(super) fn is_connect(sub: &str) -> bool {
     matches!(sub, "exec" | "attach" | "portforward" | "proxy")
@@ -114,6 +116,10 @@ pub(super) async fn connect(
     Ok(upgrade
         .protocols([CHANNEL_V5])
         .on_upgrade(move |mut socket| async move {
+            // kube-apiserver writes once its dial to the kubelet has failed; a client that
+            // reads at once but sets up its streams a moment later (kubectl attach) logs
+            // "Unknown stream id 1" for a frame sent straight after the upgrade.
+            tokio::time::sleep(STREAM_SETUP_GRACE).await;
             let mut error_message = vec![ERROR_CHANNEL];
             error_message.extend(status.to_string().into_bytes());
             for message in [
