@@ -1870,6 +1870,31 @@ fn expired_shape(http: u16, status: &Value) -> Value {
 /// 410 differences the demo is allowed, each with its reason.
 const EXPIRED_ALLOWED: &[&str] = &[];
 
+/// A control plane of its own whose kube-apiserver was restarted after a ConfigMap was
+/// written (and a few more writes, so that the rebuilt watch cache starts past it), behind a
+/// `kubectl proxy`; with the ConfigMap's resourceVersion.
+fn restarted_control_plane(
+) -> Result<(envtest::ControlPlane, envtest::KubectlProxy, String), String> {
+    let mut plane = envtest::ControlPlane::start(envtest::Options {
+        controllers: false,
+        nodes: 0,
+    })?;
+    let rv = plane.kubectl_ok(&[
+        "create",
+        "configmap",
+        "before",
+        "-o",
+        "jsonpath={.metadata.resourceVersion}",
+    ])?;
+    for name in ["after-1", "after-2", "after-3"] {
+        plane.kubectl_ok(&["create", "configmap", name])?;
+    }
+    plane.stop_api_server();
+    plane.start_api_server()?;
+    let proxy = envtest::KubectlProxy::start(&plane.admin_kubeconfig(), None, plane.dir())?;
+    Ok((plane, proxy, rv.trim().to_string()))
+}
+
 /// A watch and lists from a resourceVersion the server no longer has: kube-apiserver after
 /// etcd is compacted past it, the demo after its watch history (50 events, tuned down from
 /// 10,000 for the test) moved past it.
@@ -1902,6 +1927,7 @@ async fn too_old_resource_versions_are_gone() {
     let cms = format!("/api/v1/namespaces/{ns}/events");
     let mut found = BTreeSet::new();
     let mut old = vec![];
+    let mut configmap_rvs = vec![];
     for client in [&real, &demo] {
         let created = send(
             client,
@@ -1916,6 +1942,21 @@ async fn too_old_resource_versions_are_gone() {
             201,
             "{}",
             String::from_utf8_lossy(&created.body)
+        );
+        // A ConfigMap (a cached kind) written before the history moves on.
+        let early = send(
+            client,
+            &post(
+                format!("/api/v1/namespaces/{ns}/configmaps"),
+                &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "early"}}),
+            ),
+        )
+        .await;
+        configmap_rvs.push(
+            early.json()["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
         );
         let mut first_rv = String::new();
         for name in ["a", "b", "c"] {
@@ -2023,6 +2064,41 @@ async fn too_old_resource_versions_are_gone() {
     )
     .await;
     diff_values("too old", &real_shape, &demo_shape, &mut found);
+
+    // A cached kind (ConfigMaps): kube-apiserver's window is its watch cache's, rebuilt at
+    // its start from the then-current version, so a watch from before a restart expires in
+    // the cache's words. A control plane of its own is restarted for it (the shared one
+    // serves the other tests); the demo's ConfigMap version left its 50-event history.
+    let (_restarted_plane, restarted_proxy, before_restart) =
+        tokio::task::spawn_blocking(restarted_control_plane)
+            .await
+            .expect("the restart task")
+            .unwrap_or_else(|e| panic!("a restarted control plane: {e}"));
+    let cached_watch = |client: Client, rv: String, namespace: &'static str| async move {
+        let (http, event) = first_watch_event(
+            &client,
+            &format!("/api/v1/namespaces/{namespace}/configmaps?watch=true&resourceVersion={rv}"),
+        )
+        .await;
+        json!({"type": event["type"], "object": expired_shape(http, &event["object"])})
+    };
+    let real_cached = cached_watch(
+        client_for(&restarted_proxy.url()),
+        before_restart,
+        "default",
+    )
+    .await;
+    let demo_cached = cached_watch(demo.clone(), configmap_rvs[1].clone(), ns).await;
+    diff_values(
+        "too old cached kind",
+        &real_cached,
+        &demo_cached,
+        &mut found,
+    );
+    assert_eq!(
+        real_cached["object"]["code"], 410,
+        "the real cached watch expired: {real_cached}"
+    );
     assert_eq!(
         real_shape["watch"]["object"]["code"], 410,
         "the real watch expired: {real_shape}"
