@@ -2,7 +2,6 @@
 //! ignored without them, and fails under CI.
 
 #[path = "../build-support/test_env.rs"]
-#[allow(dead_code)]
 mod test_env;
 
 use std::path::Path;
