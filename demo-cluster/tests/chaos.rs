@@ -4,7 +4,7 @@
 //! objects and moves the resourceVersion on.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -482,15 +482,19 @@ fn stored_versions(cluster: &RunningCluster) -> Versions {
     v
 }
 
-/// Creates, patches and deletes ConfigMaps through the API, retrying injected faults.
-async fn churn_configmaps(api: &Api<ConfigMap>) {
+/// ConfigMaps left by one round of [`churn_configmaps`]: 30 created, 6 deleted.
+const KEPT_PER_ROUND: usize = 24;
+
+/// Creates, patches and deletes ConfigMaps through the API, retrying injected faults; names
+/// carry `round`, so rounds add up.
+async fn churn_configmaps(api: &Api<ConfigMap>, round: usize) {
     let (post, patch, delete) = (
         PostParams::default(),
         PatchParams::default(),
         DeleteParams::default(),
     );
     for i in 0..30 {
-        let name = format!("cm-{i}");
+        let name = format!("cm-{round}-{i}");
         let object = configmap(&name);
         retrying(&format!("create {name}"), || api.create(&post, &object)).await;
         if i % 3 == 0 {
@@ -508,8 +512,15 @@ async fn churn_configmaps(api: &Api<ConfigMap>) {
     }
 }
 
-/// Runs a reflector under `spec` while the cluster is written to; it must end equal to the
-/// store. Returns how many watch requests and relists (Init) it took.
+/// Rounds of churn at most while waiting for the first relist. Each round cuts about a
+/// dozen streams and `expire=0.1` answers each resume 410 with probability 0.1, so a round
+/// relists with probability about 0.7; eight rounds without one mean resumes are not expired.
+const MAX_CHURN_ROUNDS: usize = 8;
+
+/// Runs a reflector under `spec` while the cluster is written to, in rounds until it has
+/// relisted at least once after its first list (at most [`MAX_CHURN_ROUNDS`]); it must end
+/// equal to the store. Returns how many watch requests and relists it took: a relist is an
+/// Init after the first InitDone, so retries of the first list do not count.
 async fn reflector_converges(chaos: &str, config: watcher::Config) -> (usize, usize) {
     let cluster = chaos_cluster(chaos, 7).await;
     let watches = Arc::new(AtomicUsize::new(0));
@@ -533,13 +544,16 @@ async fn reflector_converges(chaos: &str, config: watcher::Config) -> (usize, us
     let watched: Api<ConfigMap> = Api::namespaced(client, "default");
     let relists = Arc::new(AtomicUsize::new(0));
     let counted = relists.clone();
+    let first_list_done = AtomicBool::new(false);
     let (reader, writer) = reflector::store();
     let stream = reflector(
         writer,
-        watcher(watched, config).inspect(move |event| {
-            if matches!(event, Ok(watcher::Event::Init)) {
+        watcher(watched, config).inspect(move |event| match event {
+            Ok(watcher::Event::InitDone) => first_list_done.store(true, Ordering::SeqCst),
+            Ok(watcher::Event::Init) if first_list_done.load(Ordering::SeqCst) => {
                 counted.fetch_add(1, Ordering::SeqCst);
             }
+            _ => {}
         }),
     )
     .default_backoff();
@@ -556,9 +570,13 @@ async fn reflector_converges(chaos: &str, config: watcher::Config) -> (usize, us
         .expect("initial list within the patience")
         .expect("initial list");
     let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
-    churn_configmaps(&api).await;
+    let mut rounds = 0;
+    while rounds < MAX_CHURN_ROUNDS && relists.load(Ordering::SeqCst) == 0 {
+        churn_configmaps(&api, rounds).await;
+        rounds += 1;
+    }
     let want = stored_versions(&cluster);
-    assert_eq!(want.len(), 24, "{want:?}");
+    assert_eq!(want.len(), KEPT_PER_ROUND * rounds, "{want:?}");
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let mut have: Versions = reader
@@ -595,10 +613,13 @@ const MIXED: &str = "drop-watch=0.2,expire=0.1,throttle=0.05,error=0.05";
 async fn kube_rs_watcher_converges_under_chaos() {
     let (watches, relists) = reflector_converges(MIXED, watcher::Config::default()).await;
     eprintln!("list+watch: {watches} watches, {relists} relists");
-    // About 60 changes, each cutting its stream with probability 0.2: streams were cut and
-    // resumed (how often depends on timing: changes made during a relist come in the list).
+    // About 60 changes a round, each cutting its stream with probability 0.2: streams were
+    // cut and resumed, and some resume was answered 410 and relisted.
     assert!(watches >= 2, "{watches} watches");
-    assert!(relists >= 1);
+    assert!(
+        relists >= 1,
+        "no relist after the first list in {MAX_CHURN_ROUNDS} rounds: resumes never expired"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -607,7 +628,10 @@ async fn kube_rs_streaming_list_watcher_converges_under_chaos() {
         reflector_converges(MIXED, watcher::Config::default().streaming_lists()).await;
     eprintln!("streaming list: {watches} watches, {relists} relists");
     assert!(watches >= 2, "{watches} watches");
-    assert!(relists >= 1);
+    assert!(
+        relists >= 1,
+        "no relist after the first list in {MAX_CHURN_ROUNDS} rounds: resumes never expired"
+    );
 }
 
 #[tokio::test]
