@@ -7,6 +7,7 @@
 //! phase that lasts one controller step) are caught on a watch ([`watch_until`]), which sees
 //! every write.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
@@ -129,6 +130,30 @@ fn deployment(name: &str, image: &str, replicas: i32) -> Deployment {
                               "spec": {"containers": [{"name": name, "image": image}]}}}
     }))
     .unwrap()
+}
+
+fn pod_name(pod: &Pod) -> String {
+    pod.metadata.name.clone().unwrap_or_default()
+}
+
+/// The pod's first image, and its phase or that it is terminating (for messages).
+fn image_and_state(pod: &Pod) -> (String, String) {
+    let image = pod
+        .spec
+        .as_ref()
+        .and_then(|spec| spec.containers.first())
+        .and_then(|container| container.image.clone())
+        .unwrap_or_default();
+    let phase = pod
+        .status
+        .as_ref()
+        .and_then(|status| status.phase.clone())
+        .unwrap_or_default();
+    let state = match pod.metadata.deletion_timestamp {
+        Some(_) => format!("{phase}, terminating"),
+        None => phase,
+    };
+    (image, state)
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Value {
@@ -1093,11 +1118,51 @@ async fn recreate_strategy_stops_old_pods_before_starting_new_ones() {
         .await
         .unwrap();
     rolled_out(&client, "default", "db", 2).await;
+    // Every pod write from here on, so that no moment of the rollout is missed.
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let mut watching = start_watching(&pods, "app=db").await;
     let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "db", "image": "postgres:16"}]}}}});
     deployments
         .patch("db", &PatchParams::default(), &Patch::Strategic(patch))
         .await
         .unwrap();
+    // Recreate, as the pods show it: no pod of the new template exists while one of the old
+    // template remains (terminating or not), until the two new ones replace the two old.
+    let mut present: BTreeMap<String, (String, String)> = watching
+        .listed
+        .iter()
+        .map(|pod| (pod_name(pod), image_and_state(pod)))
+        .collect();
+    let counts = |present: &BTreeMap<String, (String, String)>| {
+        let old = present.values().filter(|(i, _)| i == "postgres:15").count();
+        (old, present.len() - old)
+    };
+    assert_eq!(counts(&present), (2, 0), "before the rollout: {present:?}");
+    tokio::time::timeout(PATIENCE, async {
+        while let Some(event) = watching.events.try_next().await.unwrap() {
+            match event {
+                WatchEvent::Added(pod) | WatchEvent::Modified(pod) => {
+                    present.insert(pod_name(&pod), image_and_state(&pod));
+                }
+                WatchEvent::Deleted(pod) => {
+                    present.remove(&pod_name(&pod));
+                }
+                WatchEvent::Error(e) => panic!("pod watch failed during the rollout: {e:?}"),
+                WatchEvent::Bookmark(_) => {}
+            }
+            let (old, new) = counts(&present);
+            assert!(
+                old == 0 || new == 0,
+                "Recreate: new pods exist while old ones remain: {present:?}"
+            );
+            if (old, new) == (0, 2) {
+                return;
+            }
+        }
+        panic!("the pod watch ended during the rollout: {present:?}");
+    })
+    .await
+    .unwrap_or_else(|_| panic!("two new pods never replaced the old ones: {present:?}"));
     eventually("revision 2 rolled out", || async {
         let d = rolled_out(&client, "default", "db", 2).await;
         (d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2").then_some(())

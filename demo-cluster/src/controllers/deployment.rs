@@ -2,7 +2,7 @@
 //! RollingUpdate (maxSurge / maxUnavailable) and Recreate, revisions, status and conditions.
 //! Follows `pkg/controller/deployment` (sync.go, rolling.go, recreate.go) in simplified form.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,10 +11,11 @@ use tokio::task::JoinHandle;
 
 use super::events::EventSpec;
 use super::{
-    claim, controller_ref, controller_uid, is_deleting, name_of, namespace_of, set_condition,
-    spawn_loop, uid_of, write_status, writer, Changes, Context, CONTROLLER_MANAGER,
+    claim, controller_ref, controller_uid, is_deleting, is_pod_terminal, name_of, namespace_of,
+    set_condition, spawn_loop, uid_of, write_status, writer, Changes, Context, CONTROLLER_MANAGER,
 };
 use crate::registry::{now, DeleteOptions};
+use crate::storage::watch_cache::EventType;
 
 const COMPONENT: &str = "deployment-controller";
 pub const HASH_LABEL: &str = "pod-template-hash";
@@ -23,10 +24,15 @@ const DESIRED_REPLICAS: &str = "deployment.kubernetes.io/desired-replicas";
 const MAX_REPLICAS: &str = "deployment.kubernetes.io/max-replicas";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
-    let changes = Changes::of(
-        &ctx.registry,
-        &[("apps", "deployments"), ("apps", "replicasets")],
-    );
+    // A pod's deletion too: a Recreate rollout waits for the old pods to be gone, and the
+    // last one going changes no ReplicaSet (as kube-controller-manager's deletePod handler).
+    let changes = Changes::matching(&ctx.registry, |e| {
+        let key = &e.key;
+        (key.group == "apps" && (key.resource == "deployments" || key.resource == "replicasets"))
+            || (key.group.is_empty()
+                && key.resource == "pods"
+                && e.event_type == EventType::Deleted)
+    });
     spawn_loop(changes, Duration::from_secs(30), move || {
         reconcile_all(&ctx);
         None
@@ -127,6 +133,21 @@ fn revision_of(rs: &Value) -> i64 {
 
 fn spec_replicas(rs: &Value) -> i64 {
     rs["spec"]["replicas"].as_i64().unwrap_or(0)
+}
+
+/// `oldPodsRunning` (recreate.go): a pod of an old ReplicaSet that is not terminal still
+/// runs, terminating or not (a ReplicaSet's status no longer counts a terminating pod).
+fn old_pods_running(ctx: &Context, d: &Value, olds: &[Value]) -> bool {
+    if olds.is_empty() {
+        return false;
+    }
+    let old_uids: HashSet<&str> = olds.iter().map(uid_of).collect();
+    let (pods, _) = ctx
+        .registry
+        .list_shared(&ctx.def("", "pods"), Some(namespace_of(d)));
+    pods.iter().any(|pod| {
+        controller_uid(pod).is_some_and(|uid| old_uids.contains(uid)) && !is_pod_terminal(pod)
+    })
 }
 
 fn status_count(rs: &Value, field: &str) -> i64 {
@@ -300,7 +321,8 @@ fn sync_deployment(ctx: &Context, d: &Value, owned: Vec<Value>) {
         for rs in olds.iter_mut() {
             scale(ctx, d, rs, 0, max_surge);
         }
-        let old_pods_remain = olds.iter().any(|rs| status_count(rs, "replicas") > 0);
+        let old_pods_remain = olds.iter().any(|rs| status_count(rs, "replicas") > 0)
+            || old_pods_running(ctx, d, &olds);
         match new_rs.as_mut() {
             Some(rs) if !old_pods_remain => scale(ctx, d, rs, replicas, max_surge),
             Some(_) => {}
