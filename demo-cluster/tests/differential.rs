@@ -2247,16 +2247,7 @@ async fn defaults_stored_on_create_match() {
 
 /// managedFields differences the demo is allowed, each with its reason: the demo's field
 /// sets are computed without kube-apiserver's structured-merge schema.
-const MANAGED_FIELDS_ALLOWED: &[&str] = &[
-    // An Update that creates a map (bob's first annotation, his first label) owns the map
-    // itself too (`.`) on kube-apiserver; the demo records the changed leaves only.
-    r#"/api/v1/namespaces/diff-managed/configmaps/cfg[1].fieldsV1.f:metadata.f:annotations..: {} != (absent)"#,
-    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[1].fieldsV1.f:metadata.f:labels..: {} != (absent)"#,
-    // Container ports are a list-map keyed by containerPort and protocol (the defaulted
-    // TCP included); the demo keys list items by one merge key.
-    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[0].fieldsV1.f:spec.f:template.f:spec.f:containers.k:{"name":"web"}.f:ports.k:{"containerPort":80,"protocol":"TCP"}: {".":{},"f:containerPort":{}} != (absent)"#,
-    r#"/apis/apps/v1/namespaces/diff-managed/deployments/web[0].fieldsV1.f:spec.f:template.f:spec.f:containers.k:{"name":"web"}.f:ports.k:{"containerPort":80}: (absent) != {".":{},"f:containerPort":{}}"#,
-];
+const MANAGED_FIELDS_ALLOWED: &[&str] = &[];
 
 /// The same server-side applies and updates by two managers on a ConfigMap and a
 /// Deployment; each entry's manager, operation, apiVersion, fieldsType, fieldsV1 and
@@ -2315,11 +2306,65 @@ async fn managed_fields_match() {
         ),
         apply(deploy.clone(), "alice", &deploy_body("nginx:1.27")),
     ];
-    for step in &steps {
+    // Creates (an Update from nothing: every map and keyed list it makes is owned with its
+    // `.`, except what Go's zero value of the kind already has), then writes that add items
+    // to existing lists and maps inside existing structs, and an apply of multi-key list-map
+    // items (Service ports keyed by port and protocol, the defaulted TCP included).
+    let created_cm = format!("/api/v1/namespaces/{ns}/configmaps/created");
+    let made = format!("/apis/apps/v1/namespaces/{ns}/deployments/made");
+    let svc = format!("/api/v1/namespaces/{ns}/services/dns");
+    let made_body = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "made"},
+        "spec": {"selector": {"matchLabels": {"app": "m"}}, "template": {"metadata": {"labels": {"app": "m"}},
+        "spec": {"nodeSelector": {"disk": "ssd"}, "tolerations": [{"key": "k", "operator": "Exists"}],
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+                "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "m"}}}],
+            "volumes": [{"name": "cache", "emptyDir": {}}],
+            "containers": [{"name": "m", "image": "nginx:1.27",
+                "ports": [{"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}],
+                "env": [{"name": "E", "value": "1"}], "resources": {"limits": {"cpu": "1"}},
+                "securityContext": {"runAsUser": 1000},
+                "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]}]}}}});
+    let more_steps: Vec<Req> = vec![
+        post(
+            format!("/api/v1/namespaces/{ns}/configmaps"),
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "created", "labels": {"a": "1"}}, "data": {"k": "v"}}),
+        ),
+        post(format!("/apis/apps/v1/namespaces/{ns}/deployments"), &made_body),
+        with_body(
+            "PATCH",
+            format!("{made}?fieldManager=smp"),
+            "application/strategic-merge-patch+json",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "m", "image": "nginx:1.28",
+                "env": [{"name": "F", "value": "2"}]}]}}}})
+            .to_string()
+            .into_bytes(),
+        ),
+        merge(
+            made.clone(),
+            "patcher",
+            &json!({"spec": {"template": {"metadata": {"annotations": {"n": "1"}},
+                "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}]}}}}}}}),
+        ),
+        apply(
+            svc.clone(),
+            "alice",
+            &json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dns", "labels": {"a": "b"}},
+                "spec": {"selector": {"app": "dns"}, "ports": [{"name": "udp", "port": 53, "protocol": "UDP"},
+                    {"name": "tcp", "port": 53}]}}),
+        ),
+        merge(
+            svc.clone(),
+            "bob",
+            &json!({"metadata": {"annotations": {"note": "x"}}}),
+        ),
+    ];
+    for step in steps.iter().chain(&more_steps) {
         pair.both_ok(step).await;
     }
     let mut found = BTreeSet::new();
-    for path in [&cm, &deploy] {
+    for path in [&cm, &deploy, &created_cm, &made, &svc] {
         let (real, demo) = pair.both_ok(&get(path.as_str())).await;
         let entries = |o: &Value| {
             let mut list: Vec<Value> = o["metadata"]["managedFields"]

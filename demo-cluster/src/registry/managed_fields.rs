@@ -1,10 +1,12 @@
 //! Field ownership for server-side apply and `managedFields`.
 //!
 //! A simplified model of structured-merge-diff: an object's owned fields are the set of leaf
-//! paths (FieldsV1 keys such as `f:spec`, `f:replicas`, `k:{"name":"nginx"}`); lists with a merge
-//! key are tracked per item, other lists as one atomic leaf. Update writes take ownership of the
-//! leaves they changed; apply takes ownership of the leaves in its configuration, reports
-//! conflicts with other managers whose values differ, and removes leaves it stopped applying.
+//! paths (FieldsV1 keys such as `f:spec`, `f:replicas`, `k:{"name":"nginx"}`); lists that
+//! kube-apiserver's schema declares maps (`x-kubernetes-list-map-keys`) are tracked per item,
+//! other lists as one atomic leaf. Update writes take ownership of the leaves they changed,
+//! and of each map or keyed list they created (its `.`); apply takes ownership of the leaves
+//! in its configuration, reports conflicts with other managers whose values differ, and
+//! removes leaves it stopped applying.
 
 use std::collections::BTreeSet;
 
@@ -12,6 +14,9 @@ use serde_json::{json, Map, Value};
 
 use super::patch::merge_key;
 use crate::status::{ApiError, Cause};
+
+/// The segment that marks a map or list node owned itself (FieldsV1's `.`).
+const NODE: &str = ".";
 
 pub type Path = Vec<String>;
 pub type FieldSet = BTreeSet<Path>;
@@ -22,12 +27,22 @@ const OWNED_METADATA: &[&str] = &["labels", "annotations", "finalizers", "ownerR
 /// Leaf paths of an object, as ownership sees them. `status` only counts for status writes.
 pub fn leaf_paths(obj: &Value, include_status: bool) -> FieldSet {
     let mut out = FieldSet::new();
+    // An applied configuration owns its leaves and list items, not the maps around them.
     walk_leaves(obj, None, &mut |path, _, _| {
-        if include_status || !is_status(path) {
+        if (include_status || !is_status(path)) && !is_map_node(path) {
             out.insert(path.clone());
         }
     });
     out
+}
+
+/// A map's or list's own node (`.`), which only an Update that creates it owns; a list
+/// item's `.` is owned by whoever applies or adds the item.
+fn is_map_node(path: &[String]) -> bool {
+    match path {
+        [.., parent, last] => last == NODE && !parent.starts_with("k:"),
+        _ => false,
+    }
 }
 
 fn is_status(path: &[String]) -> bool {
@@ -99,6 +114,7 @@ fn walk<'a>(
         // and a binding's roleRef are owned whole, as one leaf.
         Value::Object(m) if !m.is_empty() && is_atomic(field) => visit(prefix, v, before),
         Value::Object(m) if !m.is_empty() => {
+            visit_node(v, before, prefix, visit);
             for (k, c) in m {
                 walk(
                     k,
@@ -110,14 +126,16 @@ fn walk<'a>(
                 );
             }
         }
-        Value::Array(items) => match merge_key(field, items) {
-            Some(key) if items.iter().all(|i| i.get(key).is_some()) => {
+        Value::Array(items) => match list_map_keys(field, items, prefix) {
+            Some(keys) if !items.is_empty() => {
+                visit_node(v, before, prefix, visit);
                 let before_items = before.and_then(Value::as_array);
                 for item in items {
-                    let key_json = json!({ key: item[key] }).to_string();
-                    let item_before = before_items
-                        .and_then(|list| list.iter().find(|b| b.get(key) == Some(&item[key])));
-                    prefix.push(format!("k:{key_json}"));
+                    let key = item_key(item, keys);
+                    let item_before =
+                        before_items.and_then(|list| list.iter().find(|b| item_matches(b, &key)));
+                    prefix.push(format!("k:{}", Value::Object(key)));
+                    visit_node(item, item_before, prefix, visit);
                     if let Some(m) = item.as_object() {
                         for (k, c) in m {
                             let before = item_before.and_then(|b| b.get(k));
@@ -125,9 +143,6 @@ fn walk<'a>(
                         }
                     }
                     prefix.pop();
-                }
-                if items.is_empty() {
-                    visit(prefix, v, before);
                 }
             }
             _ => visit(prefix, v, before),
@@ -137,13 +152,153 @@ fn walk<'a>(
     prefix.pop();
 }
 
+/// Visits a map's or keyed list's own node (`.`): changed only when the write creates it,
+/// which is how kube-apiserver's comparison of the old and new objects reads (a map or list
+/// absent before is added as a whole, its `.` included). A node Go's zero value of the kind
+/// always has (a non-pointer struct such as `spec.template`, a list without `omitempty` such
+/// as `containers`) exists before any write.
+fn visit_node<'a>(
+    v: &'a Value,
+    before: Option<&'a Value>,
+    prefix: &mut Path,
+    visit: &mut dyn FnMut(&Path, &'a Value, Option<&'a Value>),
+) {
+    let existed = before.is_some() || in_zero_value(prefix);
+    prefix.push(NODE.to_string());
+    visit(prefix, v, existed.then_some(v));
+    prefix.pop();
+}
+
+/// Paths (from the root, through no list item) that Go's zero value of a built-in kind
+/// holds: non-pointer structs and lists serialised without `omitempty`.
+fn in_zero_value(path: &[String]) -> bool {
+    const CHAINS: &[&[&str]] = &[
+        &["spec"],
+        &["status"],
+        &["spec", "containers"],
+        &["spec", "template"],
+        &["spec", "template", "metadata"],
+        &["spec", "template", "spec"],
+        &["spec", "template", "spec", "containers"],
+        &["spec", "strategy"],
+        &["spec", "updateStrategy"],
+        &["spec", "resources"],
+        &["spec", "scaleTargetRef"],
+        &["spec", "jobTemplate"],
+        &["spec", "jobTemplate", "metadata"],
+        &["spec", "jobTemplate", "spec"],
+        &["spec", "jobTemplate", "spec", "template"],
+        &["spec", "jobTemplate", "spec", "template", "metadata"],
+        &["spec", "jobTemplate", "spec", "template", "spec"],
+        &[
+            "spec",
+            "jobTemplate",
+            "spec",
+            "template",
+            "spec",
+            "containers",
+        ],
+        &["involvedObject"],
+        &["source"],
+        &["rules"],
+        &["endpoints"],
+    ];
+    CHAINS.iter().any(|chain| {
+        chain.len() == path.len()
+            && chain
+                .iter()
+                .zip(path)
+                .all(|(name, segment)| segment.strip_prefix("f:") == Some(*name))
+    })
+}
+
+/// The key fields of a list kube-apiserver's schema declares a map
+/// (`x-kubernetes-list-map-keys`), by the list's field name and where it is; `None` for the
+/// atomic lists (tolerations, a Service's selector terms, EndpointSlice ports, ...).
+fn list_map_keys(
+    field: &str,
+    items: &[Value],
+    prefix: &[String],
+) -> Option<&'static [&'static str]> {
+    const NAME: &[&str] = &["name"];
+    let at_root = prefix.len() == 1;
+    let keys: &'static [&'static str] = match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "resourceClaims"
+        | "schedulingGates"
+        | "claims"
+        | "webhooks"
+        | "matchConditions"
+        | "secrets" => NAME,
+        // A PodSpec's are a map; a ServiceAccount's (at the root) are atomic.
+        "imagePullSecrets" if !at_root => NAME,
+        "ports" if items.iter().any(|i| i.get("containerPort").is_some()) => {
+            &["containerPort", "protocol"]
+        }
+        // A Service's ports; EndpointSlices' and NetworkPolicy rules' are atomic.
+        "ports" if prefix == ["f:spec".to_string(), "f:ports".to_string()] => &["port", "protocol"],
+        "topologySpreadConstraints" => &["topologyKey", "whenUnsatisfiable"],
+        "volumeMounts" => &["mountPath"],
+        "volumeDevices" => &["devicePath"],
+        "conditions" => &["type"],
+        "ownerReferences" => &["uid"],
+        "hostAliases" | "podIPs" => &["ip"],
+        "addresses" if prefix == ["f:status".to_string(), "f:addresses".to_string()] => &["type"],
+        _ => return None,
+    };
+    items
+        .iter()
+        .all(|item| {
+            keys.iter()
+                .all(|k| item.get(*k).is_some() || key_default(k).is_some())
+        })
+        .then_some(keys)
+}
+
+/// A key field's schema default, which counts when the item leaves it out (a port's
+/// protocol is TCP unless said otherwise).
+fn key_default(field: &str) -> Option<Value> {
+    (field == "protocol").then(|| json!("TCP"))
+}
+
+/// An item's key (its key fields, defaults filled in, in name order as FieldsV1 writes them).
+fn item_key(item: &Value, keys: &[&str]) -> Map<String, Value> {
+    let mut names: Vec<&str> = keys.to_vec();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .filter_map(|k| {
+            let value = item.get(k).cloned().or_else(|| key_default(k))?;
+            Some((k.to_string(), value))
+        })
+        .collect()
+}
+
+/// Whether `item` has the key `key` (a key field it leaves out takes its default).
+fn item_matches(item: &Value, key: &Map<String, Value>) -> bool {
+    key.iter().all(|(field, value)| match item.get(field) {
+        Some(own) => own == value,
+        None => key_default(field).as_ref() == Some(value),
+    })
+}
+
 /// Fields kube-apiserver's schema declares atomic wherever they appear: LabelSelectors
 /// (workloads', PDBs', Services' `selector`, NetworkPolicies' pod and namespace selectors)
 /// and RBAC bindings' `roleRef`.
 fn is_atomic(field: &str) -> bool {
     matches!(
         field,
-        "selector" | "podSelector" | "namespaceSelector" | "labelSelector" | "roleRef"
+        "selector"
+            | "podSelector"
+            | "namespaceSelector"
+            | "labelSelector"
+            | "roleRef"
+            | "nodeSelector"
+            | "requiredDuringSchedulingIgnoredDuringExecution"
     )
 }
 
@@ -159,9 +314,7 @@ pub fn value_at<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
             let key: Map<String, Value> = serde_json::from_str(k).ok()?;
             let items = cur.as_array()?;
             let _ = parent_field;
-            cur = items
-                .iter()
-                .find(|i| key.iter().all(|(kk, kv)| i.get(kk) == Some(kv)))?;
+            cur = items.iter().find(|i| item_matches(i, &key))?;
         } else {
             return None;
         }
@@ -171,6 +324,12 @@ pub fn value_at<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
 
 /// Removes the value at a path (a map field or a keyed list item).
 pub fn remove_at(obj: &mut Value, path: &[String]) {
+    // A node's `.` stands for the node: an item no longer applied goes whole.
+    if let Some((last, node)) = path.split_last() {
+        if last == NODE {
+            return remove_at(obj, node);
+        }
+    }
     let Some((last, parents)) = path.split_last() else {
         return;
     };
@@ -182,11 +341,8 @@ pub fn remove_at(obj: &mut Value, path: &[String]) {
             let Ok(key) = serde_json::from_str::<Map<String, Value>>(k) else {
                 return;
             };
-            cur.as_array_mut().and_then(|items| {
-                items
-                    .iter_mut()
-                    .find(|i| key.iter().all(|(kk, kv)| i.get(kk) == Some(kv)))
-            })
+            cur.as_array_mut()
+                .and_then(|items| items.iter_mut().find(|i| item_matches(i, &key)))
         } else {
             None
         };
@@ -204,7 +360,7 @@ pub fn remove_at(obj: &mut Value, path: &[String]) {
             serde_json::from_str::<Map<String, Value>>(k),
             cur.as_array_mut(),
         ) {
-            items.retain(|i| !key.iter().all(|(kk, kv)| i.get(kk) == Some(kv)));
+            items.retain(|i| !item_matches(i, &key));
         }
     }
 }
@@ -222,9 +378,15 @@ pub fn to_fields_v1(set: &FieldSet) -> Value {
 pub fn from_fields_v1(v: &Value) -> FieldSet {
     fn walk(v: &Value, prefix: &mut Path, out: &mut FieldSet) {
         let Some(m) = v.as_object() else { return };
-        let children: Vec<_> = m.iter().filter(|(k, _)| k.as_str() != ".").collect();
+        // A `.` is the node owned itself (a map, a list, a list item).
+        if m.contains_key(NODE) && !prefix.is_empty() {
+            let mut node = prefix.clone();
+            node.push(NODE.to_string());
+            out.insert(node);
+        }
+        let children: Vec<_> = m.iter().filter(|(k, _)| k.as_str() != NODE).collect();
         if children.is_empty() {
-            if !prefix.is_empty() {
+            if !prefix.is_empty() && !m.contains_key(NODE) {
                 out.insert(prefix.clone());
             }
             return;
@@ -448,29 +610,23 @@ fn entries_edited_in_place(
     })
 }
 
-/// Adds `path` to a FieldsV1 tree as a leaf (item nodes get their `.`).
+/// Adds `path` to a FieldsV1 tree as a leaf.
 fn insert_leaf(tree: &mut Value, path: &[String]) {
     let mut node = tree;
     for segment in path {
         let Some(map) = node.as_object_mut() else {
             return;
         };
-        let child = map
+        node = map
             .entry(segment.clone())
             .or_insert_with(|| Value::Object(Map::new()));
-        if segment.starts_with("k:") {
-            if let Some(item) = child.as_object_mut() {
-                item.entry(".".to_string())
-                    .or_insert_with(|| Value::Object(Map::new()));
-            }
-        }
-        node = child;
     }
 }
 
-/// Whether a FieldsV1 node is a leaf or bare: no children but an item's `.`.
+/// Whether a FieldsV1 node is a leaf or bare: no children (a `.` is ownership of the node
+/// itself, which keeps it).
 fn is_bare(node: &Value) -> bool {
-    node.as_object().is_none_or(|m| m.keys().all(|k| k == "."))
+    node.as_object().is_none_or(|m| m.is_empty())
 }
 
 /// Removes the leaf `path` from a FieldsV1 tree if the tree owns it, and the nodes left
@@ -578,9 +734,15 @@ pub fn apply(
         .flat_map(|e| e.fields.iter().cloned())
         .collect();
     for p in previously.difference(&applied) {
-        let owned_elsewhere = entries
-            .iter()
-            .any(|e| !(e.manager == w.manager && e.operation == "Apply") && e.fields.contains(p));
+        // An item (its `.`) stays while anyone else owns something in it.
+        let within = match p.split_last() {
+            Some((last, node)) if last == NODE => node,
+            _ => &p[..],
+        };
+        let owned_elsewhere = entries.iter().any(|e| {
+            !(e.manager == w.manager && e.operation == "Apply")
+                && e.fields.iter().any(|q| q.starts_with(within))
+        });
         if !owned_elsewhere {
             remove_at(&mut result, p);
         }
@@ -589,6 +751,15 @@ pub fn apply(
     entry.fields = applied;
     write_entries(&mut result, &entries);
     Ok(result)
+}
+
+/// An apply that creates the object: `created` (its configuration as the create prepared
+/// it) with one Apply entry owning what `config` says.
+pub fn apply_created(mut created: Value, config: &Value, w: &Writer) -> Value {
+    let mut entries = vec![];
+    entry_mut(&mut entries, w, "Apply").fields = leaf_paths(config, w.subresource == "status");
+    write_entries(&mut created, &entries);
+    created
 }
 
 /// Apply's merge: maps merge, keyed lists merge by key, other lists and scalars replace.
@@ -689,9 +860,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(forced["data"]["k"], "2");
-        let entries = read_entries(&forced);
-        assert_eq!(entries.len(), 1);
-        assert_eq!(entries[0].manager, "applier");
+        // The editor keeps the map it created (`.`), as on kube-apiserver; the key is taken.
+        let editor = &forced["metadata"]["managedFields"][0];
+        assert_eq!(editor["manager"], "editor");
+        assert_eq!(editor["fieldsV1"], json!({"f:data": {".": {}}}));
+        assert_eq!(owned(&forced, "applier"), vec![".data.k".to_string()]);
     }
 
     #[test]

@@ -382,6 +382,9 @@ impl Registry {
     ) -> ApiResult<Value> {
         Self::normalize_body(def, namespace, &mut body)?;
         self.check_unknown_fields(def, &mut body, opts)?;
+        // An apply owns what its configuration says, not the defaults and allocations (a
+        // Service's cluster IP, type, ports' protocol) the create adds to it.
+        let applied_config = apply.then(|| body.clone());
         // Reviews and Bindings are answered, never stored.
         if let Some(answer) = strategy::of(def).answer_create(self, def, namespace, &body, opts) {
             return answer;
@@ -456,8 +459,8 @@ impl Registry {
             subresource: "",
             now: &now(),
         };
-        if apply {
-            body = managed_fields::apply(None, &body, &writer, true)?;
+        if let Some(config) = &applied_config {
+            body = managed_fields::apply_created(body, config, &writer);
         } else {
             let reset = body["metadata"]["managedFields"].is_array();
             if let Some(m) = body["metadata"].as_object_mut() {
