@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
-use crate::api;
+use crate::browser::now_ms;
 use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
 use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
@@ -17,6 +17,7 @@ use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{HomePage, ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
+use crate::state::namespaces::load_namespaces;
 use crate::state::navigation::Navigation;
 use crate::state::request_log;
 use crate::state::watch::WatchHub;
@@ -68,28 +69,9 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
     }
 }
 
-/// Names of the namespaces for the global selector; None when they cannot be listed (then
-/// the user types one).
-async fn load_namespaces() -> Option<Vec<String>> {
-    let fetched = api::get("/api/v1/namespaces", "application/json")
-        .await
-        .ok()?;
-    let value: serde_json::Value = serde_json::from_str(&fetched.body).ok()?;
-    let mut names: Vec<String> = value
-        .get("items")
-        .and_then(|i| i.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|item| item.pointer("/metadata/name").and_then(|n| n.as_str()))
-        .map(str::to_string)
-        .collect();
-    names.sort();
-    Some(names)
-}
-
 #[component]
 pub fn App() -> impl IntoView {
-    let app_started_ms = api::now_ms();
+    let app_started_ms = now_ms();
     let log = request_log::install();
     WatchHub::install();
     let discovery = DiscoveryState::new();

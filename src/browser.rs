@@ -12,6 +12,14 @@ pub fn now_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Whether the page is hidden (a background tab, a minimised window): it gets no animation
+/// frames, and clocks that only redraw need not tick.
+pub fn document_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}
+
 /// Calls `then` with [`now_ms`] once the current DOM changes have been laid out and painted:
 /// a `requestAnimationFrame` callback runs just before the next paint, and a zero-delay
 /// timeout queued from it runs just after. Also records a `performance.mark(name)` there, so

@@ -11,6 +11,7 @@ pub mod errors;
 pub mod events;
 pub mod filter;
 pub mod history;
+pub mod list_view;
 pub mod logs;
 pub mod mapping;
 pub mod meta;

@@ -169,6 +169,36 @@ fn managed_fields_count(object: &Value) -> usize {
         .map_or(0, Vec::len)
 }
 
+/// An object whose deletion was asked for but is not done (`kubectl get` says Terminating).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terminating {
+    /// The `deletionTimestamp`.
+    pub since: String,
+    /// What holds it: "finalizers: a, b", or "its grace period".
+    pub waiting_for: String,
+}
+
+/// Whether `object` is being deleted, and what it waits for.
+pub fn terminating(object: &Value) -> Option<Terminating> {
+    let since = object
+        .pointer("/metadata/deletionTimestamp")?
+        .as_str()?
+        .to_string();
+    let finalizers: Vec<&str> = object
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let waiting_for = if finalizers.is_empty() {
+        "its grace period".to_string()
+    } else {
+        format!("finalizers: {}", finalizers.join(", "))
+    };
+    Some(Terminating { since, waiting_for })
+}
+
 /// The JSON tab's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrettyJson {
@@ -213,6 +243,25 @@ mod tests {
     use serde_json::json;
 
     const CREATED_MS: i64 = 1_714_564_800_000; // 2024-05-01T12:00:00Z
+
+    #[test]
+    fn terminating_objects_say_what_holds_them() {
+        assert_eq!(terminating(&json!({"metadata": {"name": "a"}})), None);
+        let held = json!({"metadata": {"deletionTimestamp": "2026-11-25T10:00:00Z",
+            "finalizers": ["example.com/hold", "kubernetes"]}});
+        assert_eq!(
+            terminating(&held),
+            Some(Terminating {
+                since: "2026-11-25T10:00:00Z".into(),
+                waiting_for: "finalizers: example.com/hold, kubernetes".into()
+            })
+        );
+        let graceful = json!({"metadata": {"deletionTimestamp": "2026-11-25T10:00:00Z"}});
+        assert_eq!(
+            terminating(&graceful).map(|t| t.waiting_for),
+            Some("its grace period".into())
+        );
+    }
 
     fn deployment() -> Value {
         json!({

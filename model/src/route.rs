@@ -107,6 +107,22 @@ impl ObjectTab {
         ObjectTab::Logs,
     ];
 
+    /// The tab's name on the page.
+    pub fn label(self) -> &'static str {
+        match self {
+            ObjectTab::Overview => "Overview",
+            ObjectTab::Yaml => "YAML",
+            ObjectTab::Json => "JSON",
+            ObjectTab::Versions => "Versions",
+            ObjectTab::Logs => "Logs",
+            ObjectTab::Timeline => "Timeline",
+            ObjectTab::Blame => "Blame",
+            ObjectTab::Events => "Events",
+            ObjectTab::Activity => "Activity",
+            ObjectTab::Edit => "Edit",
+        }
+    }
+
     /// The `tab=` value.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -583,6 +599,14 @@ mod tests {
             panic!("an object");
         };
         assert_eq!(object.tab, ObjectTab::Overview);
+    }
+
+    #[test]
+    fn every_tab_has_a_label_of_its_own() {
+        let labels: std::collections::BTreeSet<&str> =
+            ObjectTab::ALL.into_iter().map(ObjectTab::label).collect();
+        assert_eq!(labels.len(), ObjectTab::ALL.len());
+        assert_eq!(ObjectTab::Yaml.label(), "YAML");
     }
 
     #[test]

@@ -623,6 +623,19 @@ impl SortSpec {
         }
     }
 
+    /// The sort after a click on `column`'s header while `current` holds: the same column
+    /// turns around, another column sorts ascending.
+    pub fn after_click(current: Option<SortSpec>, column: impl Into<String>) -> SortSpec {
+        let column = column.into();
+        match current {
+            Some(s) if s.column.eq_ignore_ascii_case(&column) => match s.direction {
+                SortDirection::Ascending => SortSpec::descending(column),
+                SortDirection::Descending => SortSpec::ascending(column),
+            },
+            _ => SortSpec::ascending(column),
+        }
+    }
+
     /// The URL form: `Age` ascending, `-Age` descending.
     pub fn to_param(&self) -> String {
         match self.direction {
@@ -1102,6 +1115,22 @@ mod tests {
         rows.iter()
             .map(|r| r.name(table.columns()).to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_header_click_turns_its_sort_around_and_another_column_starts_ascending() {
+        let age = SortSpec::after_click(None, "Age");
+        assert_eq!(age, SortSpec::ascending("Age"));
+        let age = SortSpec::after_click(Some(age), "AGE");
+        assert_eq!(age, SortSpec::descending("AGE"));
+        assert_eq!(
+            SortSpec::after_click(Some(age.clone()), "Age"),
+            SortSpec::ascending("Age")
+        );
+        assert_eq!(
+            SortSpec::after_click(Some(age), "Name"),
+            SortSpec::ascending("Name")
+        );
     }
 
     #[test]

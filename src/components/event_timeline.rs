@@ -16,7 +16,7 @@ use crate::model::events::{
 use crate::model::route::{ObjectRoute, Page};
 use crate::model::watch::{ObjectCache, WatchStatus};
 use crate::model::ApiTree;
-use crate::pages::resource_list::use_clock;
+use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
 use crate::state::watch::{use_watch_objects, LiveWatch};
 

@@ -9,38 +9,23 @@
 //! or "Follow" sticks again. Every option change starts a new stream and aborts the old one;
 //! leaving the tab aborts it too.
 
-use std::cell::Cell;
-use std::ops::ControlFlow;
-
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::api::stream::stream_text;
-use crate::api::{Abort, ApiError};
 use crate::browser::download_text;
 use crate::components::virtual_table::{
     follow_viewport_height, viewport_height, visible_range_of_rows,
 };
 use crate::model::logs::{
-    default_container, download_file_name, dropped_note, log_containers, log_request, segments,
-    with_thousands, LogBuffer, LogOptions, LogSearch, TailLines, MAX_LINES,
+    default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
+    LogContainer, LogOptions, TailLines, MAX_LINES,
 };
+use crate::state::logs::{use_log_search, use_log_stream, LogLines, LogStreamStatus};
 
 /// Height of one log line in pixels; the stylesheet sets the same (`.pod-log-line`).
 pub const LINE_HEIGHT: f64 = 18.0;
-
-/// Where the current stream is.
-#[derive(Debug, Clone, PartialEq)]
-enum StreamStatus {
-    Connecting,
-    Streaming,
-    Ended,
-    /// The lines already shown stay; the error is said above them.
-    Failed(ApiError),
-}
 
 /// The buffer as the view last drew it (updated once per frame).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,15 +33,6 @@ struct Drawn {
     lines: usize,
     dropped: u64,
     epoch: u64,
-}
-
-/// The lines of the current stream and the search over them, in one stored value: the
-/// reactive arena has one lock, so a view must never reach one stored value from inside
-/// another's closure (nor a signal from inside an update).
-#[derive(Default)]
-struct Held {
-    buffer: LogBuffer,
-    search: LogSearch,
 }
 
 /// One line in view, ready to draw.
@@ -87,15 +63,13 @@ pub fn PodLogs(
         container: default_container(&pod, &containers),
         ..LogOptions::default()
     });
-    // Bumped by "Reconnect": the same options again.
-    let reconnects = RwSignal::new(0_u64);
 
-    let held = StoredValue::new_local(Held::default());
+    let log = use_log_stream(pod_path, options.into());
+    let lines = log.lines;
+    let status = log.status;
+    let search = use_log_search(lines);
+
     let drawn = RwSignal::new(Drawn::default());
-    // Changes when highlights change (a new query, another current match).
-    let search_version = RwSignal::new(0_u64);
-    let search_summary = RwSignal::new(String::new());
-    let status = RwSignal::new(StreamStatus::Connecting);
     let following = RwSignal::new(true);
     let download_error = RwSignal::new(None::<String>);
 
@@ -104,27 +78,16 @@ pub fn PodLogs(
     let scroll_top = RwSignal::new(0.0_f64);
     let viewport = RwSignal::new(400.0_f64);
 
-    let refresh_search = move || {
-        if let Some(summary) = held.try_with_value(|h| h.search.summary()) {
-            search_summary.set(summary);
-        }
-        search_version.update(|v| *v += 1);
-    };
-
     // Once per frame: size the scroll area for the lines held, keep the view at the bottom
     // (following) or on the same lines (older ones dropped above), then redraw what is in view.
     let frame_requested = StoredValue::new_local(false);
     let draw_frame = move || {
         frame_requested.try_set_value(false);
-        let Some((now, summary)) = held.try_update_value(|h| {
-            h.search.sync(&h.buffer);
-            let b = &h.buffer;
-            let now = Drawn {
-                lines: b.len(),
-                dropped: b.dropped(),
-                epoch: b.epoch(),
-            };
-            (now, h.search.summary())
+        search.sync();
+        let Some(now) = lines.try_with_value(|l| Drawn {
+            lines: l.buffer.len(),
+            dropped: l.buffer.dropped(),
+            epoch: l.buffer.epoch(),
         }) else {
             // The tab went away before this frame.
             return;
@@ -150,91 +113,14 @@ pub fn PodLogs(
             viewport.set(viewport_height(&el));
         }
         drawn.set(now);
-        if search_summary.get_untracked() != summary {
-            search_summary.set(summary);
-        }
     };
-    let request_frame = move || {
+    // However many chunks arrived, lines are drawn once per frame.
+    Effect::new(move |_| {
+        log.changed.track();
         if frame_requested.try_with_value(|requested| !*requested) == Some(true) {
             frame_requested.set_value(true);
             request_animation_frame(draw_frame);
         }
-    };
-
-    // One stream at a time: a new one aborts the old, and callbacks of an old one that were
-    // already under way see that they are stale (generation) and do nothing.
-    let generation = StoredValue::new_local(0_u64);
-    let abort = StoredValue::new_local(None::<Abort>);
-    on_cleanup(move || {
-        if let Some(Some(running)) = abort.try_update_value(Option::take) {
-            running.abort();
-        }
-    });
-    let start = move |opts: LogOptions, keep_lines: bool| {
-        let Some(this) = generation.try_update_value(|g| {
-            *g += 1;
-            *g
-        }) else {
-            return;
-        };
-        let controller = Abort::new();
-        let signal = controller.signal();
-        if let Some(Some(old)) = abort.try_update_value(|slot| slot.replace(controller)) {
-            old.abort();
-        }
-        if !keep_lines {
-            // Other options: the old lines belong to something else.
-            held.update_value(|h| h.buffer.clear());
-            request_frame();
-        }
-        status.set(StreamStatus::Connecting);
-        let request = log_request(&pod_path, &opts);
-        spawn_local(async move {
-            let current = move || generation.try_with_value(|g| *g == this) == Some(true);
-            // On reconnect the old lines stay until the new stream answers: if it fails
-            // (the pod is gone), they are still there to read.
-            let stale = Cell::new(keep_lines);
-            let replace_stale = || {
-                if stale.replace(false) {
-                    held.try_update_value(|h| h.buffer.clear());
-                }
-            };
-            let result = stream_text(&request, signal.as_ref(), |chunk| {
-                if !current() {
-                    return ControlFlow::Break(());
-                }
-                replace_stale();
-                if status.get_untracked() != StreamStatus::Streaming {
-                    status.set(StreamStatus::Streaming);
-                }
-                held.try_update_value(|h| h.buffer.push_chunk(chunk));
-                request_frame();
-                ControlFlow::Continue(())
-            })
-            .await;
-            if !current() {
-                return;
-            }
-            match result {
-                Ok(_) => {
-                    replace_stale();
-                    status.try_set(StreamStatus::Ended);
-                }
-                Err(ApiError::Aborted) => return,
-                Err(error) => {
-                    status.try_set(StreamStatus::Failed(error));
-                }
-            }
-            held.try_update_value(|h| h.buffer.finish());
-            request_frame();
-        });
-    };
-    Effect::new(move |previous: Option<LogOptions>| {
-        let opts = options.get();
-        reconnects.track();
-        let same_options = previous.as_ref() == Some(&opts);
-        start(opts.clone(), same_options);
-        opts
     });
 
     // Following: on while the view is at the bottom (also when every line fits).
@@ -261,8 +147,7 @@ pub fn PodLogs(
 
     // Search: highlight, count, and step through matches (which stops following there).
     let reveal = move |number: Option<u64>| {
-        refresh_search();
-        let Some(index) = number.and_then(|n| held.with_value(|h| h.buffer.index_of(n))) else {
+        let Some(index) = number.and_then(|n| lines.with_value(|l| l.buffer.index_of(n))) else {
             return;
         };
         if let Some(el) = scroller.get_untracked() {
@@ -274,18 +159,9 @@ pub fn PodLogs(
         // the match); a match near the end keeps it.
         note_scroll_position();
     };
-    let next_match = move || reveal(held.try_update_value(|h| h.search.next_match()).flatten());
-    let previous_match = move || {
-        reveal(
-            held.try_update_value(|h| h.search.previous_match())
-                .flatten(),
-        )
-    };
-    let on_search_input = move |event: ev::Event| {
-        let query = event_target_value(&event);
-        held.update_value(|h| h.search.set_query(&query, &h.buffer));
-        refresh_search();
-    };
+    let next_match = move || reveal(search.next());
+    let previous_match = move || reveal(search.previous());
+    let on_search_input = move |event: ev::Event| search.set_query(&event_target_value(&event));
     let on_search_key = move |event: ev::KeyboardEvent| {
         if event.key() == "Enter" {
             event.prevent_default();
@@ -300,7 +176,7 @@ pub fn PodLogs(
     let download = {
         let pod_name = pod_name.clone();
         move |_| {
-            let text = held.with_value(|h| h.buffer.text());
+            let text = lines.with_value(|l| l.buffer.text());
             let container = options.with_untracked(|o| o.container.clone());
             let name = download_file_name(&pod_name, container.as_deref());
             let failed = download_text(&text, &name)
@@ -320,110 +196,39 @@ pub fn PodLogs(
     });
     let visible_lines = move || {
         let (start, end) = range.get();
-        let version = search_version.get();
+        let version = search.version.get();
         drawn.track();
-        held.try_with_value(|Held { buffer, search }| {
-            (start..end)
-                .filter_map(|index| {
-                    let text = buffer.line(index)?;
-                    let number = buffer.number_of(index);
-                    let current = search.current() == Some(number);
-                    Some(VisibleLine {
-                        key: (buffer.epoch(), number, version, current),
-                        number,
-                        current,
-                        pieces: segments(text, search.query())
-                            .into_iter()
-                            .map(|piece| (piece.text.to_string(), piece.is_match))
-                            .collect(),
+        lines
+            .try_with_value(|LogLines { buffer, search }| {
+                (start..end)
+                    .filter_map(|index| {
+                        let text = buffer.line(index)?;
+                        let number = buffer.number_of(index);
+                        let current = search.current() == Some(number);
+                        Some(VisibleLine {
+                            key: (buffer.epoch(), number, version, current),
+                            number,
+                            current,
+                            pieces: segments(text, search.query())
+                                .into_iter()
+                                .map(|piece| (piece.text.to_string(), piece.is_match))
+                                .collect(),
+                        })
                     })
-                })
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default()
-    };
-
-    // A `<select>` over one option; `set` gets the chosen `<option>` value.
-    let choice = move |label: &'static str,
-                       aria_label: &'static str,
-                       choices: Vec<(String, String)>,
-                       get: fn(&LogOptions) -> String,
-                       set: fn(&mut LogOptions, String)| {
-        let choices = choices
-            .into_iter()
-            .map(|(value, text)| view! { <option value=value>{text}</option> })
-            .collect_view();
-        view! {
-            <label>
-                {label}
-                <select
-                    aria-label=aria_label
-                    prop:value=move || options.with(get)
-                    on:change=move |event| {
-                        let value = event_target_value(&event);
-                        options.update(|o| set(o, value));
-                    }
-                >
-                    {choices}
-                </select>
-            </label>
-        }
-    };
-    let container_choice = (!containers.is_empty()).then(|| {
-        choice(
-            "Container",
-            "Container",
-            containers
-                .iter()
-                .map(|c| (c.name.clone(), c.label()))
-                .collect(),
-            |o| o.container.clone().unwrap_or_default(),
-            |o, name| o.container = Some(name),
-        )
-    });
-    let tail_choice = choice(
-        "Tail",
-        "Tail lines",
-        TailLines::CHOICES
-            .into_iter()
-            .map(|tail| (tail.param().unwrap_or_default(), tail.label()))
-            .collect(),
-        |o| o.tail.param().unwrap_or_default(),
-        |o, value| {
-            if let Some(tail) = TailLines::from_param(&value) {
-                o.tail = tail;
-            }
-        },
-    );
-    let checkbox = move |label: &'static str,
-                         title: &'static str,
-                         get: fn(&LogOptions) -> bool,
-                         set: fn(&mut LogOptions, bool)| {
-        view! {
-            <label class="check" title=title>
-                <input
-                    type="checkbox"
-                    aria-label=label
-                    prop:checked=move || options.with(get)
-                    on:change=move |event| {
-                        let on = event_target_checked(&event);
-                        options.update(|o| set(o, on));
-                    }
-                />
-                {label}
-            </label>
-        }
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
     };
 
     let status_line = move || {
         let lines = drawn.get().lines;
         let count = format!("{} lines", with_thousands(lines as u64));
         match status.get() {
-            StreamStatus::Connecting => view! {
+            LogStreamStatus::Connecting => view! {
                 <span class="pod-logs-state">"Connecting…"</span>
             }
             .into_any(),
-            StreamStatus::Streaming => view! {
+            LogStreamStatus::Streaming => view! {
                 <span class="pod-logs-state live">
                     {if options.with(|o| o.follow) { "Streaming" } else { "Loading" }}
                 </span>
@@ -433,13 +238,13 @@ pub fn PodLogs(
             ended => {
                 // The error itself is said above the lines (`error_message`).
                 let (class, text) = match ended {
-                    StreamStatus::Failed(_) => ("pod-logs-state failed", "Failed."),
+                    LogStreamStatus::Failed(_) => ("pod-logs-state failed", "Failed."),
                     _ => ("pod-logs-state ended", "Stream ended."),
                 };
                 view! {
                     <span class=class>{text}</span>
                     <span>{count}</span>
-                    <button type="button" on:click=move |_| reconnects.update(|n| *n += 1)>
+                    <button type="button" on:click=move |_| log.reconnect.run(())>
                         "Reconnect"
                     </button>
                 }
@@ -448,7 +253,7 @@ pub fn PodLogs(
         }
     };
     let error_message = move || match status.get() {
-        StreamStatus::Failed(error) => Some(view! {
+        LogStreamStatus::Failed(error) => Some(view! {
             <div class="error" role="alert">
                 <strong>"The log could not be read. "</strong>
                 {error.to_string()}
@@ -457,34 +262,13 @@ pub fn PodLogs(
         _ => None,
     };
     let empty_note = move || {
-        let done = matches!(status.get(), StreamStatus::Ended);
+        let done = matches!(status.get(), LogStreamStatus::Ended);
         (done && drawn.get().lines == 0).then(|| view! { <p class="muted">"The log is empty."</p> })
     };
 
     view! {
         <section class="pod-logs" aria-label="Pod logs">
-            <div class="pod-logs-toolbar">
-                {container_choice}
-                {checkbox(
-                    "Stream (-f)",
-                    "follow=true: keep the response open and show lines as they are printed",
-                    |o| o.follow,
-                    |o, on| o.follow = on,
-                )}
-                {checkbox(
-                    "Timestamps",
-                    "timestamps=true: the time the runtime received each line",
-                    |o| o.timestamps,
-                    |o, on| o.timestamps = on,
-                )}
-                {checkbox(
-                    "Previous",
-                    "previous=true: the log of the container's last terminated instance",
-                    |o| o.previous,
-                    |o, on| o.previous = on,
-                )}
-                {tail_choice}
-            </div>
+            <LogOptionsBar options containers />
             <div class="pod-logs-toolbar">
                 <input
                     type="search"
@@ -499,7 +283,7 @@ pub fn PodLogs(
                 <button type="button" aria-label="Next match" on:click=move |_| next_match()>
                     "↓"
                 </button>
-                <span class="pod-logs-matches" aria-live="polite">{move || search_summary.get()}</span>
+                <span class="pod-logs-matches" aria-live="polite">{move || search.summary.get()}</span>
                 <span class="pod-logs-spacer"></span>
                 <span class="pod-logs-status">{status_line}</span>
                 <button type="button" class="pod-logs-download" on:click=download>"Download"</button>
@@ -576,5 +360,106 @@ pub fn PodLogs(
                 })}
             </div>
         </section>
+    }
+}
+
+/// The options of `kubectl logs`: container, follow, timestamps, previous, tail.
+#[component]
+fn LogOptionsBar(options: RwSignal<LogOptions>, containers: Vec<LogContainer>) -> impl IntoView {
+    // A `<select>` over one option; `set` gets the chosen `<option>` value.
+    let choice = move |label: &'static str,
+                       aria_label: &'static str,
+                       choices: Vec<(String, String)>,
+                       get: fn(&LogOptions) -> String,
+                       set: fn(&mut LogOptions, String)| {
+        let choices = choices
+            .into_iter()
+            .map(|(value, text)| view! { <option value=value>{text}</option> })
+            .collect_view();
+        view! {
+            <label>
+                {label}
+                <select
+                    aria-label=aria_label
+                    prop:value=move || options.with(get)
+                    on:change=move |event| {
+                        let value = event_target_value(&event);
+                        options.update(|o| set(o, value));
+                    }
+                >
+                    {choices}
+                </select>
+            </label>
+        }
+    };
+    let container_choice = (!containers.is_empty()).then(|| {
+        choice(
+            "Container",
+            "Container",
+            containers
+                .iter()
+                .map(|c| (c.name.clone(), c.label()))
+                .collect(),
+            |o| o.container.clone().unwrap_or_default(),
+            |o, name| o.container = Some(name),
+        )
+    });
+    let tail_choice = choice(
+        "Tail",
+        "Tail lines",
+        TailLines::CHOICES
+            .into_iter()
+            .map(|tail| (tail.param().unwrap_or_default(), tail.label()))
+            .collect(),
+        |o| o.tail.param().unwrap_or_default(),
+        |o, value| {
+            if let Some(tail) = TailLines::from_param(&value) {
+                o.tail = tail;
+            }
+        },
+    );
+    let checkbox = move |label: &'static str,
+                         title: &'static str,
+                         get: fn(&LogOptions) -> bool,
+                         set: fn(&mut LogOptions, bool)| {
+        view! {
+            <label class="check" title=title>
+                <input
+                    type="checkbox"
+                    aria-label=label
+                    prop:checked=move || options.with(get)
+                    on:change=move |event| {
+                        let on = event_target_checked(&event);
+                        options.update(|o| set(o, on));
+                    }
+                />
+                {label}
+            </label>
+        }
+    };
+
+    view! {
+        <div class="pod-logs-toolbar">
+            {container_choice}
+            {checkbox(
+                "Stream (-f)",
+                "follow=true: keep the response open and show lines as they are printed",
+                |o| o.follow,
+                |o, on| o.follow = on,
+            )}
+            {checkbox(
+                "Timestamps",
+                "timestamps=true: the time the runtime received each line",
+                |o| o.timestamps,
+                |o, on| o.timestamps = on,
+            )}
+            {checkbox(
+                "Previous",
+                "previous=true: the log of the container's last terminated instance",
+                |o| o.previous,
+                |o, on| o.previous = on,
+            )}
+            {tail_choice}
+        </div>
     }
 }

@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::api::Transport;
 use crate::components::explorer::{page_origin, Copyable};
 use crate::model::mapping::shell_quote;
+use crate::state::request_log::Transport;
 use crate::state::request_log::{RequestLogView, RequestRecord};
 
 fn curl_for(record: &RequestRecord, origin: &str) -> String {

@@ -20,43 +20,8 @@ pub const ROW_HEIGHT: f64 = 30.0;
 /// Rows rendered beyond each edge of the viewport, so a fast scroll shows no gap.
 const OVERSCAN: usize = 8;
 
-/// A column header.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeaderCell {
-    /// Stable id, given back by `on_sort`.
-    pub id: String,
-    pub label: String,
-    pub description: String,
-    pub numeric: bool,
-    /// Current sort on this column: Some(true) ascending, Some(false) descending.
-    pub sorted: Option<bool>,
-}
-
-/// One row ready to draw.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DisplayRow {
-    /// The object's identity (its uid): the selection follows it when rows move.
-    pub id: String,
-    /// Unique and stable for the object (its uid) plus what changes when it must be redrawn
-    /// (its revision); texts that change on their own (ages) update in place.
-    pub key: String,
-    /// Where Enter goes (a `#/...` route); the cell with `link` set draws it as a link.
-    pub href: String,
-    /// Cells in column order.
-    pub cells: Vec<DisplayCell>,
-    /// A problem with this row (e.g. cells that did not match the columns).
-    pub problem: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct DisplayCell {
-    pub text: String,
-    pub numeric: bool,
-    /// Drawn as a link to the row's object (the name cell).
-    pub link: bool,
-    /// Changed a moment ago (or the row is new): briefly marked.
-    pub changed: bool,
-}
+// What a row and a header hold is the model's (`model::list_view`); this view lays them out.
+pub use crate::model::list_view::{DisplayCell, DisplayRow, HeaderCell};
 
 /// The visible index range for a scroll position: `[start, end)` clamped to `count`.
 pub fn visible_range(scroll_top: f64, viewport: f64, count: usize) -> (usize, usize) {

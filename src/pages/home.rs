@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 
-use crate::api::discovery::LoadedDiscovery;
 use crate::components::ResourceExplorer;
 use crate::model::ResourceId;
 use crate::state::discovery::DiscoveryState;
+use crate::state::discovery::LoadedDiscovery;
 
 #[component]
 pub fn HomePage(

@@ -15,19 +15,20 @@ use crate::model::events::EventScope;
 use crate::model::history::ObjectTimeline;
 use crate::model::mapping::split_api_version;
 use crate::model::object_view::{
-    object_overview, pretty_json, shown_object, ConditionRow, MetadataEntry,
+    object_overview, pretty_json, shown_object, terminating, ConditionRow, MetadataEntry,
+    Terminating,
 };
 use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::text::with_visible_controls;
 use crate::model::yaml::to_yaml;
 use crate::model::{mapping::kind_to_resource, ApiTree, ResourceId};
-use crate::pages::resource_list::{epoch_now, use_clock};
 use crate::state::activity::use_activity;
+use crate::state::clock::{epoch_now, use_clock};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
 use crate::state::object::{
-    load_object, load_versions, object_path, Gone, ObjectState, VersionRead,
+    load_object, load_versions, object_path, use_object_tabs, Gone, ObjectState, VersionRead,
 };
 use crate::state::watch::WatchHub;
 
@@ -89,42 +90,26 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         return ().into_any();
     };
     let clock = use_clock();
-    let tab = Memo::new(move |_| match navigation.page.get() {
-        Page::Object(route) => route.tab,
-        _ => ObjectTab::Overview,
+    let tabs = use_object_tabs(&identity.resource, {
+        let identity = identity.clone();
+        move |tab| identity.route(tab)
     });
+    let tab = tabs.current;
     let list_href = Page::ResourceList(crate::model::route::ListRoute::new(
         identity.resource.clone(),
         identity.namespace.clone(),
     ))
     .to_hash();
-    let tabs = {
-        let identity = identity.clone();
-        move || {
-            ObjectTab::ALL
-                .into_iter()
-                .filter(|t| t.applies_to(&identity.resource))
-                .map(|t| {
-                    let href = Page::Object(identity.route(t)).to_hash();
-                    let label = match t {
-                        ObjectTab::Overview => "Overview",
-                        ObjectTab::Yaml => "YAML",
-                        ObjectTab::Json => "JSON",
-                        ObjectTab::Versions => "Versions",
-                        ObjectTab::Logs => "Logs",
-                        ObjectTab::Timeline => "Timeline",
-                        ObjectTab::Blame => "Blame",
-                        ObjectTab::Events => "Events",
-                        ObjectTab::Activity => "Activity",
-                        ObjectTab::Edit => "Edit",
-                    };
-                    view! {
-                        <a role="tab" href=href aria-selected=move || (tab.get() == t).to_string()>{label}</a>
-                    }
-                })
-                .collect_view()
-        }
-    };
+    let tab_links = tabs
+        .links
+        .into_iter()
+        .map(|link| {
+            let shown = link.tab;
+            view! {
+                <a role="tab" href=link.href aria-selected=move || (tab.get() == shown).to_string()>{link.label}</a>
+            }
+        })
+        .collect_view();
     let has_object = Memo::new({
         let object = state.object;
         move |_| object.with(Option::is_some)
@@ -135,169 +120,56 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         let error = state.error;
         move |_| error.with(Option::is_some)
     });
-    let read_error = {
-        let error = state.error;
-        move || {
-            error.get().map(|error| {
-                view! {
-                    <div class="error" role="alert">
-                        <strong>"The object could not be read. "</strong>{error}" Retrying…"
-                    </div>
-                }
-            })
-        }
+    let page = ObjectPageParts {
+        identity: identity.clone(),
+        tree: tree.clone(),
+        path: path.clone(),
+        state: state.clone(),
+        has_object,
     };
-    let body = {
-        let identity = identity.clone();
-        let tree = tree.clone();
-        let path = path.clone();
-        let state = state.clone();
-        move || {
-            if tab.get() == ObjectTab::Activity {
-                let object = state.object;
-                let root = Signal::derive(move || {
-                    object.with(|o| {
-                        o.as_ref()
-                            .and_then(|o| o.pointer("/metadata/uid"))
-                            .and_then(Value::as_str)
-                            .map(str::to_string)
-                    })
-                });
-                let (activity, ready) =
-                    use_activity(&tree, &identity.resource, identity.namespace.clone(), root);
-                let waiting = move || {
-                    (!has_object.get()).then(|| view! {
-                    <p class="loading activity-wait">"Waiting for the object to exist; its activity is watched from now on."</p>
-                })
-                };
-                return view! {
-                    <div class="activity-panel" data-ready=move || ready.get().to_string()>
-                        {read_error}
-                        {move || (!ready.get()).then(|| view! { <p class="loading">"Starting the watches…"</p> })}
-                        {waiting}
-                        <ActivityView activity=activity tree=tree.clone()/>
+    let body = move || {
+        if tab.get() == ObjectTab::Activity {
+            return page.activity_tab();
+        }
+        if read_failed.get() {
+            return read_error(page.state.error).into_any();
+        }
+        if !has_object.get() {
+            return match page.state.gone.get() {
+                Some(_) => view! {
+                    <div class="error" role="alert">
+                        {format!("There is no {} named {} here.", page.identity.resource.plural, page.identity.name)}
                     </div>
-                }
-                .into_any();
-            }
-            if read_failed.get() {
-                return read_error.into_any();
-            }
-            if !has_object.get() {
-                return match state.gone.get() {
-                    Some(_) => view! {
-                        <div class="error" role="alert">
-                            {format!("There is no {} named {} here.", identity.resource.plural, identity.name)}
-                        </div>
-                    }
-                    .into_any(),
-                    None => view! { <p class="loading">"Loading…"</p> }.into_any(),
-                };
-            }
-            let object = state.object;
-            // Each tab redraws with the object as it changes; the logs keep their stream.
-            match tab.get() {
-                ObjectTab::Overview => {
-                    let tree = tree.clone();
-                    let state = state.clone();
-                    let patchable = tree
-                        .find(&identity.resource)
-                        .is_some_and(|r| r.resource.supports("patch"));
-                    let editors = patchable.then(|| {
-                        // Outside the redrawn overview, so typing survives the object's
-                        // changes.
-                        let keys = move |map: MetadataMap| {
-                            Signal::derive(move || {
-                                object.with(|o| {
-                                    o.as_ref()
-                                        .and_then(|o| o.pointer(&format!("/metadata/{}", map.field())))
-                                        .and_then(Value::as_object)
-                                        .map(|m| m.keys().cloned().collect::<Vec<_>>())
-                                        .unwrap_or_default()
-                                })
-                            })
-                        };
-                        view! {
-                            <h2>"Edit labels and annotations"</h2>
-                            <MetadataEditor path=path.clone() map=MetadataMap::Labels keys=keys(MetadataMap::Labels)/>
-                            <MetadataEditor path=path.clone() map=MetadataMap::Annotations keys=keys(MetadataMap::Annotations)/>
-                        }
-                    });
-                    view! {
-                        {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
-                        {editors}
-                    }
-                    .into_any()
-                }
-                ObjectTab::Yaml => (move || object.get().map(|o| text_view(&o, true))).into_any(),
-                ObjectTab::Json => (move || object.get().map(|o| text_view(&o, false))).into_any(),
-                ObjectTab::Versions => view! {
-                    <VersionsView tree=tree.clone() identity=identity.clone()/>
                 }
                 .into_any(),
-                ObjectTab::Timeline => {
-                    let focus = match navigation.page.get_untracked() {
-                        Page::Object(route) => route.revision,
-                        _ => None,
-                    };
-                    view! { <TimelineView timeline=timeline_of(&state) focus=focus.unwrap_or_default()/> }.into_any()
-                }
-                ObjectTab::Blame => {
-                    let identity = identity.clone();
-                    let tree = tree.clone();
-                    let href_of = Callback::new(move |rv: String| {
-                        let mut route = identity.route(ObjectTab::Timeline);
-                        route.revision = Some(rv);
-                        let _ = &tree;
-                        Page::Object(route).to_hash()
-                    });
-                    view! { <BlameView object=object timeline=timeline_of(&state) href_of=href_of/> }.into_any()
-                }
-                ObjectTab::Events => {
-                    let scope = object.with_untracked(|o| {
-                        let o = o.as_ref()?;
-                        Some(EventScope::Object {
-                            namespace: identity.namespace.clone(),
-                            uid: o.pointer("/metadata/uid")?.as_str()?.to_string(),
-                            kind: o
-                                .get("kind")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default()
-                                .to_string(),
-                            name: identity.name.clone(),
-                        })
-                    });
-                    match scope {
-                        Some(scope) => view! { <EventTimeline scope=scope/> }.into_any(),
-                        None => ().into_any(),
-                    }
-                }
-                ObjectTab::Activity => ().into_any(),
-                ObjectTab::Edit => {
-                    let Some(r) = tree.find(&identity.resource) else {
-                        return ().into_any();
-                    };
-                    if !r.resource.supports("update") {
-                        return view! { <p class="muted">"The server does not allow updating this kind."</p> }.into_any();
-                    }
-                    let target =
-                        EditTarget::new(&r, identity.namespace.as_deref(), Some(&identity.name));
-                    view! {
-                        <ObjectEditor
-                            resource=identity.resource.clone()
-                            target=target
-                            path=path.clone()
-                            status_is_subresource=has_status_subresource(r.resource)
-                            object=object
-                        />
-                    }
-                    .into_any()
-                }
-                ObjectTab::Logs => match object.get_untracked() {
-                    Some(pod) => view! { <PodLogs pod_path=path.clone() pod=pod/> }.into_any(),
-                    None => ().into_any(),
-                },
+                None => view! { <p class="loading">"Loading…"</p> }.into_any(),
+            };
+        }
+        let object = page.state.object;
+        // Each tab redraws with the object as it changes; the logs keep their stream.
+        match tab.get() {
+            ObjectTab::Overview => page.overview_tab(),
+            ObjectTab::Yaml => (move || object.get().map(|o| text_view(&o, true))).into_any(),
+            ObjectTab::Json => (move || object.get().map(|o| text_view(&o, false))).into_any(),
+            ObjectTab::Versions => view! {
+                <VersionsView tree=page.tree.clone() identity=page.identity.clone()/>
             }
+            .into_any(),
+            ObjectTab::Timeline => {
+                let focus = match navigation.page.get_untracked() {
+                    Page::Object(route) => route.revision,
+                    _ => None,
+                };
+                view! { <TimelineView timeline=timeline_of(&page.state) focus=focus.unwrap_or_default()/> }.into_any()
+            }
+            ObjectTab::Blame => page.blame_tab(),
+            ObjectTab::Events => page.events_tab(),
+            ObjectTab::Activity => ().into_any(),
+            ObjectTab::Edit => page.edit_tab(),
+            ObjectTab::Logs => match object.get_untracked() {
+                Some(pod) => view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any(),
+                None => ().into_any(),
+            },
         }
     };
     let actions = {
@@ -331,28 +203,11 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         let object = state.object;
         move || {
             object.with(|o| {
-                let o = o.as_ref()?;
-                let since = o
-                    .pointer("/metadata/deletionTimestamp")?
-                    .as_str()?
-                    .to_string();
-                let finalizers: Vec<String> = o
-                    .pointer("/metadata/finalizers")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect();
-                let waiting = if finalizers.is_empty() {
-                    "its grace period".to_string()
-                } else {
-                    format!("finalizers: {}", finalizers.join(", "))
-                };
+                let Terminating { since, waiting_for } = terminating(o.as_ref()?)?;
                 Some(view! {
                     <p class="warning terminating" role="status">
                         <strong>"Terminating"</strong>
-                        {format!(" since {since}; waiting for {waiting}.")}
+                        {format!(" since {since}; waiting for {waiting_for}.")}
                     </p>
                 })
             })
@@ -378,11 +233,164 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             {actions}
             {terminating_note}
             {deleted_note}
-            <nav class="tabs" role="tablist" aria-label="Object views">{tabs}</nav>
+            <nav class="tabs" role="tablist" aria-label="Object views">{tab_links}</nav>
             {body}
         </section>
     }
     .into_any()
+}
+
+/// What an object page's tabs draw from.
+#[derive(Clone)]
+struct ObjectPageParts {
+    identity: ObjectIdentity,
+    tree: ApiTree,
+    /// The object's API path.
+    path: String,
+    state: ObjectState,
+    has_object: Memo<bool>,
+}
+
+impl ObjectPageParts {
+    /// The controllers at work on everything the object owns, watched from now on (even
+    /// before the object exists).
+    fn activity_tab(&self) -> AnyView {
+        let object = self.state.object;
+        let root = Signal::derive(move || {
+            object.with(|o| {
+                o.as_ref()
+                    .and_then(|o| o.pointer("/metadata/uid"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+        });
+        let (activity, ready) = use_activity(
+            &self.tree,
+            &self.identity.resource,
+            self.identity.namespace.clone(),
+            root,
+        );
+        let has_object = self.has_object;
+        let waiting = move || {
+            (!has_object.get()).then(|| view! {
+                <p class="loading activity-wait">"Waiting for the object to exist; its activity is watched from now on."</p>
+            })
+        };
+        let error = self.state.error;
+        view! {
+            <div class="activity-panel" data-ready=move || ready.get().to_string()>
+                {move || read_error(error)}
+                {move || (!ready.get()).then(|| view! { <p class="loading">"Starting the watches…"</p> })}
+                {waiting}
+                <ActivityView activity=activity tree=self.tree.clone()/>
+            </div>
+        }
+        .into_any()
+    }
+
+    fn overview_tab(&self) -> AnyView {
+        let object = self.state.object;
+        let patchable = self
+            .tree
+            .find(&self.identity.resource)
+            .is_some_and(|r| r.resource.supports("patch"));
+        let path = self.path.clone();
+        let editors = patchable.then(|| {
+            // Outside the redrawn overview, so typing survives the object's changes.
+            let keys = move |map: MetadataMap| {
+                Signal::derive(move || {
+                    object.with(|o| {
+                        o.as_ref()
+                            .and_then(|o| o.pointer(&format!("/metadata/{}", map.field())))
+                            .and_then(Value::as_object)
+                            .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                            .unwrap_or_default()
+                    })
+                })
+            };
+            view! {
+                <h2>"Edit labels and annotations"</h2>
+                <MetadataEditor path=path.clone() map=MetadataMap::Labels keys=keys(MetadataMap::Labels)/>
+                <MetadataEditor path=path.clone() map=MetadataMap::Annotations keys=keys(MetadataMap::Annotations)/>
+            }
+        });
+        let tree = self.tree.clone();
+        let state = self.state.clone();
+        view! {
+            {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
+            {editors}
+        }
+        .into_any()
+    }
+
+    /// The YAML with the manager owning each line; a line links to its change on the
+    /// timeline.
+    fn blame_tab(&self) -> AnyView {
+        let identity = self.identity.clone();
+        let href_of = Callback::new(move |rv: String| {
+            let mut route = identity.route(ObjectTab::Timeline);
+            route.revision = Some(rv);
+            Page::Object(route).to_hash()
+        });
+        view! { <BlameView object=self.state.object timeline=timeline_of(&self.state) href_of=href_of/> }
+            .into_any()
+    }
+
+    fn events_tab(&self) -> AnyView {
+        let scope = self.state.object.with_untracked(|o| {
+            let o = o.as_ref()?;
+            Some(EventScope::Object {
+                namespace: self.identity.namespace.clone(),
+                uid: o.pointer("/metadata/uid")?.as_str()?.to_string(),
+                kind: o
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                name: self.identity.name.clone(),
+            })
+        });
+        match scope {
+            Some(scope) => view! { <EventTimeline scope=scope/> }.into_any(),
+            None => ().into_any(),
+        }
+    }
+
+    fn edit_tab(&self) -> AnyView {
+        let Some(r) = self.tree.find(&self.identity.resource) else {
+            return ().into_any();
+        };
+        if !r.resource.supports("update") {
+            return view! { <p class="muted">"The server does not allow updating this kind."</p> }
+                .into_any();
+        }
+        let target = EditTarget::new(
+            &r,
+            self.identity.namespace.as_deref(),
+            Some(&self.identity.name),
+        );
+        view! {
+            <ObjectEditor
+                resource=self.identity.resource.clone()
+                target=target
+                path=self.path.clone()
+                status_is_subresource=has_status_subresource(r.resource)
+                object=self.state.object
+            />
+        }
+        .into_any()
+    }
+}
+
+/// Why the object could not be read, while it cannot.
+fn read_error(error: Signal<Option<String>>) -> Option<impl IntoView> {
+    error.get().map(|error| {
+        view! {
+            <div class="error" role="alert">
+                <strong>"The object could not be read. "</strong>{error}" Retrying…"
+            </div>
+        }
+    })
 }
 
 /// The object's timeline from its page's watch, following the object as it changes, with

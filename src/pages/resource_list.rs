@@ -6,19 +6,18 @@
 
 use leptos::prelude::*;
 
-use crate::browser::{after_next_paint, now_ms};
-use crate::components::{DisplayCell, DisplayRow, HeaderCell, StreamStatusLine, VirtualTable};
-use crate::model::age::EpochMillis;
-use crate::model::route::{CreateRoute, ListRoute, ObjectRoute, Page};
+use crate::browser::now_ms;
+use crate::components::{StreamStatusLine, VirtualTable};
+use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
+use crate::model::route::{CreateRoute, ListRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
-use crate::model::table::{
-    Align, ColumnKind, DecodeOptions, RowPosition, SortDirection, SortSpec, Table, TableSource,
-};
+use crate::model::table::{DecodeOptions, SortSpec, TableSource};
 use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
 use crate::model::{mapping::NamespaceArg, ResourceId};
+use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
+use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
-use crate::state::pacing::PacedRun;
 use crate::state::watch::{use_watch_table, LiveWatch};
 
 /// What makes a list a different list (anything else is how it is shown).
@@ -40,20 +39,6 @@ impl ListIdentity {
         }
     }
 }
-
-/// Milliseconds since the epoch, for ages.
-pub fn epoch_now() -> EpochMillis {
-    js_sys::Date::now() as EpochMillis
-}
-
-/// Ages are refreshed this often (kubectl's have second resolution under two minutes). Only
-/// rows whose text changed are redrawn, and a hidden tab does not tick.
-const AGE_TICK_MS: u64 = 1_000;
-
-/// The sorted, filtered order is recomputed at most this often relative to its own cost
-/// (4: at most a fifth of the time), so a burst of events into a big sorted list never
-/// takes every frame.
-const ORDER_COST_FACTOR: f64 = 4.0;
 
 #[component]
 pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
@@ -257,59 +242,6 @@ fn SelectorInput(
     }
 }
 
-/// One visible column: an index into the table's columns, or the synthetic name column
-/// shown when the server's name column is wide-only (Events).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ShownColumn {
-    Server(usize),
-    Name,
-}
-
-fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
-    let visible = table.visible_columns(wide);
-    let has_name = visible
-        .iter()
-        .any(|&i| table.columns()[i].kind() == ColumnKind::Name);
-    let mut shown: Vec<ShownColumn> = Vec::with_capacity(visible.len() + 1);
-    if !has_name && !table.columns().is_empty() {
-        shown.push(ShownColumn::Name);
-    }
-    shown.extend(visible.into_iter().map(ShownColumn::Server));
-    shown
-}
-
-/// Whether the order of the rows follows from which rows there are alone: arrival order or
-/// by name or namespace (which never change for a row), no filter (cells decide matches).
-fn order_depends_only_on_rows((sort, filter, _): &(Option<SortSpec>, String, bool)) -> bool {
-    filter.trim().is_empty()
-        && sort.as_ref().is_none_or(|s| {
-            s.column.eq_ignore_ascii_case("name") || s.column.eq_ignore_ascii_case("namespace")
-        })
-}
-
-/// Ticks once a second while the tab is visible: ages and "last change" texts.
-pub fn use_clock() -> RwSignal<EpochMillis> {
-    let now = RwSignal::new(epoch_now());
-    let tick = set_interval_with_handle(
-        move || {
-            let hidden = web_sys::window()
-                .and_then(|w| w.document())
-                .is_some_and(|d| d.hidden());
-            if !hidden {
-                now.set(epoch_now());
-            }
-        },
-        std::time::Duration::from_millis(AGE_TICK_MS),
-    )
-    .ok();
-    on_cleanup(move || {
-        if let Some(handle) = tick {
-            handle.clear();
-        }
-    });
-    now
-}
-
 #[component]
 fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -> impl IntoView {
     let navigation = use_navigation();
@@ -321,38 +253,13 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         Page::ResourceList(route) => (route.sort, route.filter, route.wide),
         _ => (None, String::new(), false),
     });
-    // The rows in display order, as positions in the table: recomputed when rows, sort or
-    // filter change (not on scroll, not on the age tick), so a frame only formats the visible
-    // rows; numbers, so 50,000 rows are not 50,000 copied keys each time.
-    let order = RwSignal::new(Vec::<RowPosition>::new());
-    // The rows `order` was computed from (`LiveTable::membership`).
-    let ordered_membership = StoredValue::new(None::<(u64, usize)>);
-    let compute_order = move || {
-        let (sort, filter, _) = view_options.get_untracked();
-        let keys = store.with_untracked(|live| {
-            ordered_membership.set_value(Some(live.membership()));
-            live.table()
-                .view_positions(sort.as_ref(), &filter, epoch_now())
-        });
-        order.set(keys);
-    };
-    let paced_order = PacedRun::new(ORDER_COST_FACTOR);
-    Effect::new(move |previous: Option<(Option<SortSpec>, String, bool)>| {
-        store.track();
-        let options = view_options.get();
-        let same_rows =
-            store.with_untracked(|live| ordered_membership.get_value() == Some(live.membership()));
-        if previous.as_ref() != Some(&options) {
-            // The user changed the view: at once.
-            paced_order.run_now(compute_order);
-        } else if same_rows && order_depends_only_on_rows(&options) {
-            // Rows only changed in place (the usual watch event): the order stands, and a
-            // big list is not walked again each frame.
-        } else {
-            paced_order.ask(compute_order);
-        }
-        options
+    let asked_order = Memo::new(move |_| {
+        view_options.with(|(sort, filter, _)| ListOrder {
+            sort: sort.clone(),
+            filter: filter.clone(),
+        })
     });
+    let order = use_list_order(store, asked_order);
     let columns = Memo::new(move |_| {
         let wide = view_options.with(|(_, _, wide)| *wide);
         store.with(|live| shown_columns(live.table(), wide))
@@ -361,151 +268,34 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     // batch of watch events.
     let headers = Memo::new(move |_| {
         let sort = view_options.with(|(sort, _, _)| sort.clone());
-        store.with(|live| {
-            let table = live.table();
-            columns
-                .get()
-                .into_iter()
-                .map(|column| {
-                    let (name, description, numeric) = match column {
-                        ShownColumn::Name => {
-                            ("Name".to_string(), "The object's name.".to_string(), false)
-                        }
-                        ShownColumn::Server(i) => {
-                            let c = &table.columns()[i];
-                            (
-                                c.name.clone(),
-                                c.description.clone(),
-                                c.align() == Align::Right,
-                            )
-                        }
-                    };
-                    let sorted = sort
-                        .as_ref()
-                        .filter(|s| s.column.eq_ignore_ascii_case(&name))
-                        .map(|s| s.direction == SortDirection::Ascending);
-                    HeaderCell {
-                        id: name.clone(),
-                        label: name.to_uppercase(),
-                        description,
-                        numeric,
-                        sorted,
-                    }
-                })
-                .collect()
-        })
+        store.with(|live| header_cells(live.table(), &columns.get(), sort.as_ref()))
     });
     let resource = identity.resource.clone();
     let row_at = Callback::new(move |index: usize| {
         let position = order.with(|positions| positions.get(index).copied())?;
-        let now = now.get();
+        let at = DrawnAt {
+            wall: now.get(),
+            monotonic_ms: now_ms(),
+        };
         let shown = columns.get();
-        store.with(|live| {
-            let table = live.table();
-            let row = table.at(position)?;
-            let key = &row.key;
-            let mark = live.mark(key, now_ms());
-            let name = row.name(table.columns()).to_string();
-            let href = Page::Object(ObjectRoute::new(
-                resource.clone(),
-                row.meta.namespace.clone(),
-                name.clone(),
-            ))
-            .to_hash();
-            let cells: Vec<DisplayCell> = shown
-                .iter()
-                .map(|column| match *column {
-                    ShownColumn::Name => DisplayCell {
-                        text: name.clone(),
-                        numeric: false,
-                        link: true,
-                        changed: mark.is_some_and(|m| m.added),
-                    },
-                    ShownColumn::Server(i) => {
-                        let cell = table.format_cell(row, i, now);
-                        let is_name = table.columns()[i].kind() == ColumnKind::Name;
-                        // A row whose cells could not be read still shows whose row it is.
-                        let text = if is_name && cell.text.is_empty() {
-                            name.clone()
-                        } else {
-                            cell.text
-                        };
-                        DisplayCell {
-                            text,
-                            numeric: cell.align == Align::Right,
-                            link: is_name,
-                            changed: mark.is_some_and(|m| m.cells.contains(&i)),
-                        }
-                    }
-                })
-                .collect();
-            let problem = (!row.problems.is_empty()).then(|| {
-                row.problems
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            });
-            // Redrawn when the object or the columns changed; an age that ticks updates its
-            // text in place.
-            Some(DisplayRow {
-                id: format!("{key:?}"),
-                key: format!(
-                    "{key:?}|{}|{}",
-                    row.meta.resource_version.as_deref().unwrap_or_default(),
-                    cells.len()
-                ),
-                href,
-                cells,
-                problem,
-            })
-        })
+        store.with(|live| display_row(live, position, &shown, &resource, at))
     });
     let on_sort = Callback::new(move |column: String| {
         if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
-            route.sort = match route.sort.take() {
-                Some(s) if s.column.eq_ignore_ascii_case(&column) => Some(match s.direction {
-                    SortDirection::Ascending => SortSpec::descending(column),
-                    SortDirection::Descending => SortSpec::ascending(column),
-                }),
-                _ => Some(SortSpec::ascending(column)),
-            };
+            route.sort = Some(SortSpec::after_click(route.sort.take(), column));
             navigation.replace(Page::ResourceList(route));
         }
     });
     let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
     let row_count = Signal::derive(move || order.with(Vec::len));
-    let loading = Memo::new(move |_| status.with(|s| s.phase == StreamPhase::Listing));
-
-    // When the first rows and the whole list were painted (performance.now() ms), for the
-    // benchmarks and DevTools traces.
-    let first_rows_ms = RwSignal::new(None::<f64>);
-    let loaded_ms = RwSignal::new(None::<f64>);
-    let marks_pending = StoredValue::new((false, false));
-    Effect::new(move |_| {
-        let has_rows = row_count.get() > 0;
-        let done = !loading.get() && status.with(|s| s.resource_version.is_some());
-        let (first_pending, loaded_pending) = marks_pending.get_value();
-        if has_rows && !first_pending {
-            marks_pending.update_value(|m| m.0 = true);
-            after_next_paint("kube-atlas:list-first-rows", move |ms| {
-                first_rows_ms.try_set(Some(ms));
-            });
-        }
-        if done && !loaded_pending {
-            marks_pending.update_value(|m| m.1 = true);
-            after_next_paint("kube-atlas:list-loaded", move |ms| {
-                loaded_ms.try_set(Some(ms));
-            });
-        }
-    });
+    let marks = use_paint_marks(row_count, status);
 
     view! {
         <span
             class="list-timing"
             hidden
-            data-first-rows-ms=move || first_rows_ms.get().map(|ms| format!("{ms:.1}"))
-            data-loaded-ms=move || loaded_ms.get().map(|ms| format!("{ms:.1}"))
+            data-first-rows-ms=move || marks.first_rows_ms.get().map(|ms| format!("{ms:.1}"))
+            data-loaded-ms=move || marks.loaded_ms.get().map(|ms| format!("{ms:.1}"))
         ></span>
         <ListStatus store=store status=status shown=row_count/>
         <StreamStatusLine live=live.clone() clock=now/>

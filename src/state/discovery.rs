@@ -6,7 +6,9 @@ use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::discovery::{self, DiscoveryLoadError, LoadedDiscovery};
+use crate::api::discovery::{self, DiscoveryLoadError};
+// What a discovery load found, as the views show it.
+pub use crate::api::discovery::LoadedDiscovery;
 use crate::model::watch::{Output, WatchKey, WatchStore};
 use crate::model::ApiTree;
 use crate::state::watch::use_watch_objects;

@@ -2,8 +2,13 @@
 //! them through `api`.
 
 pub mod activity;
+pub mod clock;
 pub mod discovery;
 pub mod edit;
+pub mod edit_session;
+pub mod list;
+pub mod logs;
+pub mod namespaces;
 pub mod navigation;
 pub mod object;
 pub mod pacing;

@@ -13,12 +13,14 @@ use crate::model::history::HistoryStore;
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
+use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::selector::escape_field_value;
 use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
 use crate::model::{
     mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
     ApiTree, ResourceId,
 };
+use crate::state::navigation::use_navigation;
 use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};
 
 /// Metadata only: what the owner graph needs, at a fraction of the bytes.
@@ -362,4 +364,42 @@ pub fn load_versions(
         }
     });
     reads
+}
+
+/// A tab of an object page, as its tab bar links it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabLink {
+    pub tab: ObjectTab,
+    pub label: &'static str,
+    pub href: String,
+}
+
+/// What [`use_object_tabs`] gives an object page.
+pub struct UseObjectTabs {
+    /// The open tab, following the address.
+    pub current: Memo<ObjectTab>,
+    /// The tabs that apply to the kind, in display order.
+    pub links: Vec<TabLink>,
+}
+
+/// The tabs of an object page of `resource`, each linking to `route_of(tab)`.
+pub fn use_object_tabs(
+    resource: &ResourceId,
+    route_of: impl Fn(ObjectTab) -> ObjectRoute,
+) -> UseObjectTabs {
+    let navigation = use_navigation();
+    let current = Memo::new(move |_| match navigation.page.get() {
+        Page::Object(route) => route.tab,
+        _ => ObjectTab::Overview,
+    });
+    let links = ObjectTab::ALL
+        .into_iter()
+        .filter(|tab| tab.applies_to(resource))
+        .map(|tab| TabLink {
+            tab,
+            label: tab.label(),
+            href: Page::Object(route_of(tab)).to_hash(),
+        })
+        .collect();
+    UseObjectTabs { current, links }
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use crate::api::{self, ApiRequest, RequestObserver, RequestOutcome, Transport};
+use crate::api::{self, ApiRequest, RequestObserver, RequestOutcome};
+// How a logged request travelled, as the request log shows it.
+pub use crate::api::Transport;
 
 /// One API call as shown in the request log panel.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,8 @@
 //! ([`editable`]), checks of an edited document against its page ([`check`]), reapplying an
 //! edit over a concurrent write after a 409 ([`merge`]), server-side apply conflicts
 //! ([`apply`]), creating from YAML through discovery ([`create`]), starting templates
-//! ([`template`]), drafts kept across reloads ([`draft`]) and one-label edits ([`quick`]).
+//! ([`template`]), drafts kept across reloads ([`draft`]), one-label edits ([`quick`]) and
+//! an open edit's states and transitions ([`session`]).
 //! No browser APIs: the UI parses the editor's text with [`crate::yaml`] and sends
 //! what these functions return.
 
@@ -14,6 +15,7 @@ pub mod editable;
 pub mod locate;
 pub mod merge;
 pub mod quick;
+pub mod session;
 pub mod template;
 
 pub use apply::{apply_conflicts, ApplyConflict};
@@ -26,6 +28,7 @@ pub use editable::{editable, has_status_subresource, review_diff};
 pub use locate::line_of_field;
 pub use merge::{resolve, three_way, Conflict, Merge, Pick};
 pub use quick::{check_metadata_entry, metadata_entry_patch, MetadataMap};
+pub use session::{yaml_of, Choice, EditSession, NamedField, Outcome, Review, Write};
 pub use template::template_for;
 
 // What the editor needs from elsewhere in the model, in one place.

@@ -69,6 +69,40 @@ pub enum StoreChange {
 pub struct Step {
     pub changes: Vec<StoreChange>,
     pub command: Command,
+    /// What the input was, for those who keep a record of the stream (recordings), so they
+    /// need not read the raw input themselves.
+    pub observed: Observed,
+}
+
+/// What one input to the watcher was, as a record of the stream notes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observed {
+    /// An ADDED event: its object is new to the server (not only new to this stream).
+    Added,
+    /// A BOOKMARK: the server's progress, with no object changed.
+    Bookmark { resource_version: String },
+    /// Anything else: another event type, a page, an end or a failure.
+    Other,
+}
+
+impl Observed {
+    fn of(input: &Input) -> Observed {
+        match input {
+            Input::Event(event) if event.event_type == EventType::Added => Observed::Added,
+            Input::Event(event) if event.event_type == EventType::Bookmark => event
+                .object
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                .map_or(Observed::Other, |rv| Observed::Bookmark {
+                    resource_version: rv.to_string(),
+                }),
+            _ => Observed::Other,
+        }
+    }
+
+    pub fn is_added(&self) -> bool {
+        *self == Observed::Added
+    }
 }
 
 /// Where a stream stands, as a status line says it.
@@ -279,6 +313,7 @@ impl Watcher {
 
     /// Applies one input.
     pub fn on(&mut self, input: Input, now_ms: f64) -> Step {
+        let observed = Observed::of(&input);
         let mut changes = Vec::new();
         let command = match (self.phase.clone(), input) {
             (
@@ -352,7 +387,11 @@ impl Watcher {
             // Leftovers of a stream or request that is no longer followed.
             _ => Command::Continue,
         };
-        Step { changes, command }
+        Step {
+            changes,
+            command,
+            observed,
+        }
     }
 
     fn on_page(
@@ -721,6 +760,31 @@ mod tests {
             Command::List { delay_ms, .. } | Command::Watch { delay_ms, .. } => *delay_ms,
             Command::Continue => 0,
         }
+    }
+
+    #[test]
+    fn each_step_says_what_its_input_was() {
+        let (mut watcher, _) = Watcher::new(key(), ListMode::Paged, 1);
+        let listed = watcher.on(page(vec![obj("a", 5)], "5", None), 0.0);
+        assert_eq!(listed.observed, Observed::Other);
+        let added = watcher.on(event("ADDED", obj("b", 6)), 1.0);
+        assert_eq!(added.observed, Observed::Added);
+        assert!(added.observed.is_added());
+        let modified = watcher.on(event("MODIFIED", obj("b", 7)), 2.0);
+        assert_eq!(modified.observed, Observed::Other);
+        let bookmark = watcher.on(
+            event("BOOKMARK", json!({"metadata": {"resourceVersion": "9"}})),
+            3.0,
+        );
+        assert_eq!(
+            bookmark.observed,
+            Observed::Bookmark {
+                resource_version: "9".into()
+            }
+        );
+        assert!(bookmark.changes.is_empty(), "a bookmark changes no object");
+        let ended = watcher.on(Input::StreamEnded, 4.0);
+        assert_eq!(ended.observed, Observed::Other);
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub use backoff::Backoff;
 pub use event::{decode_event, ErrorStatus, EventType, LineDecoder, WatchDecodeError, WatchEvent};
 pub use hub::{Subscribed, Subscriptions, LINGER_MS};
 pub use key::{split_page, Output, WatchKey};
-pub use machine::{Command, Input, ListMode, Step, StoreChange, StreamPhase, WatchStatus, Watcher};
+pub use machine::{
+    Command, Input, ListMode, Observed, Step, StoreChange, StreamPhase, WatchStatus, Watcher,
+};
 pub use mechanics::{Happening, MechanicsLog};
 pub use store::{object_key, ChangeMark, LiveTable, ObjectCache, ObjectKey, WatchStore};
 pub use wake::{Silence, SleepDetector, IDLE_TIMEOUT_MS, WAKE_TICK_MS};

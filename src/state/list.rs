@@ -1,0 +1,98 @@
+//! A live list's view state: the rows in display order, kept up to date as watch events
+//! arrive at a cost the page can afford, and when its first rows and the whole list were
+//! painted.
+
+use leptos::prelude::*;
+
+use crate::browser::after_next_paint;
+use crate::model::list_view::order_depends_only_on_rows;
+use crate::model::table::{RowPosition, SortSpec};
+use crate::model::watch::{LiveTable, StreamPhase, WatchStatus};
+use crate::state::clock::epoch_now;
+use crate::state::pacing::PacedRun;
+
+/// The sorted, filtered order is recomputed at most this often relative to its own cost
+/// (4: at most a fifth of the time), so a burst of events into a big sorted list never
+/// takes every frame.
+const ORDER_COST_FACTOR: f64 = 4.0;
+
+/// How the user asked to see the list: sort, quick filter.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ListOrder {
+    pub sort: Option<SortSpec>,
+    pub filter: String,
+}
+
+/// The rows of `store` in display order, as positions in its table: recomputed when rows,
+/// sort or filter change (not on scroll, not on the age tick), so a frame only formats the
+/// visible rows; positions, so 50,000 rows are not 50,000 copied keys each time.
+pub fn use_list_order(
+    store: RwSignal<LiveTable>,
+    asked: Memo<ListOrder>,
+) -> ReadSignal<Vec<RowPosition>> {
+    let order = RwSignal::new(Vec::<RowPosition>::new());
+    // The rows `order` was computed from (`LiveTable::membership`).
+    let ordered_membership = StoredValue::new(None::<(u64, usize)>);
+    let compute_order = move || {
+        let ListOrder { sort, filter } = asked.get_untracked();
+        let positions = store.with_untracked(|live| {
+            ordered_membership.set_value(Some(live.membership()));
+            live.table()
+                .view_positions(sort.as_ref(), &filter, epoch_now())
+        });
+        order.set(positions);
+    };
+    let paced_order = PacedRun::new(ORDER_COST_FACTOR);
+    Effect::new(move |previous: Option<ListOrder>| {
+        store.track();
+        let current = asked.get();
+        let same_rows =
+            store.with_untracked(|live| ordered_membership.get_value() == Some(live.membership()));
+        if previous.as_ref() != Some(&current) {
+            // The user changed the view: at once.
+            paced_order.run_now(compute_order);
+        } else if same_rows && order_depends_only_on_rows(current.sort.as_ref(), &current.filter) {
+            // Rows only changed in place (the usual watch event): the order stands, and a
+            // big list is not walked again each frame.
+        } else {
+            paced_order.ask(compute_order);
+        }
+        current
+    });
+    order.read_only()
+}
+
+/// When a list's first rows and its whole list were painted (`performance.now()` ms), for
+/// the benchmarks and DevTools traces (`kube-atlas:list-first-rows`, `kube-atlas:list-loaded`).
+#[derive(Clone, Copy)]
+pub struct PaintMarks {
+    pub first_rows_ms: ReadSignal<Option<f64>>,
+    pub loaded_ms: ReadSignal<Option<f64>>,
+}
+
+pub fn use_paint_marks(row_count: Signal<usize>, status: RwSignal<WatchStatus>) -> PaintMarks {
+    let first_rows_ms = RwSignal::new(None::<f64>);
+    let loaded_ms = RwSignal::new(None::<f64>);
+    let marks_pending = StoredValue::new((false, false));
+    Effect::new(move |_| {
+        let has_rows = row_count.get() > 0;
+        let done = status.with(|s| s.phase != StreamPhase::Listing && s.resource_version.is_some());
+        let (first_pending, loaded_pending) = marks_pending.get_value();
+        if has_rows && !first_pending {
+            marks_pending.update_value(|m| m.0 = true);
+            after_next_paint("kube-atlas:list-first-rows", move |ms| {
+                first_rows_ms.try_set(Some(ms));
+            });
+        }
+        if done && !loaded_pending {
+            marks_pending.update_value(|m| m.1 = true);
+            after_next_paint("kube-atlas:list-loaded", move |ms| {
+                loaded_ms.try_set(Some(ms));
+            });
+        }
+    });
+    PaintMarks {
+        first_rows_ms: first_rows_ms.read_only(),
+        loaded_ms: loaded_ms.read_only(),
+    }
+}

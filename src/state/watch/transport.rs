@@ -1,0 +1,258 @@
+//! Performing a watcher's commands: list pages with `api::send`; watches of objects over a
+//! WebSocket, Table watches (and every watch where WebSockets stay silent) over chunked HTTP,
+//! at most [`MAX_HTTP_WATCHES`] at once; each answer, event and ending fed back to the watcher.
+
+use std::cell::Cell;
+use std::ops::ControlFlow;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::future::{select, Either};
+use leptos::prelude::*;
+
+use super::stream::{KeyStream, StreamStore};
+use super::{SocketHealth, StreamTransport, WatchHub};
+use crate::api::stream::stream_text;
+use crate::api::watch::{Received, WatchSocket};
+use crate::api::{self, Abort, ApiError};
+use crate::browser::now_ms;
+use crate::model::watch::{decode_event, Command, Input, LineDecoder, Silence, IDLE_TIMEOUT_MS};
+
+/// HTTP watches held open at once: each takes one of the browser's six HTTP/1.1 connections
+/// to the server, and ordinary requests need the rest. Further HTTP watches wait for a slot
+/// (in the order they asked: the object of a page before the kinds it may own).
+const MAX_HTTP_WATCHES: usize = 4;
+
+impl WatchHub {
+    /// Performs the watcher's commands until the stream is closed.
+    pub(super) async fn run<S: StreamStore>(&self, stream: Rc<KeyStream<S>>, first: Command) {
+        let mut command = first;
+        while !stream.closed.get() {
+            command = match command {
+                Command::Continue => {
+                    // Only a stream returns Continue; with none open, start over safely.
+                    stream.watcher.borrow_mut().reconnect(now_ms())
+                }
+                Command::List { request, delay_ms } => {
+                    if !wait(&stream, delay_ms).await {
+                        stream.continue_after_kick()
+                    } else {
+                        list_page(&stream, &request).await
+                    }
+                }
+                Command::Watch { request, delay_ms } => {
+                    if !wait(&stream, delay_ms).await {
+                        stream.continue_after_kick()
+                    } else if stream.needs_http()
+                        || self.inner.with_value(|i| i.socket_health) == SocketHealth::Silent
+                    {
+                        self.watch_http(&stream, &request).await
+                    } else {
+                        self.watch_socket(&stream, &request).await
+                    }
+                }
+            };
+        }
+        stream.discard_pending();
+    }
+
+    async fn watch_socket<S: StreamStore>(
+        &self,
+        stream: &Rc<KeyStream<S>>,
+        request: &api::ApiRequest,
+    ) -> Command {
+        stream.transport.set(StreamTransport::WebSocket);
+        let mut socket = match WatchSocket::open(request) {
+            Ok(socket) => socket,
+            Err(error) => return stream.feed(Input::StreamFailed(error)),
+        };
+        let silence = Cell::new(Silence::since(now_ms()));
+        let dead = silent_too_long(&silence);
+        futures::pin_mut!(dead);
+        loop {
+            let kicked = stream.kicked();
+            let received = socket.next();
+            futures::pin_mut!(received);
+            let received = match select(received, select(kicked, dead.as_mut())).await {
+                Either::Left((received, _)) => received,
+                Either::Right((Either::Left(_), _)) => return stream.continue_after_kick(),
+                Either::Right((Either::Right(_), _)) => return stream.feed(silent_stream()),
+            };
+            let command = match received {
+                Received::Text(text) => {
+                    silence.set(Silence::since(now_ms()));
+                    self.socket_works();
+                    stream.feed(event_input(&text))
+                }
+                Received::Closed => stream.feed(Input::StreamEnded),
+                Received::Failed(error) => {
+                    stream.feed(Input::StreamFailed(ApiError::Unreachable(error)))
+                }
+            };
+            if command != Command::Continue {
+                return command;
+            }
+        }
+    }
+
+    /// Waits for one of the [`MAX_HTTP_WATCHES`] slots; None when kicked meanwhile.
+    async fn http_slot<S: StreamStore>(&self, stream: &Rc<KeyStream<S>>) -> Option<HttpSlot> {
+        let waiting = self.inner.try_update_value(|inner| {
+            if inner.http_watches < MAX_HTTP_WATCHES {
+                inner.http_watches += 1;
+                None
+            } else {
+                let (sender, receiver) = oneshot::channel();
+                inner.http_waiting.push_back(sender);
+                Some(receiver)
+            }
+        })?;
+        if let Some(receiver) = waiting {
+            let kicked = stream.kicked();
+            // A slot handed over keeps the count as it is.
+            if let Either::Right(_) = select(receiver, kicked).await {
+                return None;
+            }
+        }
+        Some(HttpSlot { hub: *self })
+    }
+
+    fn release_http_slot(&self) {
+        self.inner.try_update_value(|inner| {
+            // Hand the slot to the first waiter still waiting, else free it.
+            while let Some(waiter) = inner.http_waiting.pop_front() {
+                if waiter.send(()).is_ok() {
+                    return;
+                }
+            }
+            inner.http_watches = inner.http_watches.saturating_sub(1);
+        });
+    }
+
+    async fn watch_http<S: StreamStore>(
+        &self,
+        stream: &Rc<KeyStream<S>>,
+        request: &api::ApiRequest,
+    ) -> Command {
+        stream.transport.set(StreamTransport::Http);
+        let Some(_slot) = self.http_slot(stream).await else {
+            return stream.continue_after_kick();
+        };
+        let abort = Abort::new();
+        let signal = abort.signal();
+        let mut decoder = if stream.needs_http() {
+            // A list's rows: their managedFields are never shown.
+            LineDecoder::without_managed_fields()
+        } else {
+            LineDecoder::default()
+        };
+        let next = Cell::new(None);
+        let kicked = stream.kicked();
+        let silence = Cell::new(Silence::since(now_ms()));
+        let dead = silent_too_long(&silence);
+        futures::pin_mut!(dead);
+        let reading = stream_text(request, signal.as_ref(), |chunk| {
+            silence.set(Silence::since(now_ms()));
+            for event in decoder.push(chunk) {
+                let input = match event {
+                    Ok(event) => Input::Event(event),
+                    Err(error) => Input::Garbage(error.to_string()),
+                };
+                let command = stream.feed(input);
+                if command != Command::Continue {
+                    next.set(Some(command));
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        futures::pin_mut!(reading);
+        let ended = match select(reading, select(kicked, dead)).await {
+            Either::Left((ended, _)) => ended,
+            Either::Right((Either::Left(_), _)) => {
+                abort.abort();
+                return stream.continue_after_kick();
+            }
+            Either::Right((Either::Right(_), _)) => {
+                abort.abort();
+                return stream.feed(silent_stream());
+            }
+        };
+        if let Some(command) = next.take() {
+            return command;
+        }
+        match ended {
+            Ok(_) => stream.feed(Input::StreamEnded),
+            Err(error) => stream.feed(Input::StreamFailed(error)),
+        }
+    }
+}
+
+/// Waits `delay_ms`; false when kicked meanwhile.
+async fn wait<S: StreamStore>(stream: &Rc<KeyStream<S>>, delay_ms: u32) -> bool {
+    if delay_ms == 0 {
+        return true;
+    }
+    stream.flush();
+    let kicked = stream.kicked();
+    let timeout = gloo_timers::future::TimeoutFuture::new(delay_ms);
+    matches!(select(timeout, kicked).await, Either::Left(_))
+}
+
+async fn list_page<S: StreamStore>(
+    stream: &Rc<KeyStream<S>>,
+    request: &api::ApiRequest,
+) -> Command {
+    let abort = Abort::new();
+    let signal = abort.signal();
+    let kicked = stream.kicked();
+    let fetch = api::send(request, signal.as_ref());
+    futures::pin_mut!(fetch);
+    match select(fetch, kicked).await {
+        Either::Left((result, _)) => {
+            let page = result.and_then(|fetched| {
+                serde_json::from_str(&fetched.body).map_err(|e| {
+                    ApiError::bad_response(fetched.status, format!("the list is not JSON: {e}"))
+                })
+            });
+            stream.feed(Input::Page(page))
+        }
+        Either::Right(_) => {
+            abort.abort();
+            stream.continue_after_kick()
+        }
+    }
+}
+
+/// One held HTTP watch slot, given back when dropped.
+struct HttpSlot {
+    hub: WatchHub,
+}
+
+impl Drop for HttpSlot {
+    fn drop(&mut self) {
+        self.hub.release_http_slot();
+    }
+}
+
+/// Resolves once the stream has heard nothing for [`IDLE_TIMEOUT_MS`]: its connection died
+/// without a word (a machine that slept, a proxy or NAT that forgot it).
+async fn silent_too_long(silence: &Cell<Silence>) {
+    while let Some(left_ms) = silence.get().remaining_ms(now_ms()) {
+        gloo_timers::future::TimeoutFuture::new(left_ms).await;
+    }
+}
+
+fn silent_stream() -> Input {
+    Input::StreamFailed(ApiError::Unreachable(format!(
+        "the watch said nothing for {} s",
+        IDLE_TIMEOUT_MS / 1000
+    )))
+}
+
+fn event_input(text: &str) -> Input {
+    match decode_event(text) {
+        Ok(event) => Input::Event(event),
+        Err(error) => Input::Garbage(error.to_string()),
+    }
+}
