@@ -6,6 +6,8 @@
 mod bench;
 mod build;
 mod cmd;
+#[cfg(test)]
+mod layering;
 mod setup;
 mod split;
 mod test;
