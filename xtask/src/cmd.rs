@@ -89,12 +89,14 @@ pub fn version_of(program: &str, flag: &str) -> Option<String> {
     text.lines().next().map(|line| line.trim().to_string())
 }
 
-/// Totals of cargo's `test result:` lines.
-#[derive(Debug, Default, Clone, Copy)]
+/// Totals of cargo's `test result:` lines, and the names of the ignored tests.
+#[derive(Debug, Default, Clone)]
 pub struct TestCounts {
     pub passed: u64,
     pub failed: u64,
     pub ignored: u64,
+    /// From the `test NAME ... ignored` lines, in the order seen.
+    pub ignored_names: Vec<String>,
 }
 
 impl TestCounts {
@@ -102,7 +104,14 @@ impl TestCounts {
         self.passed += other.passed;
         self.failed += other.failed;
         self.ignored += other.ignored;
+        self.ignored_names.extend(other.ignored_names);
     }
+}
+
+/// The name in `test NAME ... ignored` or `test NAME ... ignored, REASON`.
+pub fn parse_ignored_test(line: &str) -> Option<&str> {
+    let (name, outcome) = line.trim().strip_prefix("test ")?.split_once(" ... ")?;
+    (outcome == "ignored" || outcome.starts_with("ignored,")).then_some(name)
 }
 
 /// Parses `test result: ok. 12 passed; 0 failed; 1 ignored; ...`.
@@ -140,6 +149,9 @@ pub fn run_tests(command: &mut Command) -> Result<TestCounts> {
             if let Some(found) = parse_test_result(&line) {
                 counts.add(found);
             }
+            if let Some(name) = parse_ignored_test(&line) {
+                counts.ignored_names.push(name.to_string());
+            }
         }
     }
     let status = child.wait()?;
@@ -161,5 +173,19 @@ mod tests {
         .expect("a result line");
         assert_eq!((counts.passed, counts.failed, counts.ignored), (12, 1, 3));
         assert!(parse_test_result("running 3 tests").is_none());
+    }
+
+    #[test]
+    fn finds_the_names_of_ignored_tests() {
+        assert_eq!(
+            parse_ignored_test("test record_the_example ... ignored, records it again"),
+            Some("record_the_example")
+        );
+        assert_eq!(
+            parse_ignored_test("test tests::lists::first ... ignored"),
+            Some("tests::lists::first")
+        );
+        assert_eq!(parse_ignored_test("test tests::lists::first ... ok"), None);
+        assert_eq!(parse_ignored_test("test result: ok. 1 passed"), None);
     }
 }

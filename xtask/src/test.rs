@@ -79,6 +79,7 @@ pub fn run() -> Result<()> {
     step("benchmarks in quick mode (small sizes, short runs)");
     totals.add(bench::quick_tests()?);
 
+    check_ignored(&totals)?;
     println!(
         "xtask: all checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -92,6 +93,51 @@ pub fn run() -> Result<()> {
         bail!("no test ran");
     }
     Ok(())
+}
+
+/// Tests ignored on purpose, run by hand with `--ignored`: re-recording the example recording
+/// and the load measurement. Any other ignored test lacks a tool or fixture this machine should
+/// have (see build-support/test_env.rs).
+const DELIBERATELY_IGNORED: [&str; 2] = ["record_the_example", "load_timings"];
+
+/// Under CI (`CI=true`, where every tool and fixture is meant to be present) fails when a test
+/// other than the deliberate ones was ignored, naming it; elsewhere says so and goes on, as a
+/// machine without kubectl or the shared fixtures is allowed to skip their tests.
+fn check_ignored(totals: &TestCounts) -> Result<()> {
+    let Some(message) = ignored_beyond_deliberate(totals) else {
+        return Ok(());
+    };
+    if std::env::var("CI").as_deref() == Ok("true") {
+        bail!("{message}");
+    }
+    println!("xtask: warning: {message} (this fails under CI=true)");
+    Ok(())
+}
+
+/// What was ignored beyond [`DELIBERATELY_IGNORED`], by name, or None.
+fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
+    let unexpected: Vec<&str> = totals
+        .ignored_names
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !DELIBERATELY_IGNORED.contains(name))
+        .collect();
+    // The count too, in case a runner printed a summary without per-test lines.
+    let beyond_deliberate = totals.ignored > DELIBERATELY_IGNORED.len() as u64;
+    if unexpected.is_empty() && !beyond_deliberate {
+        return None;
+    }
+    Some(format!(
+        "{} tests ignored where {} are on purpose ({}); not on purpose: {}",
+        totals.ignored,
+        DELIBERATELY_IGNORED.len(),
+        DELIBERATELY_IGNORED.join(", "),
+        if unexpected.is_empty() {
+            "(no names printed)".to_string()
+        } else {
+            unexpected.join(", ")
+        }
+    ))
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
@@ -199,4 +245,49 @@ fn write_webdriver_json() -> Result<PathBuf> {
     std::fs::create_dir_all(cmd::workspace_root().join("target"))?;
     std::fs::write(&path, config).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts_of(lines: &[&str]) -> TestCounts {
+        let mut counts = TestCounts::default();
+        for line in lines {
+            if let Some(found) = cmd::parse_test_result(line) {
+                counts.add(found);
+            }
+            if let Some(name) = cmd::parse_ignored_test(line) {
+                counts.ignored_names.push(name.to_string());
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn only_the_deliberately_ignored_tests_may_be_ignored() {
+        let deliberate = counts_of(&[
+            "test record_the_example ... ignored, records examples/recordings/rollout.jsonl again",
+            "test result: ok. 0 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out",
+            "test load_timings ... ignored, measurement",
+            "test result: ok. 9 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out",
+        ]);
+        assert_eq!(ignored_beyond_deliberate(&deliberate), None);
+
+        let missing_kubectl = counts_of(&[
+            "test record_the_example ... ignored, records examples/recordings/rollout.jsonl again",
+            "test kubectl_get_lists_pods ... ignored, kubectl not on PATH",
+            "test result: ok. 3 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out",
+        ]);
+        let message = ignored_beyond_deliberate(&missing_kubectl).expect("a failure");
+        assert!(message.contains("kubectl_get_lists_pods"), "{message}");
+        assert!(
+            !message.contains("not on purpose: record_the_example"),
+            "{message}"
+        );
+
+        // A summary counting more than the deliberate ones fails even without names.
+        let unnamed = counts_of(&["test result: ok. 3 passed; 0 failed; 3 ignored; 0 measured"]);
+        assert!(ignored_beyond_deliberate(&unnamed).is_some());
+    }
 }
