@@ -161,7 +161,7 @@ pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<R
         _ => false,
     };
     if !loaded {
-        registry.seed();
+        seed::seed_system_objects(&registry);
     }
     Ok(registry)
 }

@@ -1,5 +1,7 @@
-//! Demo workloads created at start (unless `--empty`), so the dashboard shows activity within
-//! seconds: deployments in three namespaces, one crashing, a Job, a CronJob, an `At`, a
+//! What a fresh cluster is created with. First what every cluster has, even an `--empty`
+//! one (`seed_system_objects`: system namespaces, the `kubernetes` Service, the demo nodes as
+//! their kubelets register them). Then demo workloads (unless `--empty`), so the dashboard
+//! shows activity within seconds: deployments in three namespaces, one crashing, a Job, a CronJob, an `At`, a
 //! StatefulSet with its claims and a DaemonSet on every node; and around them what a real
 //! cluster has: a default StorageClass its claims bind through, an Ingress, an HPA, a
 //! PodDisruptionBudget, configuration the pods mount, RBAC roles and bindings, and a CRD
@@ -8,8 +10,69 @@
 
 use serde_json::{json, Value};
 
-use crate::controllers::cnat;
+use crate::controllers::{cnat, kubelet};
 use crate::registry::{Registry, WriteOptions};
+
+/// Creates what every cluster has, even an `--empty` one: the system namespaces, the
+/// `kubernetes` Service, the three demo nodes and the ComponentStatuses.
+pub fn seed_system_objects(registry: &Registry) {
+    let opts = WriteOptions {
+        field_manager: "kube-apiserver".into(),
+        ..Default::default()
+    };
+    let ns_def = registry.builtin("", "namespaces");
+    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        if let Some(def) = &ns_def {
+            let _ = registry.create(
+                def,
+                "",
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                &opts,
+            );
+        }
+    }
+    if let Some(def) = registry.builtin("", "services") {
+        let _ = registry.create(&def, "default", json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+            "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}), &opts);
+    }
+    let node_opts = WriteOptions {
+        field_manager: "kubelet".into(),
+        ..Default::default()
+    };
+    if let Some(def) = registry.builtin("", "nodes") {
+        for i in 1..=3 {
+            let _ = registry.create(&def, "", demo_node(i), &node_opts);
+        }
+    }
+    if let Some(def) = registry.builtin("", "componentstatuses") {
+        for (name, message) in [
+            ("controller-manager", "ok"),
+            ("scheduler", "ok"),
+            ("etcd-0", r#"{"health":"true","reason":""}"#),
+        ] {
+            let _ = registry.create(
+                &def,
+                "",
+                json!({"apiVersion": "v1", "kind": "ComponentStatus",
+                "metadata": {"name": name},
+                "conditions": [{"type": "Healthy", "status": "True", "message": message}]}),
+                &opts,
+            );
+        }
+    }
+}
+
+/// Node `demo-node-{i}` as its kubelet registers it.
+fn demo_node(i: u32) -> Value {
+    let name = format!("demo-node-{i}");
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": kubelet::node_labels(&name)},
+        "spec": {"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]},
+        "status": kubelet::node_status(&name, &format!("172.18.0.{}", i + 1)),
+    })
+}
 
 fn deployment(name: &str, image: &str, replicas: i64, port: Option<i64>) -> Value {
     let mut container = json!({"name": name, "image": image});

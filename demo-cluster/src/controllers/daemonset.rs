@@ -14,7 +14,7 @@ use super::events::EventSpec;
 use super::replicaset::{
     active_pods_of, create_pod, is_active, pod_from_template, sync_pod_owners,
 };
-use super::statefulset::REVISION_LABEL;
+use super::revisions::REVISION_LABEL;
 use super::{
     condition_true, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of,
     spawn_reconciler, write_status, Context, CONTROLLER_MANAGER,

@@ -251,7 +251,7 @@ mod tests {
 
     fn context() -> Arc<Context> {
         let registry = Arc::new(Registry::new(Arc::new(Store::new(100))));
-        registry.seed();
+        crate::seed::seed_system_objects(&registry);
         Context::new(registry, 1.0)
     }
 

@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn cronjob_creates_the_job_of_the_latest_due_minute_once() {
         let registry = Arc::new(Registry::new(Arc::new(Store::new(100))));
-        registry.seed();
+        crate::seed::seed_system_objects(&registry);
         let ctx = Context::new(registry.clone(), 1.0);
         let cronjobs = ctx.def("batch", "cronjobs");
         let cj = json!({"metadata": {"name": "tick"}, "spec": {"schedule": "*/5 * * * *",
@@ -418,7 +418,7 @@ mod tests {
     #[test]
     fn cronjob_schedules_follow_the_simulation_speed() {
         let registry = Arc::new(Registry::new(Arc::new(Store::new(100))));
-        registry.seed();
+        crate::seed::seed_system_objects(&registry);
         let ctx = Context::new(registry.clone(), 4.0);
         let cronjobs = ctx.def("batch", "cronjobs");
         let cj = json!({"metadata": {"name": "tick"}, "spec": {"schedule": "* * * * *",

@@ -122,7 +122,7 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
             );
         }
     }
-    let labels = crate::registry::kubelet_node_labels(name);
+    let labels = node_labels(name);
     let labelled = labels
         .as_object()
         .into_iter()
@@ -187,7 +187,7 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
         .map(|i| format!("172.18.0.{i}"))
         .find(|ip| !used.contains(ip.as_str()))
         .unwrap_or_else(|| "172.18.1.2".into());
-    let reported = crate::registry::kubelet_node_status(name, &ip);
+    let reported = node_status(name, &ip);
     let _ = ctx
         .registry
         .update_with(&nodes, "", name, &writer(MANAGER, "status"), |current| {
@@ -216,6 +216,37 @@ pub fn register_node(ctx: &Context, node: &Value, all: &[Value]) {
 }
 
 const NOT_READY_TAINT: &str = "node.kubernetes.io/not-ready";
+
+/// The labels a kubelet puts on the Node it registers.
+pub fn node_labels(name: &str) -> Value {
+    json!({
+        "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
+    })
+}
+
+/// The status a kubelet reports for its node (capacity, Ready and pressure conditions,
+/// addresses, nodeInfo), at registration and then kept fresh by its heartbeats.
+pub fn node_status(name: &str, internal_ip: &str) -> Value {
+    let t = now();
+    let cond = |ty: &str, status: &str, reason: &str, message: &str| json!({"type": ty, "status": status, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": message});
+    // Stable per-name identifiers, as a machine keeps its own.
+    let id: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
+    json!({
+        "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+        "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
+        "conditions": [
+            cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
+        "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+        "nodeInfo": {"machineID": id, "systemUUID": name, "bootID": format!("boot-{name}"),
+            "kernelVersion": "6.1.0", "osImage": "Demo Linux", "containerRuntimeVersion": "containerd://1.7.0",
+            "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
+    })
+}
 
 /// Null, or only empty strings, zeros, falses and empty collections all the way down.
 fn is_zero_value(v: &Value) -> bool {

@@ -4,12 +4,15 @@
 
 use serde_json::{json, Value};
 
-use super::statefulset::REVISION_LABEL;
 use super::{
     controller_ref, controller_uid, name_of, namespace_of, uid_of, writer, Context,
     CONTROLLER_MANAGER,
 };
 use crate::registry::DeleteOptions;
+
+/// The label naming the revision a pod was created from, and on the revision itself its
+/// hash (as the real StatefulSet and DaemonSet controllers set it).
+pub const REVISION_LABEL: &str = "controller-revision-hash";
 
 /// Makes sure `set`'s current template is recorded as the revision `name` (labelled with
 /// `hash`), numbered after the set's other revisions.

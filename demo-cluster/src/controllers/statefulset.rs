@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 use super::deployment::{comparable_template, template_hash};
 use super::events::EventSpec;
 use super::replicaset::{active_pods_of, sync_pod_owners};
+use super::revisions::REVISION_LABEL;
 use super::{
     controller_ref, is_deleting, is_pod_ready, is_pod_terminal, name_of, namespace_of,
     spawn_reconciler, write_status, writer, Context, CONTROLLER_MANAGER,
@@ -19,9 +20,6 @@ use super::{
 use crate::registry::DeleteOptions;
 
 const COMPONENT: &str = "statefulset-controller";
-
-/// The label naming the revision a pod was created from (as on the real controller's pods).
-pub const REVISION_LABEL: &str = "controller-revision-hash";
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     spawn_reconciler(

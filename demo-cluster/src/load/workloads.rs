@@ -16,12 +16,12 @@ use serde_json::{json, Value};
 
 use super::rng::Rng;
 use crate::controllers::deployment::{self, comparable_template, fenceposts, template_hash};
-use crate::controllers::kubelet::{full_image, image_id};
+use crate::controllers::kubelet::{self, full_image, image_id};
 use crate::controllers::replicaset::pod_from_template;
 use crate::controllers::{set_condition, Context, CONTROLLER_MANAGER};
 use crate::registry::managed_fields::{self, Writer};
 use crate::registry::strategy::qos_class;
-use crate::registry::{kubelet_node_labels, kubelet_node_status, now, Registry, WriteOptions};
+use crate::registry::{now, Registry, WriteOptions};
 use crate::storage::object::ObjectKey;
 
 /// Load namespaces are `load-0`, `load-1`, ...; churn keeps to them.
@@ -161,9 +161,9 @@ fn create_nodes(registry: &Registry, count: usize) -> Vec<LoadNode> {
         let internal_ip = format!("172.20.{}.{}", i / 250, i % 250 + 1);
         let node = json!({
             "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": kubelet_node_labels(&name)},
+            "metadata": {"name": name, "labels": kubelet::node_labels(&name)},
             "spec": {"podCIDR": format!("{cidr_base}.0/24"), "podCIDRs": [format!("{cidr_base}.0/24")]},
-            "status": kubelet_node_status(&name, &internal_ip),
+            "status": kubelet::node_status(&name, &internal_ip),
         });
         if registry
             .create(&def, "", node, &writer_opts(KUBELET, ""))

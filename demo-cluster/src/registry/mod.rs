@@ -1,13 +1,16 @@
 //! The generic registry: every verb for every kind goes through here, applying the kind's
 //! strategy around the dumb store. HTTP handlers and (later) in-process controllers use the
-//! same methods, so controllers see exactly the semantics clients see.
+//! same methods, so controllers see exactly the semantics clients see. This module keeps the
+//! generic verbs and what they share; the subresources that are not a generic verb live
+//! beside it, with their kinds (`scale.rs`, `binding.rs`, `tokens.rs`).
 
+mod binding;
 pub mod convert;
 pub mod disruption;
 pub mod kinds;
 pub mod managed_fields;
 pub mod patch;
-pub mod reviews;
+mod scale;
 pub mod strategy;
 pub mod tokens;
 
@@ -20,7 +23,6 @@ use serde_json::{json, Value};
 use crate::schemas;
 use crate::status::{success_status, ApiError, ApiResult, Cause};
 use crate::storage::object::{ObjectKey, ObjectRef, StoredObject};
-use crate::storage::selectors::LabelSelector;
 use crate::storage::store::{rv_of, Store};
 use kinds::ResourceDef;
 use managed_fields::Writer;
@@ -773,199 +775,6 @@ impl Registry {
         Err(ApiError::stale(&def.group, &def.resource, name))
     }
 
-    /// The Scale view of an object with a scale subresource.
-    pub fn get_scale(&self, def: &ResourceDef, namespace: &str, name: &str) -> ApiResult<Value> {
-        let obj = self.get(def, namespace, name)?;
-        Ok(Self::scale_of(def, &obj))
-    }
-
-    fn scale_of(def: &ResourceDef, obj: &Value) -> Value {
-        let paths = def.scale.clone().unwrap_or(kinds::ScalePaths {
-            spec_replicas: ".spec.replicas".into(),
-            status_replicas: ".status.replicas".into(),
-            label_selector: None,
-        });
-        let at = |p: &str| -> Value {
-            let mut cur = obj;
-            for seg in p.trim_start_matches('.').split('.') {
-                cur = &cur[seg];
-            }
-            cur.clone()
-        };
-        let selector = match &paths.label_selector {
-            Some(p) => at(p).as_str().unwrap_or_default().to_string(),
-            None => {
-                // ReplicationControllers select by a plain label map, the others by a
-                // LabelSelector.
-                let selector = &obj["spec"]["selector"];
-                let structured = selector.get("matchLabels").is_some()
-                    || selector.get("matchExpressions").is_some();
-                let selector = if structured || !selector.is_object() {
-                    selector.clone()
-                } else {
-                    json!({ "matchLabels": selector })
-                };
-                LabelSelector::from_structured(&selector)
-                    .map(|s| s.to_string_form())
-                    .unwrap_or_default()
-            }
-        };
-        let meta = &obj["metadata"];
-        json!({
-            "kind": "Scale", "apiVersion": "autoscaling/v1",
-            "metadata": {"name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"],
-                         "resourceVersion": meta["resourceVersion"], "creationTimestamp": meta["creationTimestamp"]},
-            "spec": {"replicas": at(&paths.spec_replicas).as_i64().unwrap_or(0)},
-            "status": {"replicas": at(&paths.status_replicas).as_i64().unwrap_or(0), "selector": selector},
-        })
-    }
-
-    /// PUT or PATCH of `/scale`: `change` turns the current Scale into the desired one.
-    pub fn update_scale<F>(
-        &self,
-        def: &ResourceDef,
-        namespace: &str,
-        name: &str,
-        opts: &WriteOptions,
-        change: F,
-    ) -> ApiResult<Value>
-    where
-        F: Fn(Value) -> ApiResult<Value>,
-    {
-        let key = Self::key(def, namespace, name);
-        let stored = self
-            .store
-            .get(&key)
-            .ok_or_else(|| ApiError::not_found(&def.group, &def.resource, name))?;
-        let current = Self::present(def, stored.clone());
-        let desired = change(Self::scale_of(def, &current))?;
-        let Some(replicas) = desired["spec"]["replicas"].as_i64() else {
-            return Err(ApiError::invalid(
-                "autoscaling",
-                "Scale",
-                name,
-                vec![Cause::required("spec.replicas")],
-            ));
-        };
-        if replicas < 0 {
-            return Err(ApiError::invalid(
-                "autoscaling",
-                "Scale",
-                name,
-                vec![Cause::invalid(
-                    "spec.replicas",
-                    &replicas.to_string(),
-                    "must be greater than or equal to 0",
-                )],
-            ));
-        }
-        let mut next = current.clone();
-        let path = def
-            .scale
-            .as_ref()
-            .map(|s| s.spec_replicas.clone())
-            .unwrap_or(".spec.replicas".into());
-        let segs: Vec<&str> = path.trim_start_matches('.').split('.').collect();
-        let mut cur = &mut next;
-        for seg in &segs {
-            if !cur.is_object() {
-                *cur = json!({});
-            }
-            cur = &mut cur[*seg];
-        }
-        *cur = json!(replicas);
-        if let Some(rv) = desired["metadata"]["resourceVersion"]
-            .as_str()
-            .filter(|s| !s.is_empty())
-        {
-            next["metadata"]["resourceVersion"] = json!(rv);
-        }
-        let mut sub_opts = opts.clone();
-        sub_opts.subresource = "scale".into();
-        let stored = self.write_update(def, &key, &stored, next, &sub_opts, Ownership::Update)?;
-        Ok(Self::scale_of(def, &stored))
-    }
-
-    /// POST pods/{name}/binding: sets spec.nodeName and the PodScheduled condition.
-    /// `serviceaccounts/token`: a token for the service account, which must exist.
-    pub fn create_token(
-        &self,
-        namespace: &str,
-        account: &str,
-        request: &Value,
-    ) -> ApiResult<Value> {
-        let def = self
-            .builtin("", "serviceaccounts")
-            .ok_or_else(ApiError::path_not_found)?;
-        let stored = self.get(&def, namespace, account)?;
-        tokens::issue(&stored, namespace, request)
-    }
-
-    pub fn bind_pod(
-        &self,
-        namespace: &str,
-        name: &str,
-        binding: &Value,
-        opts: &WriteOptions,
-    ) -> ApiResult<Value> {
-        let def = self
-            .builtin("", "pods")
-            .ok_or_else(ApiError::path_not_found)?;
-        let node = binding["target"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if node.is_empty() {
-            return Err(ApiError::invalid(
-                "",
-                "Binding",
-                name,
-                vec![Cause::required("target.name")],
-            ));
-        }
-        let key = Self::key(&def, namespace, name);
-        let current = self
-            .store
-            .get(&key)
-            .ok_or_else(|| ApiError::not_found("", "pods", name))?;
-        if current["spec"]["nodeName"]
-            .as_str()
-            .is_some_and(|n| !n.is_empty())
-        {
-            return Err(ApiError::conflict(
-                "",
-                "pods/binding",
-                name,
-                &format!(
-                    "pod {name} is already assigned to node {:?}",
-                    current["spec"]["nodeName"].as_str().unwrap_or_default()
-                ),
-            ));
-        }
-        let mut next = current.clone();
-        next["spec"]["nodeName"] = json!(node);
-        let cond = json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": now()});
-        if !next["status"].is_object() {
-            next["status"] = json!({});
-        }
-        let conds = next["status"]["conditions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let mut conds: Vec<Value> = conds
-            .into_iter()
-            .filter(|c| c["type"] != "PodScheduled")
-            .collect();
-        conds.push(cond);
-        next["status"]["conditions"] = json!(conds);
-        if opts.dry_run {
-            return Ok(success_status(Value::Null, Some(201)));
-        }
-        // Binding changes spec and status together, so it bypasses the spec/status split.
-        self.store.update(&key, next, rv_of(&current))?;
-        Ok(success_status(Value::Null, Some(201)))
-    }
-
     pub fn delete(
         &self,
         def: &ResourceDef,
@@ -1078,96 +887,6 @@ impl Registry {
     fn after_delete(&self, def: &ResourceDef) {
         strategy::of(def).after_write(self);
     }
-
-    /// Creates the namespaces and nodes every cluster has.
-    pub fn seed(&self) {
-        let opts = WriteOptions {
-            field_manager: "kube-apiserver".into(),
-            ..Default::default()
-        };
-        let ns_def = self.builtin("", "namespaces");
-        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            if let Some(def) = &ns_def {
-                let _ = self.create(
-                    def,
-                    "",
-                    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
-                    &opts,
-                );
-            }
-        }
-        if let Some(def) = self.builtin("", "services") {
-            let _ = self.create(&def, "default", json!({"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-                "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}), &opts);
-        }
-        let node_opts = WriteOptions {
-            field_manager: "kubelet".into(),
-            ..Default::default()
-        };
-        if let Some(def) = self.builtin("", "nodes") {
-            for i in 1..=3 {
-                let _ = self.create(&def, "", demo_node(i), &node_opts);
-            }
-        }
-        if let Some(def) = self.builtin("", "componentstatuses") {
-            for (name, message) in [
-                ("controller-manager", "ok"),
-                ("scheduler", "ok"),
-                ("etcd-0", r#"{"health":"true","reason":""}"#),
-            ] {
-                let _ = self.create(
-                    &def,
-                    "",
-                    json!({"apiVersion": "v1", "kind": "ComponentStatus",
-                    "metadata": {"name": name},
-                    "conditions": [{"type": "Healthy", "status": "True", "message": message}]}),
-                    &opts,
-                );
-            }
-        }
-    }
-}
-
-fn demo_node(i: u32) -> Value {
-    let name = format!("demo-node-{i}");
-    json!({
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": kubelet_node_labels(&name)},
-        "spec": {"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]},
-        "status": kubelet_node_status(&name, &format!("172.18.0.{}", i + 1)),
-    })
-}
-
-/// The labels a kubelet puts on the Node it registers.
-pub fn kubelet_node_labels(name: &str) -> Value {
-    json!({
-        "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-        "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
-    })
-}
-
-/// The status a kubelet reports for its node (capacity, Ready and pressure conditions,
-/// addresses, nodeInfo), at registration and then kept fresh by its heartbeats.
-pub fn kubelet_node_status(name: &str, internal_ip: &str) -> Value {
-    let t = now();
-    let cond = |ty: &str, status: &str, reason: &str, message: &str| json!({"type": ty, "status": status, "lastHeartbeatTime": t, "lastTransitionTime": t, "reason": reason, "message": message});
-    // Stable per-name identifiers, as a machine keeps its own.
-    let id: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
-    json!({
-        "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
-        "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"},
-        "conditions": [
-            cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-            cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-            cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-            cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")],
-        "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
-        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-        "nodeInfo": {"machineID": id, "systemUUID": name, "bootID": format!("boot-{name}"),
-            "kernelVersion": "6.1.0", "osImage": "Demo Linux", "containerRuntimeVersion": "containerd://1.7.0",
-            "kubeletVersion": "v1.34.0", "kubeProxyVersion": "v1.34.0", "operatingSystem": "linux", "architecture": "amd64"}
-    })
 }
 
 /// Rejects bodies whose top-level shape cannot be a Kubernetes object (decoding errors in
@@ -1210,7 +929,7 @@ mod tests {
 
     fn registry() -> Registry {
         let r = Registry::new(Arc::new(Store::new(100)));
-        r.seed();
+        crate::seed::seed_system_objects(&r);
         r
     }
 

@@ -6,6 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use super::Registry;
 use crate::status::{ApiError, ApiResult, Cause};
 
 pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
@@ -14,6 +15,22 @@ pub const API_AUDIENCES: &[&str] = &[ISSUER];
 /// kube-apiserver's default and minimum token lifetimes.
 const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 const MIN_EXPIRATION_SECONDS: i64 = 600;
+
+impl Registry {
+    /// `serviceaccounts/token`: a token for the service account, which must exist.
+    pub fn create_token(
+        &self,
+        namespace: &str,
+        account: &str,
+        request: &Value,
+    ) -> ApiResult<Value> {
+        let def = self
+            .builtin("", "serviceaccounts")
+            .ok_or_else(ApiError::path_not_found)?;
+        let stored = self.get(&def, namespace, account)?;
+        issue(&stored, namespace, request)
+    }
+}
 
 /// The TokenRequest answer for service account `account` (its stored object) in `namespace`.
 pub fn issue(account: &Value, namespace: &str, request: &Value) -> ApiResult<Value> {

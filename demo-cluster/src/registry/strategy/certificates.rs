@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::common::ensure_object;
 use super::printing::{age, c, named, or_none, s, Col, Printer, NAME};
+use super::reviews::{DEMO_GROUPS, DEMO_USER};
 use super::{CreateContext, Strategy};
-use crate::registry::reviews::{DEMO_GROUPS, DEMO_USER};
 use crate::status::Cause;
 
 pub struct CertificateSigningRequests;

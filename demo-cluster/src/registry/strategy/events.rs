@@ -1,11 +1,47 @@
 //! Events: core/v1 and events.k8s.io/v1 share one store, in the core shape (as in
 //! kube-apiserver); both print kubectl's event columns from the core field names.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::printing::{age_of, c, name_format, s, Col, Printer};
 use super::{ResourceDef, Strategy};
-use crate::registry::convert::{core_event, events_v1_event};
+
+/// (core/v1 field, events.k8s.io/v1 field); the other fields have the same name in both.
+const EVENT_FIELDS: &[(&str, &str)] = &[
+    ("involvedObject", "regarding"),
+    ("message", "note"),
+    ("reportingComponent", "reportingController"),
+    ("source", "deprecatedSource"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
+];
+
+fn rename(obj: Value, from_core: bool) -> Value {
+    let Value::Object(map) = obj else { return obj };
+    let mut out = Map::new();
+    for (k, v) in map {
+        let renamed = EVENT_FIELDS
+            .iter()
+            .find(|(core, new)| if from_core { k == *core } else { k == *new })
+            .map(|(core, new)| if from_core { *new } else { *core });
+        out.insert(renamed.map(String::from).unwrap_or(k), v);
+    }
+    Value::Object(out)
+}
+
+/// An events.k8s.io/v1 Event in the core/v1 shape it is stored in.
+fn core_event(obj: Value) -> Value {
+    let mut core = rename(obj, false);
+    core["apiVersion"] = Value::String("v1".into());
+    core["kind"] = Value::String("Event".into());
+    core
+}
+
+/// A stored core/v1 Event in the events.k8s.io/v1 shape.
+fn events_v1_event(core: Value) -> Value {
+    rename(core, true)
+}
 
 pub struct CoreEvents;
 

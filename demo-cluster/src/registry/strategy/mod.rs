@@ -38,6 +38,7 @@ mod priorityclasses;
 mod quotas_and_apiservices;
 mod replicasets;
 mod replicationcontrollers;
+mod reviews;
 mod rolebindings;
 mod roles;
 mod runtimeclasses;
@@ -51,7 +52,6 @@ mod webhooks;
 use serde_json::Value;
 
 use super::kinds::ResourceDef;
-use super::reviews;
 use super::{Registry, WriteOptions};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::status::{ApiResult, Cause};

@@ -6,10 +6,9 @@
 
 use serde_json::{json, Value};
 
-use super::kinds::ResourceDef;
-use super::strategy::Strategy;
-use super::tokens;
-use super::{Registry, WriteOptions};
+use super::{ResourceDef, Strategy};
+use crate::registry::tokens;
+use crate::registry::{Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult, Cause};
 
 pub const DEMO_USER: &str = "kubernetes-admin";
