@@ -498,3 +498,46 @@ async fn the_theme_follows_the_system_setting() {
     dark.screenshot("dark").await;
     dark.stop().await;
 }
+
+/// The end-of-test panic check (`Harness::stop`) reads every open tab: an app that stopped in
+/// a tab behind the one in front is found. Demo cluster only: this checks the harness.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panic_check_reads_every_open_tab() {
+    let harness = Harness::start().await;
+    let driver = &harness.driver;
+    driver.goto(harness.url("/")).await.expect("page loads");
+    wait_for(driver, ".welcome").await;
+    let in_front = driver.window().await.expect("this tab");
+    let behind = driver.new_tab().await.expect("new tab");
+    driver.switch_to_window(behind.clone()).await.expect("tab");
+    driver.goto(harness.url("/")).await.expect("page loads");
+    wait_for(driver, ".welcome").await;
+    // The notice the app draws when it panics, drawn here by hand in the tab behind.
+    let notice = |script: &'static str| async move {
+        driver.execute(script, vec![]).await.expect("notice script");
+    };
+    notice(
+        "const n = document.createElement('div'); n.id = 'app-stopped'; \
+         n.textContent = 'simulated panic'; document.body.append(n);",
+    )
+    .await;
+    driver
+        .switch_to_window(in_front.clone())
+        .await
+        .expect("tab");
+
+    assert_eq!(harness.app_stopped().await, None, "the tab in front runs");
+    let stopped = common::stopped_tabs(driver).await;
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert!(stopped[0].contains("simulated panic"), "{stopped:?}");
+    assert_eq!(
+        driver.window().await.expect("this tab"),
+        in_front,
+        "the tab in front stays in front"
+    );
+
+    driver.switch_to_window(behind).await.expect("tab");
+    notice("document.getElementById('app-stopped').remove();").await;
+    driver.switch_to_window(in_front).await.expect("tab");
+    harness.stop().await;
+}

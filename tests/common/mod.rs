@@ -319,19 +319,20 @@ impl Harness {
         &self.base_url
     }
 
-    /// Ends the browser session and the cluster; either failing fails the test (a crashed
-    /// browser or a server that cannot stop is a finding, not noise).
     /// The "stopped" notice the app puts up when it panics (then nothing of it runs), if the
     /// current tab shows one.
     pub async fn app_stopped(&self) -> Option<String> {
         app_stopped(&self.driver).await
     }
 
-    /// Ends the browser session and the cluster; fails the test if the app stopped (a panic
-    /// in the page fails every test, not only those that look at what froze).
+    /// Ends the browser session and the cluster; fails the test if the app stopped in any
+    /// open tab (a panic in the page fails every test, not only those that look at what
+    /// froze), or if either cannot end (a crashed browser or a server that cannot stop is a
+    /// finding, not noise).
     pub async fn stop(mut self) {
-        if let Some(notice) = self.app_stopped().await {
-            panic!("the app stopped during the test: {notice}");
+        let stopped = stopped_tabs(&self.driver).await;
+        if !stopped.is_empty() {
+            panic!("the app stopped during the test: {}", stopped.join("; "));
         }
         self.driver
             .clone()
@@ -1049,6 +1050,35 @@ pub async fn app_stopped(driver: &WebDriver) -> Option<String> {
         .await
         .into_iter()
         .next()
+}
+
+/// The stopped notice of every open tab that shows one (or why a tab could not be read),
+/// each with its URL; the tab in front stays in front.
+pub async fn stopped_tabs(driver: &WebDriver) -> Vec<String> {
+    let tabs = match driver.windows().await {
+        Ok(tabs) => tabs,
+        Err(e) => return vec![format!("the open tabs could not be listed: {e}")],
+    };
+    let in_front = driver.window().await.ok();
+    let mut stopped = Vec::new();
+    for tab in tabs {
+        if let Err(e) = driver.switch_to_window(tab).await {
+            stopped.push(format!("a tab could not be read: {e}"));
+            continue;
+        }
+        if let Some(notice) = app_stopped(driver).await {
+            let url = driver
+                .current_url()
+                .await
+                .map(|url| url.to_string())
+                .unwrap_or_default();
+            stopped.push(format!("{url}: {notice}"));
+        }
+    }
+    if let Some(tab) = in_front {
+        let _ = driver.switch_to_window(tab).await;
+    }
+    stopped
 }
 
 /// What one script finds on the page: for every element at `css`, in order, the value of
