@@ -302,11 +302,18 @@ pub fn use_watch_objects(key: WatchKey) -> LiveWatch<ObjectCache> {
     use_stream(key, ObjectCache::default)
 }
 
-/// The mechanics log of `key`'s stream of objects (requests, each event, bookmarks,
-/// relists), kept up to date while the calling view lives. None when nothing watches `key`.
+/// The mechanics log of `key`'s stream (requests, each event, bookmarks, relists), kept up
+/// to date while the calling view lives. None when nothing watches `key`.
 pub fn use_watch_mechanics(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> {
+    match key.output {
+        Output::Table => mechanics_of::<LiveTable>(key),
+        Output::Objects | Output::Metadata => mechanics_of::<ObjectCache>(key),
+    }
+}
+
+fn mechanics_of<S: StreamStore>(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> {
     let hub = hub();
-    let stream = hub.stream_of::<ObjectCache>(key)?;
+    let stream = hub.stream_of::<S>(key)?;
     stream
         .mechanics_viewers
         .set(stream.mechanics_viewers.get() + 1);
@@ -316,7 +323,7 @@ pub fn use_watch_mechanics(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> 
     let shown = stream.mechanics_shown.clone();
     let key = key.clone();
     on_cleanup(move || {
-        if let Some(stream) = hub.stream_of::<ObjectCache>(&key) {
+        if let Some(stream) = hub.stream_of::<S>(&key) {
             stream
                 .mechanics_viewers
                 .set(stream.mechanics_viewers.get().saturating_sub(1));
