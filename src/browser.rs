@@ -4,12 +4,24 @@
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+use crate::model::clock::{Monotonic, Wall};
+
 /// Milliseconds since navigation start (`performance.now()`), 0 without a browser.
 pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map(|p| p.now())
         .unwrap_or(0.0)
+}
+
+/// The page's monotonic clock as the model takes it: for durations, never a date.
+pub fn monotonic_now() -> Monotonic {
+    Monotonic(now_ms())
+}
+
+/// The wall clock as the model takes it: when something happened.
+pub fn wall_now() -> Wall {
+    Wall(js_sys::Date::now())
 }
 
 /// Whether the page is hidden (a background tab, a minimised window): it gets no animation

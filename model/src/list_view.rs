@@ -2,6 +2,7 @@
 //! from the server's Table and the marks of recent changes. Views only lay these out.
 
 use crate::age::EpochMillis;
+use crate::clock::Monotonic;
 use crate::route::{ObjectRoute, Page};
 use crate::table::{Align, ColumnKind, RowPosition, SortDirection, SortSpec, Table};
 use crate::watch::LiveTable;
@@ -107,7 +108,7 @@ pub struct DisplayCell {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DrawnAt {
     pub wall: EpochMillis,
-    pub monotonic_ms: f64,
+    pub monotonic: Monotonic,
 }
 
 /// The row at `position` of `live`'s table, as `shown`, linking to its object of `resource`.
@@ -121,7 +122,7 @@ pub fn display_row(
     let table = live.table();
     let row = table.at(position)?;
     let key = &row.key;
-    let mark = live.mark(key, at.monotonic_ms);
+    let mark = live.mark(key, at.monotonic);
     let name = row.name(table.columns()).to_string();
     let href = Page::Object(ObjectRoute::new(
         resource.clone(),
@@ -233,7 +234,7 @@ mod tests {
 
     const AT: DrawnAt = DrawnAt {
         wall: 1_795_000_000_000,
-        monotonic_ms: 100_000.0,
+        monotonic: Monotonic(100_000.0),
     };
 
     #[test]
@@ -283,7 +284,7 @@ mod tests {
         // The pod became ready a moment ago: its READY cell is marked, the others are not,
         // and the row's key changes so it is drawn again.
         let changed = pod_table(json!([pod_row("web-1", "u1", "6", "1/1")]));
-        live.apply(StoreChange::Apply(changed), AT.monotonic_ms - 100.0);
+        live.apply(StoreChange::Apply(changed), AT.monotonic.ms() - 100.0);
         let after = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
         assert_eq!(after.cells[1].text, "1/1");
         assert!(after.cells[1].changed);
@@ -293,7 +294,7 @@ mod tests {
 
         // Long after, the mark has faded.
         let later = DrawnAt {
-            monotonic_ms: AT.monotonic_ms + 60_000.0,
+            monotonic: Monotonic(AT.monotonic.ms() + 60_000.0),
             ..AT
         };
         let faded = display_row(&live, 0, &shown, &pods(), later).expect("a row at 0");

@@ -2,6 +2,8 @@
 //! `factor × c` ms, so an expensive view (a 50,000-row sort, an activity chain) recomputing
 //! under a burst of events takes at most `1 / (1 + factor)` of the time.
 
+use crate::clock::Monotonic;
+
 /// When the next run may start, and whether one is already scheduled for then.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CostPacing {
@@ -21,7 +23,8 @@ impl CostPacing {
     }
 
     /// How long a run asked for at `now_ms` waits (0: it may run at once).
-    pub fn wait_ms(&self, now_ms: f64) -> f64 {
+    pub fn wait_ms(&self, now: impl Into<Monotonic>) -> f64 {
+        let now_ms = now.into().ms();
         (self.next_at_ms - now_ms).max(0.0)
     }
 

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::now_ms;
+use crate::browser::monotonic_now;
 use crate::components::history::clock_time;
 use crate::model::age::EpochMillis;
 use crate::model::events::{events_api, events_watch_key, EventScope};
@@ -27,7 +27,7 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
     let headline = move || status.with(|s| s.headline());
     let details = move || {
         clock.track();
-        status.with(|s| s.details(now_ms())).join(" · ")
+        status.with(|s| s.details(monotonic_now())).join(" · ")
     };
     let transport_text = move || match transport.get() {
         StreamTransport::WebSocket => "WebSocket",

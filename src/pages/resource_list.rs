@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::now_ms;
+use crate::browser::monotonic_now;
 use crate::components::{StreamStatusLine, VirtualTable};
 use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
 use crate::model::route::{CreateRoute, ListRoute, Page};
@@ -275,7 +275,7 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
         let position = order.with(|positions| positions.get(index).copied())?;
         let at = DrawnAt {
             wall: now.get(),
-            monotonic_ms: now_ms(),
+            monotonic: monotonic_now(),
         };
         let shown = columns.get();
         store.with(|live| display_row(live, position, &shown, &resource, at))

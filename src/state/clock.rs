@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::document_hidden;
+use crate::browser::{document_hidden, wall_now};
 use crate::model::age::EpochMillis;
 
 /// Ages are refreshed this often (kubectl's have second resolution under two minutes). Only
@@ -12,7 +12,7 @@ const AGE_TICK_MS: u64 = 1_000;
 
 /// Milliseconds since the epoch, for ages.
 pub fn epoch_now() -> EpochMillis {
-    js_sys::Date::now() as EpochMillis
+    wall_now().epoch_millis()
 }
 
 /// The wall clock, ticking once a second while the tab is visible: ages and "last change"

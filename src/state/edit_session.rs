@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::browser::{local_storage_get, local_storage_remove, local_storage_set};
+use crate::browser::{local_storage_get, local_storage_remove, local_storage_set, wall_now};
 use crate::model::edit::{draft_key, Draft, EditSession, EditTarget, Pick, Write};
 use crate::model::ResourceId;
 use crate::state::edit::{self, Written};
@@ -96,7 +96,7 @@ pub fn use_edit_session(
     // The draft kept while the text differs from the object it started from; the question
     // before leaving with it.
     let keep_draft = move || {
-        let draft = session.with_untracked(|s| s.draft(&key.get_value(), js_sys::Date::now()));
+        let draft = session.with_untracked(|s| s.draft(&key.get_value(), wall_now()));
         match draft {
             Some(draft) => {
                 local_storage_set(&key.get_value(), &draft.to_json());
@@ -152,8 +152,7 @@ pub fn use_edit_session(
     // Leaving while a big text's pause is pending: its draft is kept now.
     on_cleanup(move || {
         if typing.try_get_value().is_some_and(|g| g != 0) {
-            let draft =
-                session.try_with_untracked(|s| s.draft(&key.get_value(), js_sys::Date::now()));
+            let draft = session.try_with_untracked(|s| s.draft(&key.get_value(), wall_now()));
             if let Some(Some(draft)) = draft {
                 local_storage_set(&draft.key, &draft.to_json());
             }

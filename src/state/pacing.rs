@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::now_ms;
+use crate::browser::{monotonic_now, now_ms};
 use crate::model::pacing::CostPacing;
 
 /// Owned by the view that creates it (disposed with it).
@@ -34,7 +34,7 @@ impl PacedRun {
     pub fn ask(&self, work: impl Fn() + Copy + 'static) {
         let Some((scheduled, wait)) = self
             .pacing
-            .try_with_value(|p| (p.scheduled(), p.wait_ms(now_ms())))
+            .try_with_value(|p| (p.scheduled(), p.wait_ms(monotonic_now())))
         else {
             return;
         };

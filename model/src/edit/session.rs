@@ -4,6 +4,7 @@
 //! view performs the requests and reports their answers here; every decision is made here,
 //! and tested natively.
 
+use crate::clock::Wall;
 use serde_json::Value;
 
 use super::apply::{apply_conflicts, ApplyConflict};
@@ -203,7 +204,8 @@ impl EditSession {
     }
 
     /// The draft to keep while the text differs from the object it started from.
-    pub fn draft(&self, key: &str, now_ms: f64) -> Option<Draft> {
+    pub fn draft(&self, key: &str, now: impl Into<Wall>) -> Option<Draft> {
+        let now_ms = now.into().ms();
         self.is_dirty().then(|| Draft {
             key: key.to_string(),
             text: self.text.clone(),

@@ -8,6 +8,7 @@
 //! Versions are kept as compact JSON text (a third of a parsed value's size) and parsed
 //! again only when two are compared.
 
+use crate::clock::Wall;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -319,7 +320,8 @@ impl HistoryStore {
     }
 
     /// Records one delivered version.
-    pub fn record(&mut self, kind: RevisionKind, object: &Value, observed_ms: f64) {
+    pub fn record(&mut self, kind: RevisionKind, object: &Value, observed: impl Into<Wall>) {
+        let observed_ms = observed.into().ms();
         let Some(identity) = ObjectIdentity::of(object) else {
             return;
         };
@@ -417,7 +419,8 @@ impl HistoryStore {
     }
 
     /// Applies one watch-store change: list pages and relists, and single events.
-    pub fn apply(&mut self, change: &StoreChange, now_ms: f64) {
+    pub fn apply(&mut self, change: &StoreChange, now: impl Into<Wall>) {
+        let now_ms = now.into().ms();
         match change {
             StoreChange::Append(items) => {
                 for item in items {

@@ -2,6 +2,7 @@
 //! for the key, and closed a moment after the last view goes (so going from a list to an
 //! object and back keeps the list's stream, and its rows).
 
+use crate::clock::Monotonic;
 use std::collections::BTreeMap;
 
 /// How long a stream nobody uses stays open.
@@ -59,7 +60,8 @@ impl<K: Ord + Clone> Subscriptions<K> {
 
     /// One view of `key` went away. Returns when the stream may be closed if no view comes
     /// back (the caller checks [`Subscriptions::expired`] then).
-    pub fn unsubscribe(&mut self, key: &K, now_ms: f64) -> Option<f64> {
+    pub fn unsubscribe(&mut self, key: &K, now: impl Into<Monotonic>) -> Option<f64> {
+        let now_ms = now.into().ms();
         let entry = self.entries.get_mut(key)?;
         entry.views = entry.views.saturating_sub(1);
         if entry.views == 0 {
@@ -70,7 +72,8 @@ impl<K: Ord + Clone> Subscriptions<K> {
     }
 
     /// Removes and returns the keys nobody has used for [`LINGER_MS`]: close their streams.
-    pub fn expired(&mut self, now_ms: f64) -> Vec<K> {
+    pub fn expired(&mut self, now: impl Into<Monotonic>) -> Vec<K> {
+        let now_ms = now.into().ms();
         let gone: Vec<K> = self
             .entries
             .iter()

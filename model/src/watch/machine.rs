@@ -8,6 +8,7 @@
 //! appended); every later relist is buffered and swapped in at once, so a view never shows a
 //! half list or loses its rows while relisting.
 
+use crate::clock::Monotonic;
 use serde_json::Value;
 
 use super::backoff::Backoff;
@@ -157,7 +158,8 @@ impl WatchStatus {
     }
 
     /// The details after it, at `now_ms` (the clock the inputs were given with).
-    pub fn details(&self, now_ms: f64) -> Vec<String> {
+    pub fn details(&self, now: impl Into<Monotonic>) -> Vec<String> {
+        let now_ms = now.into().ms();
         let mut parts = Vec::new();
         if let Some(rv) = &self.resource_version {
             parts.push(format!("resourceVersion {rv}"));
@@ -282,7 +284,8 @@ impl Watcher {
     /// Starts over from whatever the watcher was doing, at once: after the browser comes
     /// back online or a hidden tab is shown again, when a stream may be dead without anyone
     /// having noticed. Resumes from the last version (a 410 then relists).
-    pub fn reconnect(&mut self, now_ms: f64) -> Command {
+    pub fn reconnect(&mut self, now: impl Into<Monotonic>) -> Command {
+        let now_ms = now.into().ms();
         self.backoff.reset();
         self.status.retry_in_ms = None;
         match &self.phase {
@@ -312,7 +315,8 @@ impl Watcher {
     }
 
     /// Applies one input.
-    pub fn on(&mut self, input: Input, now_ms: f64) -> Step {
+    pub fn on(&mut self, input: Input, now: impl Into<Monotonic>) -> Step {
+        let now_ms = now.into().ms();
         let observed = Observed::of(&input);
         let mut changes = Vec::new();
         let command = match (self.phase.clone(), input) {

@@ -3,6 +3,7 @@
 //! object and resourceVersion, bookmarks, errors, the stream's end) and when it relisted and
 //! why. A bounded log per key, fed from the same inputs and commands as the watcher.
 
+use crate::clock::Wall;
 use std::collections::VecDeque;
 
 use serde_json::Value;
@@ -151,7 +152,8 @@ impl MechanicsLog {
     }
 
     /// Notes what the watcher was given.
-    pub fn note_input(&mut self, input: &Input, at_ms: f64) {
+    pub fn note_input(&mut self, input: &Input, at: impl Into<Wall>) {
+        let at_ms = at.into().ms();
         let happening = match input {
             Input::Page(Ok(body)) => Happening::ListPage {
                 items: body
@@ -189,7 +191,8 @@ impl MechanicsLog {
     }
 
     /// Notes what the watcher asked for next, and a relist when its status counts one more.
-    pub fn note_command(&mut self, command: &Command, status: &WatchStatus, at_ms: f64) {
+    pub fn note_command(&mut self, command: &Command, status: &WatchStatus, at: impl Into<Wall>) {
+        let at_ms = at.into().ms();
         if status.relists > self.relists_seen {
             self.relists_seen = status.relists;
             let reason = status

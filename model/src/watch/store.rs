@@ -2,6 +2,7 @@
 //! of the key. [`ObjectCache`] holds whole objects keyed by uid; [`LiveTable`] holds the
 //! server's Table rows, and remembers which cells changed when, so views can mark them.
 
+use crate::clock::Monotonic;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Value};
@@ -13,7 +14,7 @@ use crate::table::{
 
 /// A store the watcher's changes are applied to.
 pub trait WatchStore {
-    fn apply(&mut self, change: StoreChange, now_ms: f64);
+    fn apply(&mut self, change: StoreChange, now: impl Into<Monotonic>);
     /// Items held.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -98,7 +99,7 @@ impl ObjectCache {
 }
 
 impl WatchStore for ObjectCache {
-    fn apply(&mut self, change: StoreChange, _now_ms: f64) {
+    fn apply(&mut self, change: StoreChange, _now: impl Into<Monotonic>) {
         self.revision += 1;
         match change {
             StoreChange::Replace(items) => {
@@ -163,7 +164,8 @@ impl LiveTable {
     }
 
     /// The mark of a row changed less than [`CHANGE_MARK_MS`] before `now_ms`.
-    pub fn mark(&self, key: &RowKey, now_ms: f64) -> Option<&ChangeMark> {
+    pub fn mark(&self, key: &RowKey, now: impl Into<Monotonic>) -> Option<&ChangeMark> {
+        let now_ms = now.into().ms();
         self.marks
             .get(key)
             .filter(|mark| now_ms - mark.at_ms < CHANGE_MARK_MS)
@@ -277,7 +279,8 @@ impl LiveTable {
 }
 
 impl WatchStore for LiveTable {
-    fn apply(&mut self, change: StoreChange, now_ms: f64) {
+    fn apply(&mut self, change: StoreChange, now: impl Into<Monotonic>) {
+        let now_ms = now.into().ms();
         self.revision += 1;
         match change {
             StoreChange::Replace(units) => {

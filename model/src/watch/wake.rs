@@ -4,6 +4,7 @@
 //! (hours, with the operating system's keepalive).
 
 use super::key::WATCH_TIMEOUT_SECONDS;
+use crate::clock::{Monotonic, Wall};
 
 /// A watch silent this long is dead: the server ends every watch after
 /// [`WATCH_TIMEOUT_SECONDS`], so a live one says something (an event, a bookmark, its end)
@@ -28,7 +29,8 @@ pub struct SleepDetector {
 impl SleepDetector {
     /// One tick at wall-clock time `now_ms`; true when the page just woke from a sleep, so
     /// every stream should be checked at once. A `hidden` page's ticks only set the clock.
-    pub fn tick(&mut self, now_ms: f64, hidden: bool) -> bool {
+    pub fn tick(&mut self, now: impl Into<Wall>, hidden: bool) -> bool {
+        let now_ms = now.into().ms();
         let previous = self.last_tick_ms.replace(now_ms);
         let Some(previous) = previous else {
             return false;
@@ -44,19 +46,22 @@ pub struct Silence {
 }
 
 impl Silence {
-    pub fn since(now_ms: f64) -> Silence {
+    pub fn since(now: impl Into<Monotonic>) -> Silence {
+        let now_ms = now.into().ms();
         Silence {
             last_heard_ms: now_ms,
         }
     }
 
-    pub fn heard(&mut self, now_ms: f64) {
+    pub fn heard(&mut self, now: impl Into<Monotonic>) {
+        let now_ms = now.into().ms();
         self.last_heard_ms = now_ms;
     }
 
     /// None when the stream has been silent for [`IDLE_TIMEOUT_MS`]; else how much longer
     /// it may stay silent.
-    pub fn remaining_ms(&self, now_ms: f64) -> Option<u32> {
+    pub fn remaining_ms(&self, now: impl Into<Monotonic>) -> Option<u32> {
+        let now_ms = now.into().ms();
         let left = f64::from(IDLE_TIMEOUT_MS) - (now_ms - self.last_heard_ms);
         (left > 0.0).then(|| left.ceil() as u32)
     }

@@ -33,7 +33,7 @@ pub use recording::ActiveRecording;
 use recording::Recorder;
 use stream::{AnyStream, KeyStream, StreamStore};
 
-use crate::browser::now_ms;
+use crate::browser::{monotonic_now, wall_now};
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
@@ -203,7 +203,7 @@ impl WatchHub {
             .try_update_value(|inner| {
                 S::streams_of(inner)
                     .subscriptions
-                    .unsubscribe(key, now_ms())
+                    .unsubscribe(key, monotonic_now())
             })
             .flatten();
         if close_at.is_some() {
@@ -218,7 +218,7 @@ impl WatchHub {
     fn close_expired<S: StreamStore>(&self) {
         let Some((closed, count)) = self.inner.try_update_value(|inner| {
             let streams = S::streams_of(inner);
-            let expired = streams.subscriptions.expired(now_ms());
+            let expired = streams.subscriptions.expired(monotonic_now());
             let closed: Vec<Rc<KeyStream<S>>> = expired
                 .iter()
                 .filter_map(|key| streams.open.remove(key))
@@ -344,7 +344,7 @@ pub fn use_watch_history(key: WatchKey) -> (LiveWatch<ObjectCache>, ArcRwSignal<
                 Some(history) => history,
                 None => {
                     let mut store = HistoryStore::default();
-                    let now = js_sys::Date::now();
+                    let now = wall_now();
                     live.store.with_untracked(|cache| {
                         cache
                             .iter()

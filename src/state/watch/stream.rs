@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use super::recording::Recorder;
 use super::{HubInner, StreamTransport, Streams};
-use crate::browser::{document_hidden, now_ms};
+use crate::browser::{document_hidden, monotonic_now, now_ms, wall_now};
 use crate::model::history::{HistoryStore, Record, RecordType};
 use crate::model::watch::{
     Command, Input, LiveTable, MechanicsLog, ObjectCache, Observed, Output, StoreChange, WatchKey,
@@ -85,7 +85,7 @@ impl<S: StreamStore> KeyStream<S> {
         recorder: Recorder,
     ) -> KeyStream<S> {
         let mut mechanics = MechanicsLog::default();
-        mechanics.note_command(first, watcher.status(), js_sys::Date::now());
+        mechanics.note_command(first, watcher.status(), wall_now());
         KeyStream {
             opened,
             store: ArcRwSignal::new(store),
@@ -117,9 +117,9 @@ impl<S: StreamStore> KeyStream<S> {
     /// Gives the watcher one input; its changes wait for the next frame. Returns what the
     /// transport does next.
     pub(super) fn feed(self: &Rc<Self>, input: Input) -> Command {
-        let wall = js_sys::Date::now();
+        let wall = wall_now();
         self.mechanics.borrow_mut().note_input(&input, wall);
-        let step = self.watcher.borrow_mut().on(input, now_ms());
+        let step = self.watcher.borrow_mut().on(input, monotonic_now());
         self.mechanics.borrow_mut().note_command(
             &step.command,
             self.watcher.borrow().status(),
@@ -138,7 +138,7 @@ impl<S: StreamStore> KeyStream<S> {
         if self.closed.get() {
             return Command::Continue;
         }
-        self.watcher.borrow_mut().reconnect(now_ms())
+        self.watcher.borrow_mut().reconnect(monotonic_now())
     }
 
     /// Adds what the page received to the recording, when one runs.
@@ -187,10 +187,10 @@ impl<S: StreamStore> KeyStream<S> {
         self.frame_scheduled.set(false);
         let changes = std::mem::take(&mut *self.pending.borrow_mut());
         if !changes.is_empty() && !self.closed.get() {
-            let now = now_ms();
+            let now = monotonic_now();
             if let Some(history) = self.history.borrow().as_ref() {
                 // Timelines show wall-clock times (and recordings compare with them).
-                let wall = js_sys::Date::now();
+                let wall = wall_now();
                 history.update(|h| changes.iter().for_each(|c| h.apply(c, wall)));
             }
             self.store.update(|store| {

@@ -15,7 +15,7 @@ use super::{SocketHealth, StreamTransport, WatchHub};
 use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
 use crate::api::{self, Abort, ApiError};
-use crate::browser::now_ms;
+use crate::browser::monotonic_now;
 use crate::model::watch::{decode_event, Command, Input, LineDecoder, Silence, IDLE_TIMEOUT_MS};
 
 /// HTTP watches held open at once: each takes one of the browser's six HTTP/1.1 connections
@@ -31,7 +31,7 @@ impl WatchHub {
             command = match command {
                 Command::Continue => {
                     // Only a stream returns Continue; with none open, start over safely.
-                    stream.watcher.borrow_mut().reconnect(now_ms())
+                    stream.watcher.borrow_mut().reconnect(monotonic_now())
                 }
                 Command::List { request, delay_ms } => {
                     if !wait(&stream, delay_ms).await {
@@ -66,7 +66,7 @@ impl WatchHub {
             Ok(socket) => socket,
             Err(error) => return stream.feed(Input::StreamFailed(error)),
         };
-        let silence = Cell::new(Silence::since(now_ms()));
+        let silence = Cell::new(Silence::since(monotonic_now()));
         let dead = silent_too_long(&silence);
         futures::pin_mut!(dead);
         loop {
@@ -80,7 +80,7 @@ impl WatchHub {
             };
             let command = match received {
                 Received::Text(text) => {
-                    silence.set(Silence::since(now_ms()));
+                    silence.set(Silence::since(monotonic_now()));
                     self.socket_works();
                     stream.feed(event_input(&text))
                 }
@@ -148,11 +148,11 @@ impl WatchHub {
         };
         let next = Cell::new(None);
         let kicked = stream.kicked();
-        let silence = Cell::new(Silence::since(now_ms()));
+        let silence = Cell::new(Silence::since(monotonic_now()));
         let dead = silent_too_long(&silence);
         futures::pin_mut!(dead);
         let reading = stream_text(request, signal.as_ref(), |chunk| {
-            silence.set(Silence::since(now_ms()));
+            silence.set(Silence::since(monotonic_now()));
             for event in decoder.push(chunk) {
                 let input = match event {
                     Ok(event) => Input::Event(event),
@@ -238,7 +238,7 @@ impl Drop for HttpSlot {
 /// Resolves once the stream has heard nothing for [`IDLE_TIMEOUT_MS`]: its connection died
 /// without a word (a machine that slept, a proxy or NAT that forgot it).
 async fn silent_too_long(silence: &Cell<Silence>) {
-    while let Some(left_ms) = silence.get().remaining_ms(now_ms()) {
+    while let Some(left_ms) = silence.get().remaining_ms(monotonic_now()) {
         gloo_timers::future::TimeoutFuture::new(left_ms).await;
     }
 }

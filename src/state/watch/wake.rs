@@ -9,7 +9,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use super::WatchHub;
-use crate::browser::{document_hidden, now_ms};
+use crate::browser::{document_hidden, now_ms, wall_now};
 use crate::model::watch::{SleepDetector, WAKE_TICK_MS};
 
 /// A tab hidden longer than this may have lost its streams while hidden.
@@ -69,7 +69,7 @@ impl WatchHub {
         let hub = *self;
         let mut detector = SleepDetector::default();
         gloo_timers::callback::Interval::new(WAKE_TICK_MS, move || {
-            if detector.tick(js_sys::Date::now(), document_hidden()) {
+            if detector.tick(wall_now(), document_hidden()) {
                 hub.reconnect_all();
             }
         })
