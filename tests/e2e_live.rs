@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::{
     shown_names, start_test_proxy, wait_for, wait_until, wait_until_within, Backend, Harness,
-    ProxyMode,
+    ProxyMode, PATIENCE,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -38,10 +38,6 @@ async fn wait_names(
     .await;
     (names, started.elapsed())
 }
-
-/// Outer bound of every wait here: generous on a busy 2-core machine; a healthy run takes a
-/// fraction of it, and what is waited for never comes without the code under test.
-const PATIENCE: Duration = Duration::from_secs(60);
 
 /// The text of the first element at `css`, empty when there is none.
 async fn text_at(driver: &WebDriver, css: &str) -> String {

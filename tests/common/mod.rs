@@ -662,12 +662,11 @@ impl Harness {
     }
 }
 
-/// Waits (30 s at most: a generous bound on a busy 2-core machine) for an element matching
-/// `css`.
+/// Waits ([`PATIENCE`] at most) for an element matching `css`.
 pub async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
     driver
         .query(By::Css(css))
-        .wait(Duration::from_secs(30), Duration::from_millis(100))
+        .wait(PATIENCE, Duration::from_millis(100))
         .first()
         .await
         .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
@@ -694,13 +693,17 @@ pub async fn wait_until_within<T: std::fmt::Debug>(
     }
 }
 
-/// [`wait_until_within`] 30 s: a generous bound on a busy 2-core machine.
+/// The outer bound of a wait: generous on a busy 2-core machine running several browser
+/// tests at once (some under chaos); a healthy run takes a fraction of it.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// [`wait_until_within`] [`PATIENCE`].
 pub async fn wait_until<T: std::fmt::Debug>(
     what: &str,
     read: impl AsyncFnMut() -> T,
     check: impl Fn(&T) -> bool,
 ) -> T {
-    wait_until_within(what, Duration::from_secs(30), read, check).await
+    wait_until_within(what, PATIENCE, read, check).await
 }
 
 /// The names in a list grid's name column, as shown (duplicates kept), read in one script
