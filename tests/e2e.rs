@@ -11,7 +11,8 @@ use std::time::Duration;
 use common::{wait_for, Backend, Harness};
 use thirtyfour::prelude::*;
 
-const PAGE_TIMEOUT: Duration = Duration::from_secs(20);
+/// Generous on a busy 2-core machine ([`common::PATIENCE`]).
+const PAGE_TIMEOUT: Duration = common::PATIENCE;
 const POLL: Duration = Duration::from_millis(100);
 
 /// Group names shown as top-level tree rows.

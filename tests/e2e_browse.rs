@@ -14,7 +14,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, PostParams};
 use thirtyfour::prelude::*;
 
-const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Generous on a busy 2-core machine ([`common::PATIENCE`]).
+const PAGE_TIMEOUT: Duration = common::PATIENCE;
 const POLL: Duration = Duration::from_millis(100);
 
 /// Waits until the element at `css` has text satisfying `check`; returns the text.
