@@ -369,6 +369,22 @@ async fn expire_answers_resumed_watches_with_410_expired_on_both_transports() {
     cluster.shutdown().await.expect("shutdown");
 }
 
+/// Waits until the store's subscriber count satisfies `enough` (at most [`PATIENCE`]).
+async fn wait_for_subscribers(cluster: &RunningCluster, enough: impl Fn(usize) -> bool) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let count = cluster.registry().store.subscriber_count();
+        if enough(count) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{count} store subscribers after {PATIENCE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn drop_watch_ends_watch_streams_on_both_transports() {
     let cluster = chaos_cluster("drop-watch=1", 5).await;
@@ -383,6 +399,7 @@ async fn drop_watch_ends_watch_streams_on_both_transports() {
 
     // A resumed watch is cut before the first change it would send (replayed or live).
     let path = format!("{CONFIGMAPS}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true");
+    let subscribed_before = cluster.registry().store.subscriber_count();
     let live = tokio::spawn({
         let path = path.clone();
         async move { http(addr, "GET", &path, None).await }
@@ -391,8 +408,8 @@ async fn drop_watch_ends_watch_streams_on_both_transports() {
         let path = path.clone();
         async move { websocket_watch(addr, &path).await }
     });
-    // Until the change below, both watches are open and quiet.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Both watches are open (subscribed to the store) and quiet until the change below.
+    wait_for_subscribers(&cluster, |count| count >= subscribed_before + 2).await;
     assert!(!live.is_finished() && !ws.is_finished());
     put_configmap(&cluster, "second");
     let reply = live.await.expect("chunked watch");
