@@ -6,6 +6,7 @@
 
 pub mod age;
 pub mod clock;
+pub mod diagnosis;
 pub mod discovery;
 pub mod edit;
 pub mod errors;
