@@ -116,6 +116,20 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The uid of `object`'s controlling owner (the ownerReference with `controller: true`, else
+/// its first owner).
+pub fn controller_uid(object: &Value) -> Option<&str> {
+    let owners = object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)?;
+    owners
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        .or_else(|| owners.first())?
+        .get("uid")?
+        .as_str()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

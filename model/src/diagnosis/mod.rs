@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::age::EpochMillis;
 use crate::events::EventRecord;
+use crate::meta::controller_uid;
 
 /// How an object is doing, worst last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -221,22 +222,6 @@ pub fn health_of(object: &Value, events: &[EventRecord], now: EpochMillis) -> He
         .map(|f| f.health)
         .max()
         .unwrap_or(Health::Ok)
-}
-
-fn controller_uid(object: &Value) -> Option<&str> {
-    object
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)?
-        .iter()
-        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
-        .or_else(|| {
-            object
-                .pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)?
-                .first()
-        })?
-        .get("uid")?
-        .as_str()
 }
 
 /// Diagnoses `root` and what it owns among `loaded` (whole objects of the kinds it may own:

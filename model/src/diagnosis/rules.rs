@@ -8,6 +8,7 @@ use super::scheduling::parse_scheduling_failure;
 use super::{Evidence, Finding, Health, Subject};
 use crate::age::{parse_timestamp, EpochMillis};
 use crate::events::EventRecord;
+use crate::object_view::terminating;
 
 /// Waiting reasons of a container that will not get better by waiting.
 const FAILING_WAIT_REASONS: [&str; 6] = [
@@ -255,22 +256,7 @@ fn deployment_findings(deployment: &Value, subject: &Subject) -> Vec<Finding> {
             findings.push(f);
         }
     }
-    if let Some(failure) = condition(deployment, "ReplicaFailure") {
-        if text(failure, "/status") == Some("True") {
-            let mut f = finding(
-                subject,
-                Health::Failing,
-                format!(
-                    "cannot create its pods: {}",
-                    text(failure, "/message").unwrap_or_default()
-                ),
-                describe_check(subject),
-            );
-            f.rule = "replica-failure";
-            f.evidence.push(condition_evidence(failure));
-            findings.push(f);
-        }
-    }
+    findings.extend(replica_failure(deployment, subject, &[]));
     if findings.is_empty() {
         findings.extend(rollout_findings(deployment, subject));
     }
@@ -278,30 +264,32 @@ fn deployment_findings(deployment: &Value, subject: &Subject) -> Vec<Finding> {
 }
 
 fn replica_set_findings(set: &Value, subject: &Subject, events: &[EventRecord]) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    if let Some(failure) = condition(set, "ReplicaFailure") {
-        if text(failure, "/status") == Some("True") {
-            let mut f = finding(
-                subject,
-                Health::Failing,
-                format!(
-                    "cannot create its pods: {}",
-                    text(failure, "/message").unwrap_or_default()
-                ),
-                describe_check(subject),
-            );
-            f.rule = "replica-failure";
-            f.evidence.push(condition_evidence(failure));
-            if let Some(event) = warning(events, subject, &["FailedCreate"]) {
-                f.evidence.push(event_evidence(event));
-            }
-            findings.push(f);
-        }
-    }
+    let mut findings: Vec<Finding> = replica_failure(set, subject, events).into_iter().collect();
     if findings.is_empty() {
         findings.extend(rollout_findings(set, subject));
     }
     findings
+}
+
+/// A controller that cannot create its pods (quota, admission, PodSecurity): its
+/// `ReplicaFailure` condition, with the FailedCreate Event when there is one.
+fn replica_failure(workload: &Value, subject: &Subject, events: &[EventRecord]) -> Option<Finding> {
+    let failure =
+        condition(workload, "ReplicaFailure").filter(|c| text(c, "/status") == Some("True"))?;
+    let mut f = finding(
+        subject,
+        Health::Failing,
+        format!(
+            "cannot create its pods: {}",
+            text(failure, "/message").unwrap_or_default()
+        ),
+        describe_check(subject),
+    );
+    f.rule = "replica-failure";
+    f.evidence.push(condition_evidence(failure));
+    f.evidence
+        .extend(warning(events, subject, &["FailedCreate"]).map(event_evidence));
+    Some(f)
 }
 
 /// Fewer pods ready than wanted: progressing (the owned pods say why, if anything is wrong).
@@ -480,22 +468,15 @@ fn generic_findings(object: &Value, subject: &Subject) -> Vec<Finding> {
 }
 
 fn stuck_terminating(object: &Value, subject: &Subject, now: EpochMillis) -> Option<Finding> {
-    let since = parse_timestamp(text(object, "/metadata/deletionTimestamp")?)?;
+    let deletion = terminating(object)?;
+    let since = parse_timestamp(&deletion.since)?;
     let grace_ms = number(object, "/metadata/deletionGracePeriodSeconds").unwrap_or(0) * 1000;
     if now - since < grace_ms + STUCK_TERMINATING_MS {
         return None;
     }
-    let finalizers: Vec<&str> = object
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let why = if finalizers.is_empty() {
-        "its node has not confirmed it stopped (is the node gone?)".to_string()
-    } else {
-        format!("finalizers hold it: {}", finalizers.join(", "))
+    let why = match deletion.waiting_for.strip_prefix("finalizers: ") {
+        Some(finalizers) => format!("finalizers hold it: {finalizers}"),
+        None => "its node has not confirmed it stopped (is the node gone?)".to_string(),
     };
     let mut f = finding(
         subject,
@@ -509,9 +490,7 @@ fn stuck_terminating(object: &Value, subject: &Subject, now: EpochMillis) -> Opt
     f.rule = "stuck-terminating";
     f.evidence.push(Evidence::Field {
         path: "metadata.deletionTimestamp".into(),
-        value: text(object, "/metadata/deletionTimestamp")
-            .unwrap_or_default()
-            .to_string(),
+        value: deletion.since,
     });
     Some(f)
 }

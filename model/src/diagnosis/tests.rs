@@ -158,7 +158,12 @@ fn a_rollout_on_its_way_is_progressing_not_a_failure() {
     ];
     let diagnosis = diagnose(&deployment(2, json!([])), &loaded, &[], now());
     assert_eq!(diagnosis.health(), Health::Progressing);
-    assert_eq!(diagnosis.causes.len(), 1, "said once: {:#?}", diagnosis.causes);
+    assert_eq!(
+        diagnosis.causes.len(),
+        1,
+        "said once: {:#?}",
+        diagnosis.causes
+    );
     assert_eq!(
         diagnosis.causes[0].headline(),
         "ReplicaSet demo/web-5d8 2 of 3 pods are ready"

@@ -27,6 +27,7 @@ use serde_json::Value;
 use super::attribution::Evidence;
 use super::timeline::{HistoryStore, ObjectTimeline, Revision, RevisionKind};
 use crate::events::{event_record, EventRecord};
+use crate::meta::controller_uid;
 
 /// An Event object as the page saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,22 +161,6 @@ fn owner_uids(object: &Value) -> Vec<&str> {
         .flatten()
         .filter_map(|r| r.get("uid").and_then(Value::as_str))
         .collect()
-}
-
-fn controller_uid(object: &Value) -> Option<String> {
-    object
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)?
-        .iter()
-        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
-        .or_else(|| {
-            object
-                .pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)?
-                .first()
-        })
-        .and_then(|r| r.get("uid").and_then(Value::as_str))
-        .map(str::to_string)
 }
 
 /// The owner and everything that (transitively) names it as an owner.
@@ -315,7 +300,7 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
     // Creates, deletes and spec writes: the component whose Event about the controller
     // names this object.
     if !status_write {
-        if let Some(owner) = controller_uid(object) {
+        if let Some(owner) = controller_uid(object).map(str::to_string) {
             let naming = nearest(
                 about(&owner).filter(|e| !name.is_empty() && e.record.message.contains(name)),
                 revision.observed_ms,
@@ -466,7 +451,7 @@ pub fn activity_cached(
                         .take(MAX_CHANGE_LINES)
                         .map(|c| c.describe())
                         .collect(),
-                    owner_uid: controller_uid(&timeline.latest),
+                    owner_uid: controller_uid(&timeline.latest).map(str::to_string),
                 }),
             };
             kept.insert(key, Arc::clone(&write));
