@@ -1,6 +1,7 @@
 //! Reusable view widgets. They take plain model data and stay free of transport.
 
 pub mod code_editor;
+pub mod diagnosis;
 pub mod event_timeline;
 pub mod explorer;
 pub mod history;
@@ -14,6 +15,7 @@ pub mod stream_status;
 pub mod tree;
 pub mod virtual_table;
 
+pub use diagnosis::{DiagnosisPanel, HealthBadge};
 pub use event_timeline::EventTimeline;
 pub use explorer::{Copyable, ResourceExplorer};
 pub use history::{ActivityView, BlameView, RecordControl, TimelineView};

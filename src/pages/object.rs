@@ -8,7 +8,8 @@ use serde_json::Value;
 use crate::components::object_actions::{DeleteAction, MetadataEditor, ScaleAction};
 use crate::components::object_editor::ObjectEditor;
 use crate::components::{
-    ActivityView, BlameView, Copyable, EventTimeline, PodLogs, StreamStatusLine, TimelineView,
+    ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, StreamStatusLine,
+    TimelineView,
 };
 use crate::model::edit::{has_status_subresource, EditTarget, MetadataMap};
 use crate::model::events::EventScope;
@@ -317,6 +318,7 @@ impl ObjectPageParts {
         let tree = self.tree.clone();
         let state = self.state.clone();
         view! {
+            <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
             {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
             {editors}
         }

@@ -9,6 +9,8 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::api::{self, Abort, ApiError, ApiRequest};
+use crate::model::diagnosis::{diagnose, Diagnosis};
+use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
 use crate::model::history::HistoryStore;
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
@@ -20,6 +22,7 @@ use crate::model::{
     mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
     ApiTree, ResourceId,
 };
+use crate::state::clock::epoch_now;
 use crate::state::navigation::use_navigation;
 use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};
 
@@ -71,6 +74,8 @@ pub struct ObjectState {
     pub owners_loading: Signal<bool>,
     /// Lists that could not be read for the graph (e.g. forbidden), as `kind: error`.
     pub owner_gaps: Signal<Vec<String>>,
+    /// What is wrong with the object and what it owns, root cause first (live).
+    pub diagnosis: Signal<Diagnosis>,
     /// The object's stream, for its status line.
     pub live: LiveWatch<ObjectCache>,
     /// Every version of the object seen since the page opened.
@@ -138,7 +143,8 @@ pub fn load_object(
         status.with(|s| s.last_error.clone())
     });
 
-    // Downward: the namespace's everyday kinds (`kubectl get all`), metadata only, live.
+    // Downward: the namespace's everyday kinds (`kubectl get all`), whole objects, live: their
+    // ownerReferences draw the graph, their status feeds the diagnosis.
     let downward: Vec<(String, String, RwSignal<ObjectCache>, RwSignal<WatchStatus>)> =
         match &namespace {
             Some(ns) if found.resource.namespaced => resolve_category(&tree, "all")
@@ -150,7 +156,7 @@ pub fn load_object(
                 })
                 .map(|r| {
                     let path = r.collection_path(NamespaceArg::Named(ns)).template();
-                    let watch = use_watch_objects(WatchKey::new(path, Output::Metadata));
+                    let watch = use_watch_objects(WatchKey::new(path, Output::Objects));
                     (
                         r.api_version(),
                         r.resource.kind.clone(),
@@ -162,6 +168,17 @@ pub fn load_object(
             _ => Vec::new(),
         };
     let downward = StoredValue::new(downward);
+
+    // The namespace's Event objects, for the diagnosis's evidence (shared with the Events
+    // and Activity views' stream of the same key).
+    let events: Option<RwSignal<ObjectCache>> = namespace
+        .as_ref()
+        .filter(|_| found.resource.namespaced)
+        .and_then(|ns| {
+            let api = events_api(&tree)?;
+            let key = events_watch_key(&tree, api, &EventScope::Namespace(ns.clone()), true)?;
+            Some(use_watch_objects(key).store.into())
+        });
 
     // Upward: each owner by its reference, read once when the object is first seen.
     let upward = RwSignal::new(Vec::<OwnedObject>::new());
@@ -231,6 +248,23 @@ pub fn load_object(
                 .collect()
         })
     });
+    let diagnosis = Memo::new(move |_| {
+        let Some(root) = current.get() else {
+            return Diagnosis::default();
+        };
+        let owned: Vec<Value> = downward.with_value(|lists| {
+            lists
+                .iter()
+                .flat_map(|(_, _, store, _)| {
+                    store.with(|cache| cache.iter().cloned().collect::<Vec<_>>())
+                })
+                .collect()
+        });
+        let records: Vec<EventRecord> = events
+            .map(|store| store.with(|cache| cache.iter().filter_map(event_record).collect()))
+            .unwrap_or_default();
+        diagnose(&root, &owned, &records, epoch_now())
+    });
     Some(ObjectState {
         // A memo: the page redraws when the object changes, not again when `last_seen`
         // catches up with the same version.
@@ -240,6 +274,7 @@ pub fn load_object(
         owners,
         owners_loading,
         owner_gaps,
+        diagnosis: diagnosis.into(),
         live,
         history,
     })
