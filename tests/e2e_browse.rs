@@ -116,7 +116,8 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
             "READY",
             "UP-TO-DATE",
             "AVAILABLE",
-            "AGE"
+            "AGE",
+            "HEALTH"
         ]
     );
     let shown = rows(driver).await;
@@ -137,7 +138,12 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
     wait_for(driver, "table[role=grid] thead th[title='Images']").await;
     let wide = headers(driver).await;
     assert!(
-        wide.ends_with(&["CONTAINERS".to_string(), "IMAGES".into(), "SELECTOR".into()]),
+        wide.ends_with(&[
+            "CONTAINERS".to_string(),
+            "IMAGES".into(),
+            "SELECTOR".into(),
+            "HEALTH".into()
+        ]),
         "{wide:?}"
     );
     assert!(driver

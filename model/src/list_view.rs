@@ -3,6 +3,8 @@
 
 use crate::age::EpochMillis;
 use crate::clock::Monotonic;
+use crate::diagnosis::rows::has_health;
+use crate::diagnosis::Health;
 use crate::route::{ObjectRoute, Page};
 use crate::table::{Align, ColumnKind, RowPosition, SortDirection, SortSpec, Table};
 use crate::watch::LiveTable;
@@ -14,20 +16,27 @@ use crate::ResourceId;
 pub enum ShownColumn {
     Server(usize),
     Name,
+    /// The row's health (from its STATUS and READY cells), last.
+    Health,
 }
 
 /// The columns a list shows: the server's visible ones (priority 0, or all when `wide`), led
-/// by a name column of its own when the server's is not among them.
+/// by a name column of its own when the server's is not among them, and the rows' health
+/// last when the table has a STATUS or READY column.
 pub fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
     let visible = table.visible_columns(wide);
     let has_name = visible
         .iter()
         .any(|&i| table.columns()[i].kind() == ColumnKind::Name);
-    let mut shown: Vec<ShownColumn> = Vec::with_capacity(visible.len() + 1);
+    let mut shown: Vec<ShownColumn> = Vec::with_capacity(visible.len() + 2);
     if !has_name && !table.columns().is_empty() {
         shown.push(ShownColumn::Name);
     }
     shown.extend(visible.into_iter().map(ShownColumn::Server));
+    // Last, so the server's columns keep kubectl's order and positions.
+    if has_health(table.columns()) {
+        shown.push(ShownColumn::Health);
+    }
     shown
 }
 
@@ -54,6 +63,11 @@ pub fn header_cells(
         .map(|column| {
             let (name, description, numeric) = match *column {
                 ShownColumn::Name => ("Name".to_string(), "The object's name.".to_string(), false),
+                ShownColumn::Health => (
+                    "Health".to_string(),
+                    "How the object is doing, from its STATUS and READY: OK, Progressing, Warning, Failing.".to_string(),
+                    false,
+                ),
                 ShownColumn::Server(i) => {
                     let c = &table.columns()[i];
                     (
@@ -101,6 +115,8 @@ pub struct DisplayCell {
     pub link: bool,
     /// Changed a moment ago (or the row is new): briefly marked.
     pub changed: bool,
+    /// The health cell's health (drawn as an icon with its word).
+    pub health: Option<Health>,
 }
 
 /// The clocks a row is drawn at: ages count from the wall clock; change marks fade by the
@@ -138,7 +154,18 @@ pub fn display_row(
                 numeric: false,
                 link: true,
                 changed: mark.is_some_and(|m| m.added),
+                health: None,
             },
+            ShownColumn::Health => {
+                let health = live.health(key).unwrap_or(Health::Unknown);
+                DisplayCell {
+                    text: health.label().to_string(),
+                    numeric: false,
+                    link: false,
+                    changed: false,
+                    health: Some(health),
+                }
+            }
             ShownColumn::Server(i) => {
                 let cell = table.format_cell(row, i, at.wall);
                 let is_name = table.columns()[i].kind() == ColumnKind::Name;
@@ -153,6 +180,7 @@ pub fn display_row(
                     numeric: cell.align == Align::Right,
                     link: is_name,
                     changed: mark.is_some_and(|m| m.cells.contains(&i)),
+                    health: None,
                 }
             }
         })
@@ -242,15 +270,15 @@ mod tests {
         let live = live_with(json!([pod_row("web-1", "u1", "5", "1/1")]));
         let narrow = shown_columns(live.table(), false);
         let wide = shown_columns(live.table(), true);
-        assert_eq!(narrow.len(), 4);
-        assert_eq!(wide.len(), 5);
+        assert_eq!(narrow.len(), 5);
+        assert_eq!(wide.len(), 6);
         assert!(
             !narrow.contains(&ShownColumn::Name),
             "the server's name column leads"
         );
         let headers = header_cells(live.table(), &narrow, Some(&SortSpec::descending("ready")));
         let labels: Vec<&str> = headers.iter().map(|h| h.label.as_str()).collect();
-        assert_eq!(labels, ["NAME", "READY", "RESTARTS", "AGE"]);
+        assert_eq!(labels, ["NAME", "READY", "RESTARTS", "AGE", "HEALTH"]);
         assert_eq!(
             headers[1].sorted,
             Some(false),
@@ -267,6 +295,7 @@ mod tests {
         live.apply(StoreChange::Replace(vec![table]), 0.0);
         let shown = shown_columns(live.table(), false);
         assert_eq!(shown[0], ShownColumn::Name);
+        assert_eq!(shown.last(), Some(&ShownColumn::Health));
         let row = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
         assert_eq!(row.cells[0].text, "web-1");
         assert!(row.cells[0].link);
@@ -280,6 +309,7 @@ mod tests {
         assert_eq!(before.href, "#/obj/core/v1/pods/default/web-1");
         assert_eq!(before.cells[1].text, "0/1");
         assert!(before.cells[0].link && !before.cells[1].link);
+        assert_eq!(before.cells[4].health, Some(Health::Progressing));
 
         // The pod became ready a moment ago: its READY cell is marked, the others are not,
         // and the row's key changes so it is drawn again.
@@ -289,6 +319,13 @@ mod tests {
         assert_eq!(after.cells[1].text, "1/1");
         assert!(after.cells[1].changed);
         assert!(!after.cells[0].changed && !after.cells[2].changed);
+        assert_eq!(
+            after.cells[4].health,
+            Some(Health::Ok),
+            "the health follows the row"
+        );
+        assert_eq!(live.health_counts().get(&Health::Ok), Some(&1));
+        assert_eq!(live.health_counts().get(&Health::Progressing), None);
         assert_eq!(after.id, before.id, "the same object");
         assert_ne!(after.key, before.key, "drawn again");
 
@@ -312,6 +349,41 @@ mod tests {
         let row = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
         assert_eq!(row.cells[0].text, "web-1");
         assert!(row.problem.is_some(), "{row:?}");
+    }
+
+    #[test]
+    fn health_counts_follow_rows_as_they_come_change_and_go() {
+        let mut live = live_with(json!([
+            pod_row("web-1", "u1", "5", "1/1"),
+            pod_row("web-2", "u2", "5", "0/1"),
+            pod_row("web-3", "u3", "5", "0/1"),
+        ]));
+        let counts = |live: &LiveTable| {
+            live.health_counts()
+                .iter()
+                .map(|(h, n)| (*h, *n))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&live), [(Health::Ok, 1), (Health::Progressing, 2)]);
+        live.apply(
+            StoreChange::Apply(pod_table(json!([pod_row("web-2", "u2", "6", "1/1")]))),
+            1.0,
+        );
+        assert_eq!(counts(&live), [(Health::Ok, 2), (Health::Progressing, 1)]);
+        live.apply(
+            StoreChange::Delete(pod_table(json!([pod_row("web-3", "u3", "7", "0/1")]))),
+            2.0,
+        );
+        assert_eq!(counts(&live), [(Health::Ok, 2)]);
+        live.apply(
+            StoreChange::Append(vec![pod_table(json!([pod_row("web-4", "u4", "8", "0/1")]))]),
+            3.0,
+        );
+        assert_eq!(counts(&live), [(Health::Ok, 2), (Health::Progressing, 1)]);
+        assert_eq!(
+            live.health(&live.table().at(0).expect("row").key),
+            Some(Health::Ok)
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! [`Page`] is the whole location; its fragments are:
 //! - home, the tree explorer ([`Route`]): `#/`, `#/r/apps/v1/deployments?ns=default`
-//! - a list ([`ListRoute`]): `#/list/apps/v1/deployments?ns=default&l=app%3Dweb&f=…&sort=-Age&wide=1&q=web`
+//! - a list ([`ListRoute`]): `#/list/apps/v1/deployments?ns=default&l=app%3Dweb&f=…&sort=-Age&wide=1&unhealthy=1&q=web`
 //!   (`l` label selector, `f` field selector, `sort` a column name with `-` for descending,
 //!   `q` the quick filter; all percent-encoded, empty ones left out)
 //! - an object ([`ObjectRoute`]): `#/obj/apps/v1/deployments/default/web?tab=yaml`; a
@@ -168,6 +168,8 @@ pub struct ListRoute {
     pub wide: bool,
     /// The quick text filter over the shown rows.
     pub filter: String,
+    /// Only rows whose health is Warning or Failing.
+    pub unhealthy: bool,
 }
 
 impl ListRoute {
@@ -179,6 +181,7 @@ impl ListRoute {
             field_selector: String::new(),
             sort: None,
             wide: false,
+            unhealthy: false,
             filter: String::new(),
         }
     }
@@ -291,6 +294,7 @@ fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
             "f" => route.field_selector = value,
             "sort" => route.sort = SortSpec::from_param(&value),
             "wide" => route.wide = matches!(value.as_str(), "1" | "true"),
+            "unhealthy" => route.unhealthy = matches!(value.as_str(), "1" | "true"),
             "q" => route.filter = value,
             _ => {}
         }
@@ -392,6 +396,7 @@ impl Page {
                 let sort = list.sort.as_ref().map(SortSpec::to_param);
                 push_param(&mut out, "sort", sort.as_deref().unwrap_or_default());
                 push_param(&mut out, "wide", if list.wide { "1" } else { "" });
+                push_param(&mut out, "unhealthy", if list.unhealthy { "1" } else { "" });
                 push_param(&mut out, "q", &list.filter);
                 out
             }
@@ -516,6 +521,7 @@ mod tests {
         list.field_selector = r"metadata.name=a\,b,status.phase!=Running".into();
         list.sort = Some(SortSpec::descending("Up-to-date"));
         list.wide = true;
+        list.unhealthy = true;
         list.filter = "web 1/1 & #x ?y=z %41 + ü".into();
         let page = Page::ResourceList(list);
         let hash = page.to_hash();
@@ -525,7 +531,10 @@ mod tests {
             ),
             "{hash}"
         );
-        assert!(hash.contains("&sort=-Up-to-date&wide=1&q="), "{hash}");
+        assert!(
+            hash.contains("&sort=-Up-to-date&wide=1&unhealthy=1&q="),
+            "{hash}"
+        );
         // One `#`, one `?`: nothing in the values can end the fragment or start a new query.
         assert_eq!(hash.matches('#').count(), 1);
         assert_eq!(hash.matches('?').count(), 1);

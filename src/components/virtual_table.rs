@@ -23,6 +23,8 @@ const OVERSCAN: usize = 8;
 // What a row and a header hold is the model's (`model::list_view`); this view lays them out.
 pub use crate::model::list_view::{DisplayCell, DisplayRow, HeaderCell};
 
+use crate::components::diagnosis::HealthBadge;
+
 /// The visible index range for a scroll position: `[start, end)` clamped to `count`.
 pub fn visible_range(scroll_top: f64, viewport: f64, count: usize) -> (usize, usize) {
     visible_range_of_rows(scroll_top, viewport, count, ROW_HEIGHT)
@@ -331,7 +333,14 @@ pub fn VirtualTable(
                                         .into_iter()
                                         .enumerate()
                                         .map(|(column, cell)| {
-                                            if cell.link {
+                                            if let Some(health) = cell.health {
+                                                view! {
+                                                    <td class="health-cell">
+                                                        <HealthBadge health=health/>
+                                                    </td>
+                                                }
+                                                .into_any()
+                                            } else if cell.link {
                                                 // What was wrong with the row, seen beside its name.
                                                 let flag = problem.clone().map(|p| view! {
                                                     <span class="row-problem" role="img" aria-label=p.clone() title=p>"⚠"</span>

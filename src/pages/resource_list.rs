@@ -7,7 +7,8 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::{StreamStatusLine, VirtualTable};
+use crate::components::{HealthBadge, StreamStatusLine, VirtualTable};
+use crate::model::diagnosis::Health;
 use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
 use crate::model::route::{CreateRoute, ListRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
@@ -209,6 +210,21 @@ fn ListToolbar(
                 />
                 "Wide"
             </label>
+            <label class="check" title="Only rows whose health is Warning or Failing">
+                <input
+                    type="checkbox"
+                    aria-label="Only unhealthy"
+                    prop:checked=move || current().is_some_and(|r| r.unhealthy)
+                    on:change=move |e| {
+                        let unhealthy = event_target_checked(&e);
+                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                            route.unhealthy = unhealthy;
+                            navigation.replace(Page::ResourceList(route));
+                        }
+                    }
+                />
+                "Only unhealthy"
+            </label>
         </div>
     }
 }
@@ -250,24 +266,25 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     let status: RwSignal<WatchStatus> = live.status.clone().into();
 
     let view_options = Memo::new(move |_| match navigation.page.get() {
-        Page::ResourceList(route) => (route.sort, route.filter, route.wide),
-        _ => (None, String::new(), false),
+        Page::ResourceList(route) => (route.sort, route.filter, route.wide, route.unhealthy),
+        _ => (None, String::new(), false, false),
     });
     let asked_order = Memo::new(move |_| {
-        view_options.with(|(sort, filter, _)| ListOrder {
+        view_options.with(|(sort, filter, _, unhealthy)| ListOrder {
             sort: sort.clone(),
             filter: filter.clone(),
+            only_unhealthy: *unhealthy,
         })
     });
     let order = use_list_order(store, asked_order);
     let columns = Memo::new(move |_| {
-        let wide = view_options.with(|(_, _, wide)| *wide);
+        let wide = view_options.with(|(_, _, wide, _)| *wide);
         store.with(|live| shown_columns(live.table(), wide))
     });
     // A memo: the header row is redrawn when the columns or the sort change, not on every
     // batch of watch events.
     let headers = Memo::new(move |_| {
-        let sort = view_options.with(|(sort, _, _)| sort.clone());
+        let sort = view_options.with(|(sort, _, _, _)| sort.clone());
         store.with(|live| header_cells(live.table(), &columns.get(), sort.as_ref()))
     });
     let resource = identity.resource.clone();
@@ -352,6 +369,20 @@ fn ListStatus(
     view! {
         <div class="list-status" role="status">
             <span class="list-count">{counts}</span>
+            {move || {
+                let counts = store.with(|live| live.health_counts().clone());
+                let unhealthy: Vec<_> = counts
+                    .into_iter()
+                    .filter(|(health, _)| health.is_unhealthy() || *health == Health::Progressing)
+                    .rev()
+                    .map(|(health, n)| view! {
+                        <span class="health-count" data-health=health.label().to_lowercase()>
+                            <HealthBadge health=health/>{format!(": {n}")}
+                        </span>
+                    })
+                    .collect();
+                (!unhealthy.is_empty()).then(|| view! { <span class="health-counts">{unhealthy}</span> })
+            }}
             {move || fraction().map(|f| view! {
                 <progress max="1" value=f aria-label="Loading progress"></progress>
             })}

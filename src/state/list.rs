@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::browser::after_next_paint;
+use crate::model::diagnosis::Health;
 use crate::model::list_view::order_depends_only_on_rows;
 use crate::model::table::{RowPosition, SortSpec};
 use crate::model::watch::{LiveTable, StreamPhase, WatchStatus};
@@ -21,6 +22,8 @@ const ORDER_COST_FACTOR: f64 = 4.0;
 pub struct ListOrder {
     pub sort: Option<SortSpec>,
     pub filter: String,
+    /// Only rows whose health is Warning or Failing.
+    pub only_unhealthy: bool,
 }
 
 /// The rows of `store` in display order, as positions in its table: recomputed when rows,
@@ -34,11 +37,25 @@ pub fn use_list_order(
     // The rows `order` was computed from (`LiveTable::membership`).
     let ordered_membership = StoredValue::new(None::<(u64, usize)>);
     let compute_order = move || {
-        let ListOrder { sort, filter } = asked.get_untracked();
+        let ListOrder {
+            sort,
+            filter,
+            only_unhealthy,
+        } = asked.get_untracked();
         let positions = store.with_untracked(|live| {
             ordered_membership.set_value(Some(live.membership()));
-            live.table()
-                .view_positions(sort.as_ref(), &filter, epoch_now())
+            let mut positions = live
+                .table()
+                .view_positions(sort.as_ref(), &filter, epoch_now());
+            if only_unhealthy {
+                positions.retain(|&position| {
+                    live.table()
+                        .at(position)
+                        .and_then(|row| live.health(&row.key))
+                        .is_some_and(Health::is_unhealthy)
+                });
+            }
+            positions
         });
         order.set(positions);
     };

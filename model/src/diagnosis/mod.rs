@@ -8,6 +8,7 @@
 //! ownerReferences), groups the same finding on sibling pods ("2 of 3 pods of ReplicaSet x
 //! cannot be scheduled"), and orders root causes first. Nothing here knows a page.
 
+pub mod rows;
 pub mod rules;
 pub mod scheduling;
 

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Value};
 
 use super::machine::StoreChange;
+use crate::diagnosis::rows::row_health;
+use crate::diagnosis::Health;
 use crate::table::{
     decode_table_value, fallback_row, row_key_of_object, DecodeOptions, RowKey, Table, TablePage,
 };
@@ -140,6 +142,10 @@ pub struct LiveTable {
     table: Table,
     options: DecodeOptions,
     marks: HashMap<RowKey, ChangeMark>,
+    /// Each row's health from its cells (rows of tables without STATUS or READY have none),
+    /// kept as rows change, so counts never walk the whole list.
+    health: HashMap<RowKey, Health>,
+    health_counts: BTreeMap<Health, usize>,
     revision: u64,
     /// Why the last item that could not be read was dropped.
     pub last_problem: Option<String>,
@@ -155,6 +161,57 @@ impl LiveTable {
 
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// A row's health, when its table says (`diagnosis::rows::row_health`).
+    pub fn health(&self, key: &RowKey) -> Option<Health> {
+        self.health.get(key).copied()
+    }
+
+    /// How many rows are in each health (only healths some row has).
+    pub fn health_counts(&self) -> &BTreeMap<Health, usize> {
+        &self.health_counts
+    }
+
+    /// Takes in row `key`'s health as its cells are now (None: the row is gone).
+    fn note_health(&mut self, key: &RowKey) {
+        let now = self
+            .table
+            .row(key)
+            .and_then(|row| row_health(self.table.columns(), &row.cells));
+        let before = match now {
+            Some(health) => self.health.insert(key.clone(), health),
+            None => self.health.remove(key),
+        };
+        if before == now {
+            return;
+        }
+        if let Some(old) = before {
+            if let Some(count) = self.health_counts.get_mut(&old) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    self.health_counts.remove(&old);
+                }
+            }
+        }
+        if let Some(new) = now {
+            *self.health_counts.entry(new).or_default() += 1;
+        }
+    }
+
+    /// Every row's health again (after the rows were replaced).
+    fn note_all_health(&mut self) {
+        self.health.clear();
+        self.health_counts.clear();
+        let keys: Vec<RowKey> = self
+            .table
+            .rows()
+            .iter()
+            .map(|row| row.key.clone())
+            .collect();
+        for key in keys {
+            self.note_health(&key);
+        }
     }
 
     /// Changes whenever rows were added or removed, not when one changed: a view in arrival
@@ -223,6 +280,9 @@ impl LiveTable {
                 self.table.upsert_row(row);
             }
         }
+        for (key, _) in &before {
+            self.note_health(key);
+        }
         for (key, old_cells) in before {
             let Some(row) = self.table.row(&key) else {
                 continue;
@@ -266,6 +326,7 @@ impl LiveTable {
         for key in keys {
             self.table.remove_row(&key);
             self.marks.remove(&key);
+            self.note_health(&key);
         }
     }
 
@@ -290,10 +351,15 @@ impl WatchStore for LiveTable {
                 for page in pages {
                     self.table.append_page(page);
                 }
+                self.note_all_health();
             }
             StoreChange::Append(units) => {
                 for page in self.page_of(units) {
+                    let keys: Vec<RowKey> = page.rows.iter().map(|row| row.key.clone()).collect();
                     self.table.append_page(page);
+                    for key in &keys {
+                        self.note_health(key);
+                    }
                 }
             }
             StoreChange::Apply(object) => self.upsert(object, now_ms),
