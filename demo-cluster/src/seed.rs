@@ -5,8 +5,10 @@
 //! StatefulSet with its claims and a DaemonSet on every node; and around them what a real
 //! cluster has: a default StorageClass its claims bind through, an Ingress, an HPA, a
 //! PodDisruptionBudget, configuration the pods mount, RBAC roles and bindings, and a CRD
-//! served in two versions. Objects are only ever added here: the dashboard's end-to-end
-//! tests count the older ones.
+//! served in two versions; and in a namespace of their own (`troubled`) the classic reasons
+//! a workload is not ready, so the dashboard's diagnosis has something to say without a real
+//! cluster. Objects are only ever added here: the dashboard's end-to-end tests count the
+//! older ones.
 
 use serde_json::{json, Value};
 
@@ -161,7 +163,7 @@ pub fn seed_workloads(registry: &Registry) {
             let _ = registry.create(&def, namespace, body, &opts);
         }
     };
-    for ns in ["demo", "shop"] {
+    for ns in ["demo", "shop", TROUBLED] {
         create(
             "",
             "namespaces",
@@ -252,6 +254,9 @@ pub fn seed_workloads(registry: &Registry) {
     for (group, resource, namespace, body) in rbac() {
         create(group, resource, namespace, body);
     }
+    for (group, resource, namespace, body) in troubled_workloads() {
+        create(group, resource, namespace, body);
+    }
     create(
         crate::registry::CRD_GROUP,
         crate::registry::CRD_RESOURCE,
@@ -274,6 +279,55 @@ pub fn seed_workloads(registry: &Registry) {
 
 /// An object to create: (group, resource, namespace, body).
 type Seeded = (&'static str, &'static str, &'static str, Value);
+
+/// The namespace of the seeded failures.
+pub const TROUBLED: &str = "troubled";
+
+/// What a real cluster shows when something is wrong, each as its controllers leave it:
+/// `gpu-trainer` asks for a node label no node has (the scheduler reports its pods
+/// Unschedulable), `billing` names an image no registry has (ErrImagePull, then
+/// ImagePullBackOff), `checkout` runs but fails its readiness probe (never Ready, Unhealthy
+/// Events), and the claim `uploads` of the WaitForFirstConsumer class `standard` has no pod
+/// to wait for, so it stays Pending.
+fn troubled_workloads() -> Vec<Seeded> {
+    let mut gpu_trainer = deployment("gpu-trainer", "ghcr.io/kube-atlas/trainer:2.1", 2, None);
+    gpu_trainer["spec"]["template"]["spec"]["nodeSelector"] = json!({"accelerator": "nvidia-h100"});
+    let mut checkout = deployment(
+        "checkout",
+        "ghcr.io/kube-atlas/checkout-unready:3.0",
+        1,
+        Some(8080),
+    );
+    checkout["spec"]["template"]["spec"]["containers"][0]["readinessProbe"] = json!({
+        "httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 10, "failureThreshold": 3,
+    });
+    vec![
+        ("apps", "deployments", TROUBLED, gpu_trainer),
+        (
+            "apps",
+            "deployments",
+            TROUBLED,
+            deployment(
+                "billing",
+                "ghcr.io/kube-atlas/billing:doesnotexist",
+                1,
+                Some(8080),
+            ),
+        ),
+        ("apps", "deployments", TROUBLED, checkout),
+        (
+            "",
+            "persistentvolumeclaims",
+            TROUBLED,
+            json!({
+                "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "uploads"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "standard",
+                         "resources": {"requests": {"storage": "5Gi"}}},
+            }),
+        ),
+    ]
+}
 
 /// kind's default StorageClass (claims without a class get it and bind once a pod uses
 /// them) and the IngressClass of ingress-nginx.

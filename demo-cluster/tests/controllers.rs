@@ -435,7 +435,8 @@ async fn events_along_the_chain_name_the_real_components() {
         && e["message"]
             .as_str()
             .unwrap()
-            .starts_with("Successfully pulled image \"nginx\" in ")));
+            // The kubelet names the image with the default tag it pulls.
+            .starts_with("Successfully pulled image \"nginx:latest\" in ")));
 
     // The same events through events.k8s.io/v1.
     let gvk = GroupVersionKind::gvk("events.k8s.io", "v1", "Event");

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
@@ -74,8 +74,8 @@ impl EventSpec {
 /// Writes Events, bumping an existing one when the same thing happens again.
 pub struct EventRecorder {
     registry: Arc<Registry>,
-    /// Aggregation key → (namespace, event name) of the event last written for it.
-    recorded: Mutex<HashMap<String, (String, String)>>,
+    /// Aggregation key → (namespace, event name) of the event last written for it, and when.
+    recorded: Mutex<HashMap<String, (String, String, Instant)>>,
 }
 
 impl EventRecorder {
@@ -89,6 +89,13 @@ impl EventRecorder {
     /// Records `spec` about `involved`; failures (e.g. a terminating namespace) are dropped,
     /// as client-go's recorder drops them.
     pub fn record(&self, involved: &Value, spec: EventSpec) {
+        self.record_unless_within(involved, spec, Duration::ZERO);
+    }
+
+    /// Records `spec` unless the same Event was written less than `period` ago: for what a
+    /// controller finds again on every pass but reports once per resync, as the real
+    /// controller does (the PersistentVolume controller's WaitForFirstConsumer every 15 s).
+    pub fn record_unless_within(&self, involved: &Value, spec: EventSpec, period: Duration) {
         let Some(def) = self.registry.builtin("", "events") else {
             return;
         };
@@ -112,8 +119,14 @@ impl EventRecorder {
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
             .cloned();
+        if previous
+            .as_ref()
+            .is_some_and(|(_, _, at)| !period.is_zero() && at.elapsed() < period)
+        {
+            return;
+        }
         let opts = writer(spec.manager, "");
-        if let Some((ns, name)) = previous {
+        if let Some((ns, name, _)) = previous {
             let bumped = self.registry.update_with(&def, &ns, &name, &opts, |event| {
                 let count = event["count"].as_i64().unwrap_or(1) + 1;
                 if spec.action.is_some() {
@@ -125,6 +138,10 @@ impl EventRecorder {
                 Ok(())
             });
             if bumped.is_ok() {
+                self.recorded
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key, (ns, name, Instant::now()));
                 return;
             }
         }
@@ -182,7 +199,7 @@ impl EventRecorder {
             self.recorded
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(key, (namespace, created_name));
+                .insert(key, (namespace, created_name, Instant::now()));
         }
     }
 
@@ -192,7 +209,7 @@ impl EventRecorder {
             return;
         };
         let mut recorded = self.recorded.lock().unwrap_or_else(|p| p.into_inner());
-        recorded.retain(|_, (ns, name)| self.registry.get(&def, ns, name).is_ok());
+        recorded.retain(|_, (ns, name, _)| self.registry.get(&def, ns, name).is_ok());
     }
 }
 

@@ -2,9 +2,13 @@
 //! kubelet reports (no containers exist), terminates deleted pods gracefully, restarts
 //! crashing containers with CrashLoopBackOff, and keeps the node's heartbeat and Lease fresh.
 //!
-//! An image whose name contains `crash` exits with code 1 shortly after every start. Pods with
-//! `restartPolicy` Never/OnFailure run to completion after a simulated run time (`sleep N` in
-//! the command sets it).
+//! An image whose name contains `crash` exits with code 1 shortly after every start; one whose
+//! name contains `doesnotexist` never pulls (ErrImagePull, then ImagePullBackOff, retried with
+//! a growing back-off); one whose name contains `unready` runs but fails its readiness probe,
+//! if it has one (Unhealthy Events every `periodSeconds`), so its pod stays not Ready, as the
+//! stand-in kubelet of the real control plane's tests (`fake_kubelet.py`) plays them. Pods
+//! with `restartPolicy` Never/OnFailure run to completion after a simulated run time (`sleep
+//! N` in the command sets it).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -30,6 +34,9 @@ const CRASH_AFTER_SECONDS: f64 = 1.5;
 const DEFAULT_RUN_SECONDS: f64 = 3.0;
 /// Longest simulated stop time, whatever the grace period.
 const MAX_STOP_SECONDS: f64 = 2.0;
+/// How long a failed pull shows as ErrImagePull before the kubelet's next sync reports the
+/// back-off (simulated seconds).
+const PULL_ERROR_SHOWN_SECONDS: f64 = 1.0;
 
 /// Both kubelet tasks for `node`: pod lifecycle and heartbeat.
 pub fn spawn(ctx: Arc<Context>, node: &str) -> Vec<JoinHandle<()>> {
@@ -314,6 +321,10 @@ pub fn renew_lease(ctx: &Context, node: &str) {
 enum Stage {
     /// Images are being pulled (status: ContainerCreating).
     Pulling,
+    /// A pull failed (status: ErrImagePull); `due` is when the back-off is reported.
+    PullFailed,
+    /// Waiting to pull again (status: ImagePullBackOff); `due` is the next attempt.
+    PullBackOff,
     /// Containers run; `due` is when a crashing or finite container exits.
     Running,
     /// A crashed container waits for its restart (CrashLoopBackOff).
@@ -336,6 +347,20 @@ struct Runtime {
     restarts: i64,
     /// `lastState.terminated` of crashing containers after their first exit.
     last_terminated: Option<Value>,
+    /// Failed pulls of a missing image so far (the back-off grows with them).
+    failed_pulls: i64,
+    /// When a failing readiness probe runs next.
+    next_probe: Option<Instant>,
+}
+
+impl Runtime {
+    /// The earlier of the stage's timer and the next probe.
+    fn next_timer(&self) -> Option<Instant> {
+        match (self.due, self.next_probe) {
+            (Some(due), Some(probe)) => Some(due.min(probe)),
+            (due, probe) => due.or(probe),
+        }
+    }
 }
 
 /// The state a container is shown in.
@@ -345,6 +370,10 @@ enum Shown {
     Running,
     CrashLoop,
     Exited,
+    /// The last pull failed (waiting ErrImagePull).
+    PullError,
+    /// Waiting to pull again (waiting ImagePullBackOff).
+    PullBackOff,
 }
 
 struct Kubelet {
@@ -402,6 +431,104 @@ pub fn is_crashing_image(image: &str) -> bool {
     image.contains("crash")
 }
 
+/// An image no registry has: its pulls fail with containerd's "not found".
+pub fn is_missing_image(image: &str) -> bool {
+    image.contains("doesnotexist")
+}
+
+/// An image whose readiness probe (if it has one) never passes.
+pub fn is_unready_image(image: &str) -> bool {
+    image.contains("unready")
+}
+
+/// The image as the kubelet names it in pull messages: with the default tag `latest` added
+/// when it has neither tag nor digest (the kubelet's `applyDefaultImageTag`), not qualified.
+fn image_with_tag(image: &str) -> String {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    if last.contains(':') || image.contains('@') {
+        image.to_string()
+    } else {
+        format!("{image}:latest")
+    }
+}
+
+/// What containerd answers for a missing image, as the kubelet wraps it (the gRPC status).
+fn pull_error(image: &str) -> String {
+    let full = full_image(image);
+    format!(
+        "rpc error: code = NotFound desc = failed to pull and unpack image \"{full}\": failed to resolve reference \"{full}\": {full}: not found"
+    )
+}
+
+fn has_missing_image(pod: &Value) -> bool {
+    containers(pod).iter().any(|(_, i)| is_missing_image(i))
+}
+
+/// The containers whose readiness probe fails, with the probe's failure output.
+fn failing_readiness_probes(pod: &Value, pod_ip: &str) -> Vec<(String, String)> {
+    pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["image"].as_str().is_some_and(is_unready_image))
+        .filter(|c| c["readinessProbe"].is_object())
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                probe_failure(c, pod_ip),
+            )
+        })
+        .collect()
+}
+
+/// The prober's output for a failed probe of `container`, by the probe's kind (an exec
+/// probe's is its command's output, empty here).
+fn probe_failure(container: &Value, pod_ip: &str) -> String {
+    let probe = &container["readinessProbe"];
+    // A named port is the container's port of that name, as the prober resolves it.
+    let port = |handler: &Value| match &handler["port"] {
+        Value::String(name) => container["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["name"] == name.as_str())
+            .map(|p| p["containerPort"].to_string())
+            .unwrap_or_else(|| name.clone()),
+        number => number.to_string(),
+    };
+    if probe["httpGet"].is_object() {
+        "HTTP probe failed with statuscode: 503".to_string()
+    } else if probe["tcpSocket"].is_object() {
+        format!(
+            "dial tcp {pod_ip}:{}: connect: connection refused",
+            port(&probe["tcpSocket"])
+        )
+    } else if probe["grpc"].is_object() {
+        format!(
+            "timeout: failed to connect service \"{pod_ip}:{}\" within 1s",
+            port(&probe["grpc"])
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// The spec of the pod's container `name`.
+fn container_spec<'a>(pod: &'a Value, name: &str) -> Option<&'a Value> {
+    pod["spec"]["containers"]
+        .as_array()?
+        .iter()
+        .find(|c| c["name"] == name)
+}
+
+/// A readiness probe's period (the API's default: 10 s).
+fn probe_period_seconds(pod: &Value, container: &str) -> f64 {
+    container_spec(pod, container)
+        .and_then(|c| c["readinessProbe"]["periodSeconds"].as_f64())
+        .unwrap_or(10.0)
+        .max(1.0)
+}
+
 fn containers(pod: &Value) -> Vec<(String, String)> {
     pod["spec"]["containers"]
         .as_array()
@@ -457,7 +584,8 @@ fn restarts_on_failure(pod: &Value) -> bool {
     pod["spec"]["restartPolicy"].as_str().unwrap_or("Always") != "Never"
 }
 
-/// CrashLoopBackOff delay after `restarts` exits: 10 s doubling up to 5 min.
+/// CrashLoopBackOff delay after `restarts` exits, and the image pull back-off after as many
+/// failed pulls (the kubelet's two back-offs have the same shape): 10 s doubling up to 5 min.
 fn back_off_seconds(restarts: i64) -> f64 {
     let exponent = (restarts - 1).clamp(0, 5) as i32;
     (10.0 * 2f64.powi(exponent)).min(300.0)
@@ -535,7 +663,7 @@ impl Kubelet {
             if self
                 .pods
                 .get(uid)
-                .and_then(|rt| rt.due)
+                .and_then(Runtime::next_timer)
                 .is_some_and(|due| due <= now)
             {
                 todo.insert(key.clone());
@@ -572,7 +700,7 @@ impl Kubelet {
         let now = Instant::now();
         self.pods
             .values()
-            .filter_map(|rt| rt.due)
+            .filter_map(Runtime::next_timer)
             .min()
             .map(|due| due.saturating_duration_since(now))
     }
@@ -586,10 +714,16 @@ impl Kubelet {
         if is_deleting(pod) && rt.stage != Stage::Terminating {
             self.start_termination(pod, &mut rt);
         }
+        if rt.next_probe.is_some_and(|due| due <= Instant::now()) {
+            self.probe_readiness(pod, &mut rt);
+        }
         if rt.due.is_some_and(|due| due <= Instant::now()) {
             rt.due = None;
             match rt.stage {
+                Stage::Pulling if has_missing_image(pod) => self.pull_failed(pod, &mut rt),
                 Stage::Pulling => self.start_containers(pod, &mut rt, true),
+                Stage::PullFailed => self.report_pull_back_off(pod, &mut rt),
+                Stage::PullBackOff => self.pull_again(pod, &mut rt),
                 Stage::Running => self.containers_exited(pod, &mut rt),
                 Stage::BackOff => self.start_containers(pod, &mut rt, false),
                 Stage::Terminating => {
@@ -623,6 +757,8 @@ impl Kubelet {
                 .as_i64()
                 .unwrap_or(0),
             last_terminated: None,
+            failed_pulls: 0,
+            next_probe: None,
         };
         if is_deleting(pod) {
             // Nothing runs for it here: finish the deletion right away.
@@ -637,6 +773,7 @@ impl Kubelet {
         if status["phase"] == "Running" && !rt.pod_ip.is_empty() {
             rt.stage = Stage::Running;
             rt.due = self.exit_timer(pod);
+            rt.next_probe = self.first_probe(pod, &rt);
             self.pods.insert(uid, rt);
             return;
         }
@@ -647,11 +784,7 @@ impl Kubelet {
             if self.pulled.contains(&image) && pod_pull_policy(pod, &name) != "Always" {
                 continue;
             }
-            self.record(
-                pod,
-                &name,
-                EventSpec::normal("Pulling", format!("Pulling image \"{image}\"")),
-            );
+            self.record_pulling(pod, &name, &image);
             slowest = slowest.max(pull_seconds(&uid, &image));
         }
         rt.due = Some(Instant::now() + self.ctx.scaled(slowest));
@@ -678,12 +811,13 @@ impl Kubelet {
             if restarting {
                 continue;
             }
+            let tagged = image_with_tag(&image);
             let message = if first && !self.pulled.contains(&image) {
                 let seconds = pull_seconds(&uid, &image);
                 let size = 10_000_000 + spread(&image, 190_000_000);
-                format!("Successfully pulled image \"{image}\" in {seconds:.3}s ({seconds:.3}s including waiting). Image size: {size} bytes.")
+                format!("Successfully pulled image \"{tagged}\" in {seconds:.3}s ({seconds:.3}s including waiting). Image size: {size} bytes.")
             } else {
-                format!("Container image \"{image}\" already present on machine")
+                format!("Container image \"{tagged}\" already present on machine")
             };
             self.pulled.insert(image.clone());
             self.record(pod, &name, EventSpec::normal("Pulled", message));
@@ -701,12 +835,110 @@ impl Kubelet {
         rt.stage = Stage::Running;
         rt.started_at = now();
         rt.due = self.exit_timer(pod);
+        rt.next_probe = self.first_probe(pod, rt);
         self.write_status(pod, rt, "Running", |_| Shown::Running);
+    }
+
+    fn record_pulling(&self, pod: &Value, container: &str, image: &str) {
+        self.record(
+            pod,
+            container,
+            EventSpec::normal(
+                "Pulling",
+                format!("Pulling image \"{}\"", image_with_tag(image)),
+            ),
+        );
+    }
+
+    /// The pull of a missing image failed: the image manager's Failed Event with
+    /// containerd's words, then the container manager's "Error: ErrImagePull".
+    fn pull_failed(&mut self, pod: &Value, rt: &mut Runtime) {
+        self.record_for_missing_images(pod, |image| {
+            [
+                EventSpec::warning(
+                    "Failed",
+                    format!("Failed to pull image \"{image}\": {}", pull_error(image)),
+                ),
+                EventSpec::warning("Failed", "Error: ErrImagePull"),
+            ]
+        });
+        rt.failed_pulls += 1;
+        rt.stage = Stage::PullFailed;
+        rt.due = Some(Instant::now() + self.ctx.scaled(PULL_ERROR_SHOWN_SECONDS));
+        self.write_status(pod, rt, "Pending", pull_view(Shown::PullError));
+    }
+
+    /// The next sync finds the image in back-off: a Normal BackOff Event (the image
+    /// manager's), then "Error: ImagePullBackOff"; the next pull after the back-off.
+    fn report_pull_back_off(&mut self, pod: &Value, rt: &mut Runtime) {
+        self.record_for_missing_images(pod, |image| {
+            [
+                EventSpec::normal("BackOff", format!("Back-off pulling image \"{image}\"")),
+                EventSpec::warning("Failed", "Error: ImagePullBackOff"),
+            ]
+        });
+        rt.stage = Stage::PullBackOff;
+        rt.due = Some(Instant::now() + self.ctx.scaled(back_off_seconds(rt.failed_pulls)));
+        self.write_status(pod, rt, "Pending", pull_view(Shown::PullBackOff));
+    }
+
+    /// Records, for each container whose image is missing, the Events `events` makes of the
+    /// image (named with its default tag, as the kubelet names it).
+    fn record_for_missing_images(&self, pod: &Value, events: impl Fn(&str) -> [EventSpec; 2]) {
+        for (name, image) in containers(pod) {
+            if is_missing_image(&image) {
+                for spec in events(&image_with_tag(&image)) {
+                    self.record(pod, &name, spec);
+                }
+            }
+        }
+    }
+
+    /// The back-off is over: pull again (and fail again, after a pull's time).
+    fn pull_again(&mut self, pod: &Value, rt: &mut Runtime) {
+        let uid = uid_of(pod).to_string();
+        let mut slowest = 0.2f64;
+        for (name, image) in containers(pod) {
+            if is_missing_image(&image) {
+                self.record_pulling(pod, &name, &image);
+                slowest = slowest.max(pull_seconds(&uid, &image));
+            }
+        }
+        rt.stage = Stage::Pulling;
+        rt.due = Some(Instant::now() + self.ctx.scaled(slowest));
+    }
+
+    /// When a failing readiness probe first runs: after its `initialDelaySeconds`.
+    fn first_probe(&self, pod: &Value, rt: &Runtime) -> Option<Instant> {
+        let (container, _) = failing_readiness_probes(pod, &rt.pod_ip)
+            .into_iter()
+            .next()?;
+        let delay = container_spec(pod, &container)
+            .and_then(|c| c["readinessProbe"]["initialDelaySeconds"].as_f64())
+            .unwrap_or(0.0);
+        Some(Instant::now() + self.ctx.scaled(delay.max(0.5)))
+    }
+
+    /// A failing readiness probe ran: the prober's Unhealthy Event (aggregated into a count
+    /// as it repeats), and the next run a period later.
+    fn probe_readiness(&mut self, pod: &Value, rt: &mut Runtime) {
+        let failing = failing_readiness_probes(pod, &rt.pod_ip);
+        let mut period = f64::MAX;
+        for (container, output) in &failing {
+            self.record(
+                pod,
+                container,
+                EventSpec::warning("Unhealthy", format!("Readiness probe failed: {output}")),
+            );
+            period = period.min(probe_period_seconds(pod, container));
+        }
+        rt.next_probe = (!failing.is_empty()).then(|| Instant::now() + self.ctx.scaled(period));
     }
 
     /// The timer of a running pod fired: crashing containers exit 1, finite pods complete.
     fn containers_exited(&mut self, pod: &Value, rt: &mut Runtime) {
         let finished_at = now();
+        rt.next_probe = None;
         let crashing_name = containers(pod)
             .into_iter()
             .find(|(_, image)| is_crashing_image(image))
@@ -773,6 +1005,7 @@ impl Kubelet {
             0.1
         };
         rt.stage = Stage::Terminating;
+        rt.next_probe = None;
         rt.due = Some(Instant::now() + self.ctx.scaled(stop));
     }
 
@@ -794,9 +1027,18 @@ impl Kubelet {
         let time = now();
         let mut statuses = vec![];
         let mut unready = vec![];
+        // A failed pull comes after the sandbox (and its IP) was set up.
+        let mut sandbox_up = false;
         for (name, image) in containers(pod) {
             let crashing = is_crashing_image(&image);
+            let probed_unready = is_unready_image(&image)
+                && container_spec(pod, &name).is_some_and(|c| c["readinessProbe"].is_object());
             let view = shown(&image);
+            let pulled = !matches!(
+                view,
+                Shown::Creating | Shown::PullError | Shown::PullBackOff
+            );
+            sandbox_up |= matches!(view, Shown::PullError | Shown::PullBackOff);
             let restarts = if crashing { rt.restarts } else { 0 };
             let id = container_id(pod, &name, restarts);
             let succeeded = phase == "Succeeded" || !crashing;
@@ -806,12 +1048,30 @@ impl Kubelet {
                     false,
                     false,
                 ),
-                // A crashing container is up but never becomes ready.
+                // A crashing container is up but never becomes ready, nor one whose
+                // readiness probe fails.
                 Shown::Running => (
                     json!({"running": {"startedAt": rt.started_at}}),
-                    !crashing,
+                    !crashing && !probed_unready,
                     true,
                 ),
+                Shown::PullError => (
+                    json!({"waiting": {"reason": "ErrImagePull",
+                        "message": pull_error(&image_with_tag(&image))}}),
+                    false,
+                    false,
+                ),
+                // The back-off's message carries the last pull's error, as the kubelet's
+                // image manager wraps it.
+                Shown::PullBackOff => {
+                    let tagged = image_with_tag(&image);
+                    (
+                        json!({"waiting": {"reason": "ImagePullBackOff",
+                            "message": format!("Back-off pulling image \"{tagged}\": ErrImagePull: {}", pull_error(&tagged))}}),
+                        false,
+                        false,
+                    )
+                }
                 Shown::CrashLoop => (
                     json!({"waiting": {"reason": "CrashLoopBackOff",
                     "message": format!("back-off {}s restarting failed container={name} pod={}_{}({})",
@@ -836,11 +1096,17 @@ impl Kubelet {
             if !ready {
                 unready.push(name.clone());
             }
+            // An image never pulled is reported as the spec names it (no runtime has it).
+            let reported_image = if matches!(view, Shown::PullError | Shown::PullBackOff) {
+                image.clone()
+            } else {
+                full_image(&image)
+            };
             let mut status = json!({
-                "name": name, "image": full_image(&image), "imageID": "", "ready": ready,
+                "name": name, "image": reported_image, "imageID": "", "ready": ready,
                 "restartCount": restarts, "started": started, "state": state, "lastState": {},
             });
-            if view != Shown::Creating {
+            if pulled {
                 status["imageID"] = json!(image_id(&image));
                 status["containerID"] = json!(id);
             }
@@ -867,7 +1133,7 @@ impl Kubelet {
         for (ty, ok, extra) in [
             (
                 "PodReadyToStartContainers",
-                !creating && !completed,
+                (!creating || sandbox_up) && !completed,
                 json!({}),
             ),
             ("Initialized", true, json!({})),
@@ -901,7 +1167,7 @@ impl Kubelet {
             "startTime": rt.start_time, "containerStatuses": statuses,
             "qosClass": pod["status"]["qosClass"].as_str().unwrap_or("BestEffort"),
         });
-        if !creating {
+        if !creating || sandbox_up {
             status["podIP"] = json!(rt.pod_ip);
             status["podIPs"] = json!([{"ip": rt.pod_ip}]);
         }
@@ -918,12 +1184,20 @@ impl Kubelet {
     }
 }
 
+/// How a pod with a missing image is shown: its missing images as `failed`, the others still
+/// being created.
+fn pull_view(failed: Shown) -> impl Fn(&str) -> Shown {
+    move |image| {
+        if is_missing_image(image) {
+            failed
+        } else {
+            Shown::Creating
+        }
+    }
+}
+
 fn pod_pull_policy(pod: &Value, container: &str) -> String {
-    pod["spec"]["containers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["name"] == container)
+    container_spec(pod, container)
         .and_then(|c| c["imagePullPolicy"].as_str())
         .unwrap_or("IfNotPresent")
         .to_string()

@@ -237,6 +237,8 @@ fn report_unschedulable(ctx: &Context, pod: &Value, nodes: &[Value]) {
             "{not_ready} node(s) had untolerated taint {{node.kubernetes.io/not-ready: }}"
         ));
     }
+    // kube-scheduler's FitError sorts the "<count> <reason>" strings before joining them.
+    reasons.sort();
     let message = format!(
         "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
         reasons.join(", ")

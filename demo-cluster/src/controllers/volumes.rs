@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use super::events::EventSpec;
 use super::{
     is_deleting, name_of, namespace_of, spawn_reconciler, uid_of, write_status, writer, Context,
     CONTROLLER_MANAGER,
@@ -20,6 +21,10 @@ use crate::registry::DeleteOptions;
 const DEFAULT_CLASS: &str = "storageclass.kubernetes.io/is-default-class";
 /// A class whose volumes are all created by an administrator.
 const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
+/// The Event source of kube-controller-manager's PersistentVolume controller.
+const VOLUME_CONTROLLER: &str = "persistentvolume-controller";
+/// How often the real controller syncs each claim (its resync period).
+const CLAIM_RESYNC_SECONDS: f64 = 15.0;
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     spawn_reconciler(
@@ -174,7 +179,20 @@ fn provision(ctx: &Context, cluster: &mut Cluster, claim: &Value) -> Option<Valu
         return None;
     }
     let node = if class["volumeBindingMode"] == "WaitForFirstConsumer" {
-        Some(consumer_node(ctx, claim)?)
+        let Some(node) = consumer_node(ctx, claim) else {
+            // The real controller says so on each sync of the claim (every 15 s).
+            ctx.recorder.record_unless_within(
+                claim,
+                EventSpec::normal(
+                    "WaitForFirstConsumer",
+                    "waiting for first consumer to be created before binding",
+                )
+                .by(VOLUME_CONTROLLER, CONTROLLER_MANAGER),
+                ctx.scaled(CLAIM_RESYNC_SECONDS),
+            );
+            return None;
+        };
+        Some(node)
     } else {
         None
     };
