@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 8] = [
+const E2E_TARGETS: [&str; 9] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -149,6 +149,7 @@ const E2E_TARGETS: [&str; 8] = [
     "e2e_events",
     "e2e_timeline",
     "e2e_edit",
+    "e2e_diagnosis",
     "e2e_chaos",
 ];
 

@@ -1,0 +1,227 @@
+//! End-to-end tests of "why is this not ready?": each broken Deployment's own page explains
+//! its root cause in words (pods that cannot be scheduled, an image that cannot be pulled, a
+//! container that keeps crashing), a healthy one says nothing, the Deployments list marks the
+//! broken ones and not the healthy one, and a fix clears the finding live. On the demo
+//! cluster and on kube-apiserver with its scheduler, controllers and the stand-in kubelet
+//! (which fails images named `doesnotexist` and crash-loops images named `crash`).
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{texts_at, wait_for, wait_until, Backend, Harness};
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+const NAMESPACE: &str = "troubles";
+
+/// The four Deployments: (name, image, node selector).
+const CASES: [(&str, &str, Option<(&str, &str)>); 4] = [
+    ("unplaceable", "nginx:1.27", Some(("disk", "ssd"))),
+    ("missing-image", "nginx:doesnotexist", None),
+    ("crasher", "crash:1", None),
+    ("healthy", "nginx:1.27", None),
+];
+
+async fn create_cases(harness: &Harness) -> Api<Deployment> {
+    harness.create_namespace(NAMESPACE).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), NAMESPACE);
+    for (name, image, selector) in CASES {
+        let mut pod_spec = json!({"containers": [{"name": "main", "image": image}]});
+        if let Some((key, value)) = selector {
+            pod_spec["nodeSelector"] = json!({ key: value });
+        }
+        let deployment = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec}
+            }
+        }))
+        .expect("a Deployment");
+        deployments
+            .create(&PostParams::default(), &deployment)
+            .await
+            .expect("deployment created");
+    }
+    deployments
+}
+
+/// The headlines of the object page's Diagnosis, as shown.
+async fn headlines(harness: &Harness) -> Vec<String> {
+    texts_at(&harness.driver, ".diagnosis .diagnosis-headline", None).await
+}
+
+/// Waits until the open object page's first cause says all of `words`.
+async fn wait_for_cause(harness: &Harness, name: &str, words: &[&str]) -> Vec<String> {
+    wait_until(
+        &format!("the Diagnosis of Deployment {name} says {words:?}"),
+        async || headlines(harness).await,
+        |shown| {
+            shown
+                .first()
+                .is_some_and(|first| words.iter().all(|w| first.contains(w)))
+        },
+    )
+    .await
+}
+
+async fn broken_deployments_explain_their_root_cause(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let deployments = create_cases(&harness).await;
+
+    harness
+        .open(&format!(
+            "#/obj/apps/v1/deployments/{NAMESPACE}/unplaceable"
+        ))
+        .await;
+    let shown = wait_for_cause(
+        &harness,
+        "unplaceable",
+        &[
+            "of 1 Pods of ReplicaSet",
+            "cannot be scheduled",
+            "node selector",
+        ],
+    )
+    .await;
+    eprintln!("unplaceable: {shown:?}");
+    // The chain it travels up, and how to check it by hand.
+    let chain = texts_at(&harness.driver, ".diagnosis .diagnosis-chain", None).await;
+    assert!(
+        chain
+            .first()
+            .is_some_and(|c| c.contains("Deployment troubles/unplaceable")),
+        "{chain:?}"
+    );
+    let check = texts_at(&harness.driver, ".diagnosis .diagnosis-check code", None).await;
+    assert!(
+        check
+            .first()
+            .is_some_and(|c| c.contains("reason=FailedScheduling")),
+        "{check:?}"
+    );
+    harness.screenshot("diagnosis-unschedulable").await;
+
+    harness
+        .open(&format!(
+            "#/obj/apps/v1/deployments/{NAMESPACE}/missing-image"
+        ))
+        .await;
+    wait_for_cause(
+        &harness,
+        "missing-image",
+        &["cannot pull its image nginx:doesnotexist"],
+    )
+    .await;
+
+    harness
+        .open(&format!("#/obj/apps/v1/deployments/{NAMESPACE}/crasher"))
+        .await;
+    wait_for_cause(&harness, "crasher", &["keeps crashing", "exited with code"]).await;
+    harness.screenshot("diagnosis-crash-loop").await;
+
+    // The healthy one, once rolled out, has nothing to say.
+    harness
+        .open(&format!("#/obj/apps/v1/deployments/{NAMESPACE}/healthy"))
+        .await;
+    wait_until(
+        "the healthy Deployment is available",
+        async || {
+            deployments
+                .get("healthy")
+                .await
+                .ok()
+                .and_then(|d| d.status)
+                .and_then(|s| s.available_replicas)
+        },
+        |available| *available == Some(1),
+    )
+    .await;
+    wait_until(
+        "the healthy Deployment's page shows no Diagnosis",
+        async || {
+            (
+                texts_at(&harness.driver, "h1", None).await,
+                texts_at(&harness.driver, ".diagnosis", None).await,
+            )
+        },
+        |(title, diagnosis)| title.iter().any(|t| t == "healthy") && diagnosis.is_empty(),
+    )
+    .await;
+
+    // The list marks the three, not the healthy one.
+    harness
+        .open(&format!("#/list/apps/v1/deployments?ns={NAMESPACE}"))
+        .await;
+    wait_for(&harness.driver, "table[role=grid] td.health-cell").await;
+    let marks = wait_until(
+        "the Deployments list marks the three broken ones and not the healthy one",
+        async || health_by_name(&harness).await,
+        |marks| {
+            marks.len() == 4
+                && marks
+                    .iter()
+                    .all(|(name, health)| (name == "healthy") == (health == "OK"))
+        },
+    )
+    .await;
+    eprintln!("list health: {marks:?}");
+    harness.screenshot("diagnosis-list-health").await;
+
+    // Removing the nodeSelector clears the finding live.
+    harness
+        .open(&format!(
+            "#/obj/apps/v1/deployments/{NAMESPACE}/unplaceable"
+        ))
+        .await;
+    wait_for_cause(&harness, "unplaceable", &["cannot be scheduled"]).await;
+    deployments
+        .patch(
+            "unplaceable",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"template": {"spec": {"nodeSelector": null}}}})),
+        )
+        .await
+        .expect("nodeSelector removed");
+    wait_until(
+        "the scheduling finding goes once the nodeSelector is removed",
+        async || headlines(&harness).await,
+        |shown| shown.iter().all(|h| !h.contains("cannot be scheduled")),
+    )
+    .await;
+    harness.stop().await;
+}
+
+/// Each row's name and the text of its health cell.
+async fn health_by_name(harness: &Harness) -> Vec<(String, String)> {
+    let names = texts_at(
+        &harness.driver,
+        "table[role=grid] tbody tr.vt-row td.name-cell a",
+        None,
+    )
+    .await;
+    let healths = texts_at(
+        &harness.driver,
+        "table[role=grid] tbody tr.vt-row td.health-cell",
+        None,
+    )
+    .await;
+    names
+        .into_iter()
+        .zip(healths)
+        .map(|(name, health)| {
+            // The badge's icon, then its word.
+            let word = health
+                .split_whitespace()
+                .last()
+                .unwrap_or_default()
+                .to_string();
+            (name, word)
+        })
+        .collect()
+}
+
+on_both_backends!(broken_deployments_explain_their_root_cause);
