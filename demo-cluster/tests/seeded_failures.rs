@@ -117,7 +117,8 @@ async fn pods_whose_node_selector_no_node_matches_are_unschedulable_in_kube_sche
     let (cluster, client) = seeded_cluster().await;
     // kube-scheduler v1.36 on three nodes of which none has the label.
     let expected = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. \
-                    preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+                    no new claims to deallocate, preemption: 0/3 nodes are available: \
+                    3 Preemption is not helpful for scheduling.";
     let (pods, events) = until(&client, "two unschedulable gpu-trainer pods", |ns| {
         let pods = ns.pods_of("gpu-trainer");
         let reported = pods.iter().all(|p| {
@@ -140,6 +141,10 @@ async fn pods_whose_node_selector_no_node_matches_are_unschedulable_in_kube_sche
         let scheduled = condition(pod, "PodScheduled").expect("PodScheduled");
         assert_eq!(scheduled["status"], "False");
         assert_eq!(scheduled["reason"], "Unschedulable");
+        assert_eq!(
+            scheduled["observedGeneration"],
+            pod["metadata"]["generation"]
+        );
     }
     for event in &events {
         assert_eq!(event["type"], "Warning");

@@ -18,6 +18,9 @@ use crate::storage::object::ObjectKey;
 
 pub const COMPONENT: &str = "default-scheduler";
 pub const MANAGER: &str = "kube-scheduler";
+/// How long kube-scheduler keeps a pod among the unschedulable before trying it again
+/// without a cluster change (`podMaxInUnschedulablePodsDuration`).
+const UNSCHEDULABLE_RETRY_SECONDS: f64 = 300.0;
 
 pub fn spawn(ctx: Arc<Context>) -> JoinHandle<()> {
     let changes = Changes::of(&ctx.registry, &[("", "pods"), ("", "nodes")]);
@@ -237,10 +240,12 @@ fn report_unschedulable(ctx: &Context, pod: &Value, nodes: &[Value]) {
             "{not_ready} node(s) had untolerated taint {{node.kubernetes.io/not-ready: }}"
         ));
     }
-    // kube-scheduler's FitError sorts the "<count> <reason>" strings before joining them.
+    // kube-scheduler's FitError sorts the "<count> <reason>" strings before joining them,
+    // then adds what its PostFilter plugins said, in the default profile's order: dynamic
+    // resources (on by default since v1.34) before preemption.
     reasons.sort();
     let message = format!(
-        "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
+        "0/{total} nodes are available: {}. no new claims to deallocate, preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling.",
         reasons.join(", ")
     );
     let time = now();
@@ -248,7 +253,8 @@ fn report_unschedulable(ctx: &Context, pod: &Value, nodes: &[Value]) {
         &pod["status"]["conditions"],
         "PodScheduled",
         "False",
-        json!({"lastProbeTime": null, "reason": "Unschedulable", "message": message}),
+        json!({"lastProbeTime": null, "reason": "Unschedulable", "message": message,
+               "observedGeneration": pod["metadata"]["generation"]}),
         &time,
     );
     if pod["status"]["conditions"] != conditions {
@@ -263,10 +269,14 @@ fn report_unschedulable(ctx: &Context, pod: &Value, nodes: &[Value]) {
             },
         );
     }
-    ctx.recorder.record(
+    // This scheduler retries every few seconds (and on any pod change); kube-scheduler
+    // parks an unschedulable pod until a node changes or five minutes pass, so its Event
+    // repeats that often, not on every retry here.
+    ctx.recorder.record_unless_within(
         pod,
         EventSpec::warning("FailedScheduling", message)
             .by(COMPONENT, MANAGER)
             .with_action("Scheduling"),
+        ctx.scaled(UNSCHEDULABLE_RETRY_SECONDS),
     );
 }
