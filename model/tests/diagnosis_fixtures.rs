@@ -1,7 +1,7 @@
 //! The diagnosis on Deployments recorded from both backends (`fixtures/diagnosis/{real,demo}`,
-//! recorded by `demo-cluster/tests/diagnosis_fixtures.rs`): a real kube-apiserver with
-//! kube-controller-manager and kube-scheduler v1.36 (pods run by the stand-in kubelet), and
-//! the demo cluster. Each fixture is a Deployment with its ReplicaSets and Pods and the
+//! recorded by `demo-cluster/examples/record_diagnosis_fixtures.rs`): a real kube-apiserver
+//! with kube-controller-manager and kube-scheduler v1.36 (pods run by the stand-in kubelet),
+//! and the demo cluster. Each fixture is a Deployment with its ReplicaSets and Pods and the
 //! Event objects of its namespace; what a user must read is the same on both.
 
 use std::path::PathBuf;

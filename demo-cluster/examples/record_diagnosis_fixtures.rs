@@ -5,14 +5,18 @@
 //! created, left to settle, and saved with their ReplicaSets, Pods and the namespace's Event
 //! objects as `model/tests/fixtures/diagnosis/{real,demo}/<case>.json`.
 //!
-//! Run by hand when a backend's wording changes, then commit the fixtures:
-//! `cargo test -p demo-cluster --test diagnosis_fixtures -- --ignored --test-threads 1`
+//! Run by hand when a backend's wording changes, then commit the fixtures (an example, not an
+//! ignored test: CI fails on ignored tests beyond its deliberate few):
+//! `cargo run -p demo-cluster --example record_diagnosis_fixtures [real] [demo]` (both when
+//! none is named; `real` needs the control-plane binaries of `cargo xtask setup`).
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "../tests/common/mod.rs"]
 mod common;
 
 /// How long a case may take to settle (the stand-in kubelet's crash loop restarts every
@@ -234,47 +238,74 @@ fn record_all(kubectl: Kubectl, backend: &str) {
     }
 }
 
-#[test]
-#[ignore = "records model/tests/fixtures/diagnosis/real: run by hand (needs the control-plane binaries)"]
-fn record_on_the_real_control_plane() {
+/// Records on a real control plane: kube-apiserver, kube-controller-manager and
+/// kube-scheduler, with the stand-in kubelet's nodes.
+fn record_on_the_real_control_plane() -> Result<(), String> {
     // Three nodes, as the demo cluster has, so the scheduler's counts are the same.
     let plane = envtest::ControlPlane::start(envtest::Options {
         controllers: true,
         nodes: 3,
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
+    })?;
     let kubectl = |args: &[&str]| plane.kubectl_ok(args);
     let deadline = Instant::now() + SETTLE_LIMIT;
     while !kubectl(&["get", "nodes", "-o", "name"]).is_ok_and(|n| n.lines().count() == 3) {
-        assert!(Instant::now() < deadline, "the stand-in kubelet's nodes");
+        if Instant::now() > deadline {
+            return Err("the stand-in kubelet registered no three nodes".into());
+        }
         std::thread::sleep(Duration::from_millis(250));
     }
     record_all(&kubectl, "real");
+    Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "records model/tests/fixtures/diagnosis/demo: run by hand (needs kubectl)"]
-async fn record_on_the_demo_cluster() {
-    // Ten times as fast: the crash loop's first back-off is a second.
-    let cluster = demo_cluster::start(demo_cluster::Config {
-        speed: 10.0,
-        ..common::empty_cluster_config()
+/// Records on an empty demo cluster (its three nodes only).
+fn record_on_the_demo_cluster() -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("a runtime: {e}"))?;
+    runtime.block_on(async {
+        // Ten times as fast: the crash loop's first back-off is a second.
+        let cluster = demo_cluster::start(demo_cluster::Config {
+            speed: 10.0,
+            ..common::empty_cluster_config()
+        })
+        .await
+        .map_err(|e| format!("the demo cluster: {e}"))?;
+        let client = common::Kubectl::new(&cluster);
+        let recorded = tokio::task::spawn_blocking(move || {
+            let kubectl = |args: &[&str]| {
+                let (ok, out, err) = client.run(args, None);
+                if ok {
+                    Ok(out)
+                } else {
+                    Err(format!("kubectl {}: {err}", args.join(" ")))
+                }
+            };
+            record_all(&kubectl, "demo");
+        })
+        .await;
+        let _ = cluster.shutdown().await;
+        recorded.map_err(|e| format!("the recording: {e}"))
     })
-    .await
-    .expect("the demo cluster starts");
-    let client = common::Kubectl::new(&cluster);
-    tokio::task::spawn_blocking(move || {
-        let kubectl = |args: &[&str]| {
-            let (ok, out, err) = client.run(args, None);
-            if ok {
-                Ok(out)
-            } else {
-                Err(format!("kubectl {}: {err}", args.join(" ")))
-            }
+}
+
+fn main() -> ExitCode {
+    let mut backends: Vec<String> = std::env::args().skip(1).collect();
+    if backends.is_empty() {
+        backends = vec!["real".into(), "demo".into()];
+    }
+    for backend in &backends {
+        let recorded = match backend.as_str() {
+            "real" => record_on_the_real_control_plane(),
+            "demo" => record_on_the_demo_cluster(),
+            other => Err(format!("unknown backend {other:?}: real or demo")),
         };
-        record_all(&kubectl, "demo");
-    })
-    .await
-    .expect("the recording finishes");
-    cluster.shutdown().await.expect("shutdown");
+        if let Err(e) = recorded {
+            eprintln!("record_diagnosis_fixtures: {backend}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
