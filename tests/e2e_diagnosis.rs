@@ -81,7 +81,7 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
         &harness,
         "unplaceable",
         &[
-            "of 1 Pods of ReplicaSet",
+            "Pod troubles/unplaceable-",
             "cannot be scheduled",
             "node selector",
         ],

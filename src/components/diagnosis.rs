@@ -140,7 +140,7 @@ fn cause_view(cause: Cause, tree: &ApiTree) -> impl IntoView {
                 <summary>"Evidence"</summary>
                 <ul>{evidence}</ul>
             </details>
-            <div class="diagnosis-check">"Check by hand: "<Copyable text=cause.finding.check.clone() label="command"/></div>
+            <div class="diagnosis-check"><span>"Check by hand:"</span><Copyable text=cause.finding.check.clone() label="command"/></div>
         </li>
     }
 }

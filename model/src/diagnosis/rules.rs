@@ -167,7 +167,8 @@ fn pod_findings(pod: &Value, subject: &Subject, events: &[EventRecord]) -> Vec<F
                 let exit_text = exit.map(|c| format!(" with code {c}")).unwrap_or_default();
                 (
                     format!(
-                        "container {container} keeps crashing: it exited{exit_text} ({why}) and was restarted {restarts} times"
+                        "container {container} keeps crashing: it exited{exit_text} ({why}) and was restarted {restarts} {}",
+                        if restarts == 1 { "time" } else { "times" }
                     ),
                     "crash-loop",
                     format!("{} --previous -c {container}", subject.kubectl("logs")),
@@ -194,14 +195,25 @@ fn pod_findings(pod: &Value, subject: &Subject, events: &[EventRecord]) -> Vec<F
             last_reason: last.and_then(|t| text(t, "/reason")).map(str::to_string),
             restarts,
         });
-        let reasons: &[&str] = match rule {
-            "crash-loop" => &["BackOff"],
-            "image-pull" => &["Failed", "BackOff", "InspectFailed", "ErrImageNeverPull"],
-            _ => &["Failed"],
+        let why = match rule {
+            "crash-loop" => warning(events, subject, &["BackOff"]),
+            // The Event that says why the pull failed, not the kubelet's later
+            // "Error: ImagePullBackOff".
+            "image-pull" => events
+                .iter()
+                .filter(|e| subject.is_regarded_by(e) && e.event_type.is_warning())
+                .filter(|e| e.message.starts_with("Failed to pull image"))
+                .max_by_key(|e| e.last_seen_ms)
+                .or_else(|| {
+                    warning(
+                        events,
+                        subject,
+                        &["Failed", "InspectFailed", "ErrImageNeverPull"],
+                    )
+                }),
+            _ => warning(events, subject, &["Failed"]),
         };
-        if let Some(event) = warning(events, subject, reasons) {
-            f.evidence.push(event_evidence(event));
-        }
+        f.evidence.extend(why.map(event_evidence));
         findings.push(f);
     }
     if findings.is_empty() {

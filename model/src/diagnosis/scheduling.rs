@@ -55,16 +55,21 @@ impl SchedulingFailure {
             .rejections
             .iter()
             .map(|r| {
+                let (has, does) = if r.nodes == 1 {
+                    ("has", "does")
+                } else {
+                    ("have", "do")
+                };
                 let what = match &r.reason {
-                    RejectionKind::Taint => "has a taint it does not tolerate".to_string(),
+                    RejectionKind::Taint => format!("{has} a taint it does not tolerate"),
                     RejectionKind::NodeAffinity => {
-                        "do not match its node selector or affinity".to_string()
+                        format!("{does} not match its node selector or affinity")
                     }
-                    RejectionKind::Insufficient(resource) => format!("has not enough {resource}"),
+                    RejectionKind::Insufficient(resource) => format!("{has} not enough {resource}"),
                     RejectionKind::VolumeNodeAffinity => {
                         "cannot reach its volume (volume node affinity)".to_string()
                     }
-                    RejectionKind::HostPorts => "has its host ports taken".to_string(),
+                    RejectionKind::HostPorts => format!("{has} its host ports taken"),
                     RejectionKind::PodAffinity => {
                         "ruled out by pod affinity or topology spread".to_string()
                     }
@@ -111,9 +116,10 @@ pub fn parse_scheduling_failure(message: &str) -> Option<SchedulingFailure> {
     let available: u32 = available.trim().parse().ok()?;
     let total: u32 = total.trim().parse().ok()?;
     let rest = rest.trim_start_matches(':').trim();
-    // What follows ". preemption:" is about evicting others, not why nodes did not fit.
-    let reasons = rest.split(". preemption:").next().unwrap_or_default();
-    let reasons = reasons.trim_end_matches('.');
+    // The reasons end at the first ". " outside braces: what follows is other plugins'
+    // notes ("no new claims to deallocate", v1.36's dynamic resources) and preemption's
+    // own verdict, not why nodes did not fit.
+    let reasons = first_sentence(rest).trim_end_matches('.');
     let rejections = split_reasons(reasons)
         .into_iter()
         .filter_map(|item| {
@@ -133,6 +139,22 @@ pub fn parse_scheduling_failure(message: &str) -> Option<SchedulingFailure> {
         rejections,
         unbound_claims: false,
     })
+}
+
+/// `text` up to its first ". " (or its end) outside braces: a taint's value may hold dots.
+fn first_sentence(text: &str) -> &str {
+    let mut depth = 0_i32;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ' ' if previous == '.' && depth == 0 => return &text[..at - 1],
+            _ => {}
+        }
+        previous = c;
+    }
+    text
 }
 
 /// Splits "1 node(s) had untolerated taint {a: b}, 2 Insufficient cpu" at the commas that
@@ -213,6 +235,33 @@ mod tests {
         assert_eq!(
             failure.summary(),
             "no node of 3 fits: 1 has a taint it does not tolerate, 2 do not match its node selector or affinity"
+        );
+    }
+
+    #[test]
+    fn v1_36_notes_after_the_reasons_are_not_reasons() {
+        // As recorded from kube-scheduler v1.36.2 (model/tests/fixtures/diagnosis/real).
+        let failure = parse_scheduling_failure(
+            "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, \
+             preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        )
+        .expect("a scheduling failure");
+        assert_eq!(
+            failure.rejections[0].reason,
+            RejectionKind::Insufficient("cpu".into())
+        );
+        assert_eq!(
+            failure.summary(),
+            "no node of 3 fits: 3 have not enough cpu"
+        );
+        let taint = parse_scheduling_failure(
+            "0/1 nodes are available: 1 node(s) had untolerated taint {example.com/zone: eu.west. 1}. \
+             no new claims to deallocate, preemption: 0/1 nodes are available.",
+        )
+        .expect("a scheduling failure");
+        assert!(
+            taint.rejections[0].text.ends_with("eu.west. 1}"),
+            "{taint:?}"
         );
     }
 
