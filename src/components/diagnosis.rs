@@ -154,6 +154,14 @@ pub fn DiagnosisPanel(diagnosis: Signal<Diagnosis>, tree: ApiTree) -> impl IntoV
             return None;
         }
         let health = diagnosis.health();
+        let fine = (!diagnosis.fine.is_empty()).then(|| {
+            let kinds: Vec<String> = diagnosis
+                .fine
+                .iter()
+                .map(|(kind, n)| format!("{n} {kind}{}", if *n == 1 { "" } else { "s" }))
+                .collect();
+            view! { <p class="diagnosis-fine">{format!("Still fine: {}.", kinds.join(", "))}</p> }
+        });
         let causes = diagnosis
             .causes
             .into_iter()
@@ -164,6 +172,7 @@ pub fn DiagnosisPanel(diagnosis: Signal<Diagnosis>, tree: ApiTree) -> impl IntoV
                 <h2>"Diagnosis " <HealthBadge health=health/></h2>
                 <p class="muted">"Root cause first, with the objects it travels up through."</p>
                 <ol class="diagnosis-causes">{causes}</ol>
+                {fine}
             </section>
         })
     }

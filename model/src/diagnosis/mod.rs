@@ -201,6 +201,8 @@ pub struct Diagnosis {
     /// Root causes first: the deepest failing objects, then warnings, then what is still
     /// progressing.
     pub causes: Vec<Cause>,
+    /// The objects under it with nothing wrong, by kind: `("Pod", 2)`.
+    pub fine: Vec<(String, usize)>,
     /// The worst health found (Ok when nothing was).
     pub health: Option<Health>,
 }
@@ -261,6 +263,7 @@ pub fn diagnose(
     // (owner uid, kind, rule) -> the cause gathering siblings.
     let mut grouped: BTreeMap<(String, String, &'static str, String), Cause> = BTreeMap::new();
     let mut siblings: HashMap<(String, String), usize> = HashMap::new();
+    let mut fine: BTreeMap<String, usize> = BTreeMap::new();
     let objects = std::iter::once(root).chain(loaded.iter().filter(|o| {
         o.pointer("/metadata/uid").and_then(Value::as_str) != Some(root_subject.uid.as_str())
     }));
@@ -276,7 +279,11 @@ pub fn diagnose(
             .entry((owner_uid.clone(), subject.kind.clone()))
             .or_default() += 1;
         depth_of.insert(subject.uid.clone(), chain.len());
-        for finding in rules::object_findings(object, events, now) {
+        let findings = rules::object_findings(object, events, now);
+        if findings.is_empty() && subject.uid != root_subject.uid {
+            *fine.entry(subject.kind.clone()).or_default() += 1;
+        }
+        for finding in findings {
             // Pods of one owner with the same rule and the same words are one cause.
             let key = (
                 owner_uid.clone(),
@@ -330,8 +337,93 @@ pub fn diagnose(
         }
         !std::mem::replace(&mut said_ready_count, true)
     });
+    if root_subject.kind == "Service" {
+        causes.extend(service_cause(root, &root_subject, loaded));
+    }
     let health = causes.iter().map(|c| c.finding.health).max();
-    Diagnosis { causes, health }
+    Diagnosis {
+        causes,
+        fine: fine.into_iter().collect(),
+        health,
+    }
+}
+
+/// A Service whose selector matches no ready pod among `loaded` (its namespace's pods):
+/// traffic to it goes nowhere. A Service without a selector (its endpoints written by hand)
+/// is not judged.
+fn service_cause(service: &Value, subject: &Subject, loaded: &[Value]) -> Option<Cause> {
+    let selector = service.pointer("/spec/selector")?.as_object()?;
+    if selector.is_empty() {
+        return None;
+    }
+    let wanted: Vec<(&str, &str)> = selector
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+        .collect();
+    let selected: Vec<&Value> = loaded
+        .iter()
+        .filter(|o| o.get("kind").and_then(Value::as_str) == Some("Pod"))
+        .filter(|o| o.pointer("/metadata/namespace") == service.pointer("/metadata/namespace"))
+        .filter(|pod| {
+            wanted.iter().all(|(key, value)| {
+                pod.pointer("/metadata/labels")
+                    .and_then(|labels| labels.get(*key))
+                    .and_then(Value::as_str)
+                    == Some(*value)
+            })
+        })
+        .collect();
+    let ready = selected
+        .iter()
+        .filter(|pod| {
+            pod.pointer("/status/conditions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|c| {
+                    c.get("type") == Some(&"Ready".into())
+                        && c.get("status") == Some(&"True".into())
+                })
+        })
+        .count();
+    if ready > 0 {
+        return None;
+    }
+    let selector_text = wanted
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let sentence = if selected.is_empty() {
+        format!("selects no pod: none has the labels {selector_text}")
+    } else {
+        let count = selected.len();
+        let (pods, none) = if count == 1 {
+            ("pod", "not ready")
+        } else {
+            ("pods", "none of them ready")
+        };
+        format!("selects {count} {pods}, {none}: its traffic goes nowhere")
+    };
+    Some(Cause {
+        finding: Finding {
+            subject: subject.clone(),
+            health: Health::Warning,
+            sentence,
+            evidence: vec![Evidence::Field {
+                path: "spec.selector".into(),
+                value: selector_text.clone(),
+            }],
+            check: match &subject.namespace {
+                Some(ns) => format!("kubectl get pods -n {ns} -l {selector_text}"),
+                None => format!("kubectl get pods -l {selector_text}"),
+            },
+            rule: "service-no-ready-pods",
+        },
+        affected: vec![subject.clone()],
+        of: 1,
+        chain: Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -335,3 +335,43 @@ fn objects_outside_the_owner_chain_are_not_blamed() {
     let diagnosis = diagnose(&deployment(3, json!([])), &loaded, &[], now());
     assert!(diagnosis.is_clean(), "{:#?}", diagnosis.causes);
 }
+
+#[test]
+fn a_service_selecting_no_ready_pod_warns_and_one_with_ready_pods_is_fine() {
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "demo", "uid": "s1"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}});
+    let mut unready = pod(
+        "web-a",
+        json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}]}),
+    );
+    unready["metadata"]["labels"] = json!({"app": "web"});
+    let diagnosis = diagnose(&service, &[unready.clone()], &[], now());
+    assert_eq!(
+        diagnosis.causes[0].headline(),
+        "Service demo/web selects 1 pod, not ready: its traffic goes nowhere"
+    );
+    assert_eq!(
+        diagnosis.causes[0].finding.check,
+        "kubectl get pods -n demo -l app=web"
+    );
+    let nothing = diagnose(&service, &[], &[], now());
+    assert!(nothing.causes[0]
+        .finding
+        .sentence
+        .starts_with("selects no pod"));
+    let mut ready = pod("web-b", running());
+    ready["metadata"]["labels"] = json!({"app": "web"});
+    assert!(diagnose(&service, &[unready, ready], &[], now()).is_clean());
+}
+
+#[test]
+fn what_is_still_fine_is_counted_by_kind() {
+    let loaded = vec![
+        replica_set(1),
+        pod("web-a", running()),
+        pod("web-b", unschedulable()),
+    ];
+    let diagnosis = diagnose(&deployment(1, json!([])), &loaded, &[], now());
+    assert_eq!(diagnosis.fine, [("Pod".to_string(), 1)]);
+}
