@@ -170,6 +170,30 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
     .await;
     eprintln!("list health: {marks:?}");
     harness.screenshot("diagnosis-list-health").await;
+    // The status line counts them; "Only unhealthy" keeps the three.
+    let counts = texts_at(&harness.driver, ".list-status .health-counts", None).await;
+    assert!(
+        counts.first().is_some_and(|c| c.contains(": 3")),
+        "{counts:?}"
+    );
+    harness
+        .driver
+        .find(thirtyfour::By::Css("input[aria-label='Only unhealthy']"))
+        .await
+        .expect("the Only unhealthy checkbox")
+        .click()
+        .await
+        .expect("click Only unhealthy");
+    wait_until(
+        "Only unhealthy shows the three broken Deployments",
+        async || {
+            let mut names = common::shown_names(&harness.driver).await;
+            names.sort();
+            names
+        },
+        |names| *names == ["crasher", "missing-image", "unplaceable"],
+    )
+    .await;
 
     // Removing the nodeSelector clears the finding live.
     harness

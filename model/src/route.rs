@@ -168,7 +168,7 @@ pub struct ListRoute {
     pub wide: bool,
     /// The quick text filter over the shown rows.
     pub filter: String,
-    /// Only rows whose health is Warning or Failing.
+    /// Only rows whose health is not OK.
     pub unhealthy: bool,
 }
 

@@ -210,7 +210,7 @@ fn ListToolbar(
                 />
                 "Wide"
             </label>
-            <label class="check" title="Only rows whose health is Warning or Failing">
+            <label class="check" title="Only rows whose health is not OK: Progressing, Warning, Failing or Unknown">
                 <input
                     type="checkbox"
                     aria-label="Only unhealthy"

@@ -22,7 +22,8 @@ const ORDER_COST_FACTOR: f64 = 4.0;
 pub struct ListOrder {
     pub sort: Option<SortSpec>,
     pub filter: String,
-    /// Only rows whose health is Warning or Failing.
+    /// Only rows whose health is not OK (Progressing too: a Deployment whose pods cannot
+    /// start reads as "0/1 ready" in its row).
     pub only_unhealthy: bool,
 }
 
@@ -52,7 +53,7 @@ pub fn use_list_order(
                     live.table()
                         .at(position)
                         .and_then(|row| live.health(&row.key))
-                        .is_some_and(Health::is_unhealthy)
+                        .is_some_and(|health| health != Health::Ok)
                 });
             }
             positions
