@@ -107,7 +107,8 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
 
     // Deployments across all namespaces: a NAMESPACE column, then kubectl's columns.
     harness.open("#/list/apps/v1/deployments").await;
-    wait_loaded(driver, 4).await;
+    // 4 workloads, and 3 in `troubled` (the seeded failures).
+    wait_loaded(driver, 7).await;
     assert_eq!(
         headers(driver).await,
         [
