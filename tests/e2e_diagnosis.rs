@@ -16,20 +16,47 @@ use serde_json::json;
 
 const NAMESPACE: &str = "troubles";
 
-/// The four Deployments: (name, image, node selector).
-const CASES: [(&str, &str, Option<(&str, &str)>); 4] = [
-    ("unplaceable", "nginx:1.27", Some(("disk", "ssd"))),
-    ("missing-image", "nginx:doesnotexist", None),
-    ("crasher", "crash:1", None),
-    ("healthy", "nginx:1.27", None),
+/// One Deployment of the test: its name, image, and the node selector its pods ask for.
+struct Case {
+    name: &'static str,
+    image: &'static str,
+    node_selector: Option<(&'static str, &'static str)>,
+}
+
+const CASES: [Case; 4] = [
+    Case {
+        name: "unplaceable",
+        image: "nginx:1.27",
+        node_selector: Some(("disk", "ssd")),
+    },
+    Case {
+        name: "missing-image",
+        image: "nginx:doesnotexist",
+        node_selector: None,
+    },
+    Case {
+        name: "crasher",
+        image: "crash:1",
+        node_selector: None,
+    },
+    Case {
+        name: "healthy",
+        image: "nginx:1.27",
+        node_selector: None,
+    },
 ];
 
 async fn create_cases(harness: &Harness) -> Api<Deployment> {
     harness.create_namespace(NAMESPACE).await;
     let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), NAMESPACE);
-    for (name, image, selector) in CASES {
+    for Case {
+        name,
+        image,
+        node_selector,
+    } in CASES
+    {
         let mut pod_spec = json!({"containers": [{"name": "main", "image": image}]});
-        if let Some((key, value)) = selector {
+        if let Some((key, value)) = node_selector {
             pod_spec["nodeSelector"] = json!({ key: value });
         }
         let deployment = serde_json::from_value(json!({
