@@ -335,6 +335,18 @@ fn ListStatus(
     #[prop(into)] shown: Signal<usize>,
 ) -> impl IntoView {
     let loading = move || status.with(|s| s.phase == StreamPhase::Listing);
+    // A memo: the counts are drawn again when they change, not with every batch of watch
+    // events (2,000 a second into a big list).
+    let not_ok = Memo::new(move |_| {
+        store.with(|live| {
+            live.health_counts()
+                .iter()
+                .rev()
+                .filter(|(health, _)| health.is_unhealthy() || **health == Health::Progressing)
+                .map(|(health, n)| (*health, *n))
+                .collect::<Vec<_>>()
+        })
+    });
     let counts = move || {
         let loaded = store.with(LiveTable::len);
         let remaining = status.with(|s| s.remaining_items);
@@ -370,11 +382,9 @@ fn ListStatus(
         <div class="list-status" role="status">
             <span class="list-count">{counts}</span>
             {move || {
-                let counts = store.with(|live| live.health_counts().clone());
-                let unhealthy: Vec<_> = counts
+                let unhealthy: Vec<_> = not_ok
+                    .get()
                     .into_iter()
-                    .filter(|(health, _)| health.is_unhealthy() || *health == Health::Progressing)
-                    .rev()
                     .map(|(health, n)| view! {
                         <span class="health-count" data-health=health.label().to_lowercase()>
                             <HealthBadge health=health/>{format!(": {n}")}
