@@ -20,6 +20,7 @@ pub mod meta;
 pub mod object_view;
 pub mod owners;
 pub mod pacing;
+pub mod permissions;
 pub mod quick_access;
 pub mod request;
 pub mod retry;
