@@ -38,6 +38,9 @@ pub enum Command {
     Watch { request: ApiRequest, delay_ms: u32 },
     /// Keep reading the open stream.
     Continue,
+    /// Do nothing until asked ([`Watcher::retry`]): the server forbade the request, and
+    /// asking again by itself would be refused the same way.
+    Idle,
 }
 
 /// What happened.
@@ -117,6 +120,9 @@ pub enum StreamPhase {
     Reconnecting,
     /// Reading the whole list again (after a 410); the rows shown are the previous ones.
     Relisting,
+    /// The server forbade the list or watch (403): not retried until the user asks or their
+    /// permissions may have changed.
+    Forbidden,
 }
 
 /// What a view shows about its stream.
@@ -143,6 +149,8 @@ pub struct WatchStatus {
     pub remaining_items: Option<u64>,
     /// Something the user should know that is not an error (the list restarted).
     pub notice: Option<String>,
+    /// The server's words when it forbade the request (phase [`StreamPhase::Forbidden`]).
+    pub forbidden: Option<String>,
 }
 
 impl WatchStatus {
@@ -154,6 +162,7 @@ impl WatchStatus {
             StreamPhase::Reconnecting if self.throttled => "Throttled",
             StreamPhase::Reconnecting => "Reconnecting",
             StreamPhase::Relisting => "Relisting",
+            StreamPhase::Forbidden => "Forbidden",
         }
     }
 
@@ -261,6 +270,7 @@ impl Watcher {
                 throttled: false,
                 remaining_items: None,
                 notice: None,
+                forbidden: None,
             },
             streaming_refused: false,
         };
@@ -284,8 +294,30 @@ impl Watcher {
     /// Starts over from whatever the watcher was doing, at once: after the browser comes
     /// back online or a hidden tab is shown again, when a stream may be dead without anyone
     /// having noticed. Resumes from the last version (a 410 then relists).
+    /// A forbidden stream stays idle: waking up changes nothing about permissions.
     pub fn reconnect(&mut self, now: impl Into<Monotonic>) -> Command {
-        let now_ms = now.into().ms();
+        if self.status.phase == StreamPhase::Forbidden {
+            return Command::Idle;
+        }
+        self.resume(now.into().ms())
+    }
+
+    /// Tries a forbidden stream again (the user asked, or permissions may have changed);
+    /// otherwise as [`Watcher::reconnect`].
+    pub fn retry(&mut self, now: impl Into<Monotonic>) -> Command {
+        if self.status.phase == StreamPhase::Forbidden {
+            self.status.forbidden = None;
+            self.status.last_error = None;
+            self.status.phase = match (&self.phase, self.filled) {
+                (Phase::Watching { .. }, _) => StreamPhase::Live,
+                (_, false) => StreamPhase::Listing,
+                (_, true) => StreamPhase::Relisting,
+            };
+        }
+        self.resume(now.into().ms())
+    }
+
+    fn resume(&mut self, now_ms: f64) -> Command {
         self.backoff.reset();
         self.status.retry_in_ms = None;
         match &self.phase {
@@ -383,6 +415,8 @@ impl Watcher {
             ) => {
                 if error.is_expired() {
                     self.relist("the watch expired (410 Gone)", 0)
+                } else if is_forbidden(&error) {
+                    self.forbid(&error)
                 } else {
                     let delay = self.fail(&error, retry_after(&error));
                     self.watch_from(resource_version, now_ms, delay)
@@ -432,6 +466,7 @@ impl Watcher {
                 let delay = self.fail(&error, None);
                 return self.begin_fill(delay, 0);
             }
+            Err(error) if is_forbidden(&error) => return self.forbid(&error),
             Err(error) => {
                 let delay = self.fail(&error, retry_after(&error));
                 return Command::List {
@@ -538,6 +573,9 @@ impl Watcher {
         if !saw_event && refused {
             return self.fall_back_to_paged(error);
         }
+        if is_forbidden(error) {
+            return self.forbid(error);
+        }
         let delay = self.fail(error, retry_after(error));
         self.begin_fill(delay, 0)
     }
@@ -569,6 +607,9 @@ impl Watcher {
                 message: status.message,
                 details: None,
             };
+            if is_forbidden(&error) {
+                return self.forbid(&error);
+            }
             let delay = self.fail(&error, status.retry_after_seconds);
             return self.watch_from(resource_version, now_ms, delay);
         }
@@ -612,6 +653,19 @@ impl Watcher {
             (_, false) => StreamPhase::Listing,
             (_, true) => StreamPhase::Relisting,
         };
+    }
+
+    /// Stops at a 403: says what the server said, and waits to be asked again.
+    fn forbid(&mut self, error: &ApiError) -> Command {
+        self.status.phase = StreamPhase::Forbidden;
+        self.status.last_error = Some(error.to_string());
+        self.status.retry_in_ms = None;
+        self.status.throttled = false;
+        self.status.forbidden = Some(match error {
+            ApiError::Status { message, .. } if !message.is_empty() => message.clone(),
+            other => other.to_string(),
+        });
+        Command::Idle
     }
 
     /// Records a failure; returns how long to wait before retrying.
@@ -693,6 +747,10 @@ impl Watcher {
     }
 }
 
+fn is_forbidden(error: &ApiError) -> bool {
+    error.code() == Some(403)
+}
+
 /// 4xx other than 410 and 429: the server will not do this request, retrying the same way
 /// will not help.
 fn is_rejection(code: u16) -> bool {
@@ -755,14 +813,14 @@ mod tests {
     fn query(command: &Command) -> String {
         match command {
             Command::List { request, .. } | Command::Watch { request, .. } => request.url(),
-            Command::Continue => String::new(),
+            Command::Continue | Command::Idle => String::new(),
         }
     }
 
     fn delay(command: &Command) -> u32 {
         match command {
             Command::List { delay_ms, .. } | Command::Watch { delay_ms, .. } => *delay_ms,
-            Command::Continue => 0,
+            Command::Continue | Command::Idle => 0,
         }
     }
 
@@ -893,6 +951,54 @@ mod tests {
         other.on(page(vec![], "1", None), 0.0);
         let step = other.on(event("ADDED", json!({"metadata":{"name":"x"}})), 1.0);
         assert!(query(&step.command).ends_with("limit=500"));
+    }
+
+    #[test]
+    fn a_forbidden_list_or_watch_waits_for_the_user_instead_of_retrying() {
+        let forbidden = |verb: &str| {
+            ApiError::from_response(
+                403,
+                &format!(
+                    r#"{{"kind":"Status","code":403,"reason":"Forbidden","message":"configmaps is forbidden: User \"viewer\" cannot {verb} resource \"configmaps\" in API group \"\" at the cluster scope"}}"#
+                ),
+            )
+        };
+        let (mut watcher, _) = Watcher::new(key(), ListMode::Paged, 1);
+        let step = watcher.on(Input::Page(Err(forbidden("list"))), 0.0);
+        assert_eq!(step.command, Command::Idle);
+        let status = watcher.status();
+        assert_eq!(status.phase, StreamPhase::Forbidden);
+        assert_eq!(status.headline(), "Forbidden");
+        assert_eq!(status.retry_in_ms, None);
+        assert!(status
+            .forbidden
+            .as_deref()
+            .is_some_and(|m| m.contains("cannot list resource")));
+        // Waking up (online again, a tab shown) asks nothing.
+        assert_eq!(watcher.reconnect(10_000.0), Command::Idle);
+        // The user's retry lists again, and a success clears the refusal.
+        let step = watcher.retry(20_000.0);
+        assert!(query(&step).ends_with("limit=500"));
+        assert_eq!(watcher.status().phase, StreamPhase::Listing);
+        assert_eq!(watcher.status().forbidden, None);
+        watcher.on(page(vec![obj("a", 1)], "5", None), 20_001.0);
+        assert_eq!(watcher.status().phase, StreamPhase::Live);
+
+        // Listed but not watched (a role with list and no watch): the rows stay, the watch
+        // stops.
+        let step = watcher.on(Input::StreamFailed(forbidden("watch")), 20_002.0);
+        assert_eq!(step.command, Command::Idle);
+        assert_eq!(watcher.status().phase, StreamPhase::Forbidden);
+        let step = watcher.retry(30_000.0);
+        assert!(query(&step).contains("watch=true"));
+        // The same refusal as a watch stream's ERROR event.
+        let error_event = json!({"type": "ERROR", "object": {"kind": "Status", "code": 403,
+            "reason": "Forbidden", "message": "no"}});
+        let step = watcher.on(
+            Input::Event(decode_event(&error_event.to_string()).unwrap()),
+            30_001.0,
+        );
+        assert_eq!(step.command, Command::Idle);
     }
 
     #[test]

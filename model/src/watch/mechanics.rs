@@ -40,6 +40,8 @@ pub enum Happening {
     StreamEnded,
     /// A relist began, and why.
     Relist(String),
+    /// The server forbade the request: nothing more is asked until the user retries.
+    Idle,
 }
 
 impl Happening {
@@ -54,6 +56,7 @@ impl Happening {
             Happening::Failure(_) => "ERROR",
             Happening::StreamEnded => "END",
             Happening::Relist(_) => "RELIST",
+            Happening::Idle => "STOPPED",
         }
     }
 
@@ -98,6 +101,7 @@ impl Happening {
                 "the server ended the stream; resuming from the last resourceVersion".into()
             }
             Happening::Relist(reason) => reason.clone(),
+            Happening::Idle => "forbidden (403): not asked again until you retry".into(),
         }
     }
 }
@@ -213,6 +217,7 @@ impl MechanicsLog {
                 },
             ),
             Command::Continue => {}
+            Command::Idle => self.push(at_ms, Happening::Idle),
         }
     }
 }

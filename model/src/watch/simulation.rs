@@ -505,7 +505,7 @@ impl Live {
         let begins_list = match &command {
             Command::List { request, .. } => request.query_value("continue").is_none(),
             Command::Watch { request, .. } => request.query_value("sendInitialEvents").is_some(),
-            Command::Continue => false,
+            Command::Continue | Command::Idle => false,
         };
         if begins_list {
             self.lists_begun += 1;
@@ -539,7 +539,8 @@ impl Live {
                     Err(error) => self.feed(Input::StreamFailed(error), now),
                 }
             }
-            Command::Continue => {}
+            // The model server forbids nothing.
+            Command::Continue | Command::Idle => {}
         }
     }
 
