@@ -11,14 +11,17 @@ use send_wrapper::SendWrapper;
 
 use crate::browser::now_ms;
 use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
-use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, Route};
+use crate::model::events::{events_api, EventApi};
+use crate::model::permissions::{Permission, Question, Scope};
+use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, PermissionsRoute, Route};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{HomePage, ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
-use crate::state::namespaces::load_namespaces;
+use crate::state::namespaces::{load_namespaces, KnownNamespaces};
 use crate::state::navigation::Navigation;
+use crate::state::permissions::{last_namespace, remember_namespace, PermissionsState};
 use crate::state::request_log;
 use crate::state::watch::WatchHub;
 
@@ -31,6 +34,7 @@ enum Screen {
     Object(ObjectIdentity),
     /// The Event objects timeline of a namespace (None: all).
     Events(Option<String>),
+    Permissions(Option<String>),
     Replay,
     Create(CreateRoute),
 }
@@ -50,6 +54,7 @@ impl Screen {
             Page::ResourceList(route) => Screen::List(ListIdentity::of(route)),
             Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
             Page::Events(route) => Screen::Events(route.namespace.clone()),
+            Page::Permissions(route) => Screen::Permissions(route.namespace.clone()),
             Page::Replay => Screen::Replay,
             Page::Create(route) => Screen::Create(route.clone()),
         }
@@ -64,6 +69,7 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
         // An object is in its namespace: another namespace means its kind's list there.
         Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
         Page::Events(_) => Page::Events(EventsRoute { namespace }),
+        Page::Permissions(_) => Page::Permissions(PermissionsRoute { namespace }),
         Page::Replay => Page::Replay,
         Page::Create(route) => Page::Create(CreateRoute { namespace, ..route }),
     }
@@ -74,6 +80,7 @@ pub fn App() -> impl IntoView {
     let app_started_ms = now_ms();
     let log = request_log::install();
     WatchHub::install();
+    let permissions = PermissionsState::install();
     let discovery = DiscoveryState::new();
     provide_context(discovery);
     discovery.start();
@@ -93,6 +100,9 @@ pub fn App() -> impl IntoView {
     );
     let palette_open = RwSignal::new(false);
     let namespaces = RwSignal::new(Some(Vec::<String>::new()));
+    provide_context(KnownNamespaces(namespaces));
+    // Shown while the page is in the namespace it fell back to (and why).
+    let fallback_note = RwSignal::new(None::<(String, String)>);
 
     let tree: Memo<ApiTree> = Memo::new(move |_| {
         discovery.loaded.with(|l| {
@@ -146,6 +156,47 @@ pub fn App() -> impl IntoView {
         if serves_namespaces && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
         {
             spawn_local(async move { namespaces.set(load_namespaces().await) });
+        }
+    });
+
+    // The namespace the user works in is remembered. A page across all namespaces that the
+    // user may not list falls back to a namespace they may: the one last used, else
+    // `default`; with neither, the page stays and its notice asks for one.
+    Effect::new(move |_| {
+        let current = page.get();
+        if let Some(ns) = current.namespace() {
+            remember_namespace(ns);
+            return;
+        }
+        let Some((question, noun)) = tree.with(|t| across_namespaces(&current, t)) else {
+            return;
+        };
+        if permissions.may(&question) != Permission::Denied {
+            return;
+        }
+        let candidates = last_namespace()
+            .into_iter()
+            .chain(Some("default".to_string()));
+        for namespace in candidates {
+            let here = Question {
+                scope: Scope::Namespace(namespace.clone()),
+                ..question.clone()
+            };
+            match permissions.may(&here) {
+                Permission::Allowed(_) => {
+                    fallback_note.set(Some((
+                        namespace.clone(),
+                        format!(
+                            "Showing namespace {namespace}: you may not list {noun} across all namespaces."
+                        ),
+                    )));
+                    navigation.replace(with_namespace(current, Some(namespace)));
+                    return;
+                }
+                // Asked; this effect runs again with the answer.
+                Permission::Unknown => return,
+                Permission::Denied => {}
+            }
         }
     });
 
@@ -237,6 +288,12 @@ pub fn App() -> impl IntoView {
             // recompute the style of all of it.
             <main class="main" class:fill-page=move || page.with(Page::fills_height)>
                 {move || {
+                    let (namespace, text) = fallback_note.get()?;
+                    (page.with(|p| p.namespace() == Some(namespace.as_str()))).then(|| view! {
+                        <p class="notice namespace-fallback" role="status">{text}</p>
+                    })
+                }}
+                {move || {
                     let screen = match shown.get() {
                         Shown::Failed(error) => {
                             return view! {
@@ -271,6 +328,9 @@ pub fn App() -> impl IntoView {
                         Screen::Events(namespace) => {
                             lazily_loaded(move || chunks::kube_atlas_events_page(namespace.clone()))
                         }
+                        Screen::Permissions(namespace) => lazily_loaded(move || {
+                            chunks::kube_atlas_permissions_page(namespace.clone())
+                        }),
                         Screen::Replay => lazily_loaded(chunks::kube_atlas_replay_page),
                         Screen::Create(route) => {
                             lazily_loaded(move || chunks::kube_atlas_create_page(route.clone()))
@@ -356,6 +416,16 @@ fn Header(
             >
                 "Events"
             </a>
+            <a
+                class="header-link"
+                href=move || Page::Permissions(PermissionsRoute { namespace: namespace.get() }).to_hash()
+                aria-current=move || {
+                    navigation.page.with(|p| matches!(p, Page::Permissions(_))).then_some("page")
+                }
+                title="What can I do here? Your permissions in the namespace"
+            >
+                "Permissions"
+            </a>
             <RecordControl/>
             <span class="header-spacer"></span>
             <label class="hint" for="namespace-select">"Namespace"</label>
@@ -406,6 +476,29 @@ fn Header(
             }}
         </header>
     }
+}
+
+/// The question a page across all namespaces asks of the user's permissions (listing its kind
+/// at the cluster scope), and the kind's plural for the words; None for other pages.
+fn across_namespaces(page: &Page, tree: &ApiTree) -> Option<(Question, String)> {
+    let (group, plural) = match page {
+        Page::ResourceList(route) => {
+            let found = tree.find(&route.resource)?;
+            if !found.resource.namespaced {
+                return None;
+            }
+            (route.resource.group.clone(), route.resource.plural.clone())
+        }
+        Page::Events(_) => match events_api(tree)? {
+            EventApi::EventsV1 => ("events.k8s.io".to_string(), "events".to_string()),
+            EventApi::CoreV1 => (String::new(), "events".to_string()),
+        },
+        _ => return None,
+    };
+    Some((
+        Question::new(Scope::Cluster, "list", &group, &plural),
+        plural,
+    ))
 }
 
 /// Group-versions that failed (the rest of the tree is still shown).

@@ -12,6 +12,7 @@
 //!   cluster-scoped object has `_` as its namespace (`#/obj/core/v1/nodes/_/node-1`), which no
 //!   namespace can be called.
 //! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`
+//! - the user's permissions ([`PermissionsRoute`]): `#/permissions?ns=default`
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
 
@@ -218,6 +219,14 @@ pub struct EventsRoute {
     pub namespace: Option<String>,
 }
 
+/// "What can I do here?": the user's permissions in a namespace:
+/// `#/permissions?ns=…`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PermissionsRoute {
+    /// None: the view asks for one (the rules are per namespace).
+    pub namespace: Option<String>,
+}
+
 /// Where the app is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Page {
@@ -226,6 +235,7 @@ pub enum Page {
     ResourceList(ListRoute),
     Object(ObjectRoute),
     Events(EventsRoute),
+    Permissions(PermissionsRoute),
     /// A recording of watch traffic played back with no cluster: `#/replay`.
     Replay,
     /// New objects from YAML, starting from a template of one resource:
@@ -364,6 +374,10 @@ impl Page {
             parse_object(&segments, query).map(Page::Object)
         } else if path == "/events" {
             Some(Page::Events(parse_events(query)))
+        } else if path == "/permissions" {
+            Some(Page::Permissions(PermissionsRoute {
+                namespace: parse_events(query).namespace,
+            }))
         } else if path == "/replay" {
             Some(Page::Replay)
         } else if let Some(rest) = path.strip_prefix("/create/") {
@@ -427,6 +441,15 @@ impl Page {
                 );
                 out
             }
+            Page::Permissions(permissions) => {
+                let mut out = String::from("#/permissions");
+                push_param(
+                    &mut out,
+                    "ns",
+                    permissions.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
             Page::Replay => "#/replay".to_string(),
             Page::Create(create) => {
                 let mut out = format!("#/create/{}", create.resource.key());
@@ -457,7 +480,7 @@ impl Page {
             Page::ResourceList(list) => Some(&list.resource),
             Page::Object(object) => Some(&object.resource),
             Page::Create(create) => Some(&create.resource),
-            Page::Events(_) | Page::Replay => None,
+            Page::Events(_) | Page::Permissions(_) | Page::Replay => None,
         }
     }
 
@@ -468,6 +491,7 @@ impl Page {
             Page::ResourceList(list) => list.namespace.as_deref(),
             Page::Object(object) => object.namespace.as_deref(),
             Page::Events(events) => events.namespace.as_deref(),
+            Page::Permissions(permissions) => permissions.namespace.as_deref(),
             Page::Create(create) => create.namespace.as_deref(),
             Page::Replay => None,
         }
@@ -715,6 +739,19 @@ mod tests {
         assert_eq!(page.to_hash(), "#/r/apps/v1/deployments?ns=kube-system");
         assert_eq!(page.resource(), Some(&deployments()));
         assert_eq!(page.namespace(), Some("kube-system"));
+    }
+
+    #[test]
+    fn permissions_pages_round_trip() {
+        let default = Page::Permissions(PermissionsRoute {
+            namespace: Some("default".into()),
+        });
+        assert_eq!(default.to_hash(), "#/permissions?ns=default");
+        assert_eq!(Page::parse(&default.to_hash()), default);
+        assert_eq!(
+            Page::parse("#/permissions"),
+            Page::Permissions(PermissionsRoute::default())
+        );
     }
 
     #[test]

@@ -7,14 +7,14 @@
 
 use leptos::prelude::*;
 
-use crate::components::StreamStatusLine;
+use crate::components::{ForbiddenNotice, StreamStatusLine};
 use crate::model::age::{human_duration, EpochMillis};
 use crate::model::events::{
     events_api, events_watch_key, EventApi, EventFilter, EventLog, EventRecord, EventScope,
     DEFAULT_CAPACITY,
 };
-use crate::model::route::{ObjectRoute, Page};
-use crate::model::watch::{ObjectCache, WatchStatus};
+use crate::model::route::{EventsRoute, ObjectRoute, Page};
+use crate::model::watch::{ObjectCache, StreamPhase, WatchStatus};
 use crate::model::ApiTree;
 use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
@@ -104,6 +104,15 @@ fn TimelineBody(
         }
     });
 
+    // Forbidden across namespaces or in this one: the Events page of a namespace allowed.
+    let elsewhere = matches!(scope, EventScope::All | EventScope::Namespace(_)).then(|| {
+        Callback::new(|namespace: String| {
+            Page::Events(EventsRoute {
+                namespace: Some(namespace),
+            })
+            .to_hash()
+        })
+    });
     let warnings_only = RwSignal::new(false);
     let text = RwSignal::new(String::new());
     let limit = RwSignal::new(ROWS_SHOWN);
@@ -189,7 +198,7 @@ fn TimelineBody(
             .with(|s| {
                 s.last_error
                     .clone()
-                    .filter(|_| s.resource_version.is_none())
+                    .filter(|_| s.resource_version.is_none() && s.phase != StreamPhase::Forbidden)
             })
             .map(|error| {
                 view! {
@@ -225,6 +234,7 @@ fn TimelineBody(
                 <span class="event-counts" role="status">{summary}</span>
             </div>
             <StreamStatusLine live=live.clone() clock=clock/>
+            <ForbiddenNotice status=live.status.clone() namespaced=true elsewhere=elsewhere/>
             {error}
             <table class="event-table" aria-label="Event objects">
                 <thead>

@@ -12,6 +12,8 @@ use crate::model::errors::ApiError;
 use crate::model::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
 
+use super::permissions::DenialReason;
+
 /// Why an action did not happen: input refused before sending, or the server's answer.
 #[derive(Debug, Clone)]
 pub enum Problem {
@@ -70,6 +72,9 @@ pub fn DeleteAction(
     path: String,
     /// `Kind name`, as the confirmation names it.
     label: String,
+    /// Why the user may not (the control is disabled); unset: allowed or not known.
+    #[prop(into, optional)]
+    denied: MaybeProp<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let propagation = RwSignal::new(PropagationPolicy::Background);
@@ -139,9 +144,17 @@ pub fn DeleteAction(
     };
     view! {
         <span class="action delete-action">
-            <button type="button" class="danger" on:click=move |_| { outcome.set(None); open.set(true) }>
+            <button
+                type="button"
+                class="danger"
+                disabled=move || denied.get().is_some()
+                title=move || denied.get()
+                aria-describedby="denied-delete"
+                on:click=move |_| { outcome.set(None); open.set(true) }
+            >
                 "Delete"
             </button>
+            <DenialReason id="denied-delete".into() reason=Signal::derive(move || denied.get())/>
             {move || open.get().then(|| view! {
                 <div class="dialog" role="dialog" aria-label="Confirm delete">
                     <p>{format!("Delete {label}?")}</p>
@@ -179,7 +192,11 @@ fn desired_replicas(object: &Value) -> Option<u64> {
 
 /// Scale through `/scale`, as `kubectl scale` does.
 #[component]
-pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl IntoView {
+pub fn ScaleAction(
+    scale_path: String,
+    object: Signal<Option<Value>>,
+    #[prop(into, optional)] denied: MaybeProp<String>,
+) -> impl IntoView {
     let wanted = RwSignal::new(String::new());
     let outcome = RwSignal::new(None::<Result<String, Problem>>);
     let busy = RwSignal::new(false);
@@ -219,7 +236,16 @@ pub fn ScaleAction(scale_path: String, object: Signal<Option<Value>>) -> impl In
                     on:input=move |ev| wanted.set(event_target_value(&ev))
                 />
             </label>
-            <button type="button" disabled=move || busy.get() on:click=run>"Scale"</button>
+            <button
+                type="button"
+                disabled=move || busy.get() || denied.get().is_some()
+                title=move || denied.get()
+                aria-describedby="denied-scale"
+                on:click=run
+            >
+                "Scale"
+            </button>
+            <DenialReason id="denied-scale".into() reason=Signal::derive(move || denied.get())/>
             {move || outcome.get().map(|result| match result {
                 Ok(text) => view! { <span class="notice" role="status">{text}</span> }.into_any(),
                 Err(problem) => view! { <ProblemView problem=problem/> }.into_any(),
@@ -236,6 +262,7 @@ pub fn MetadataEditor(
     map: MetadataMap,
     /// The keys there now, for their remove buttons.
     keys: Signal<Vec<String>>,
+    #[prop(into, optional)] denied: MaybeProp<String>,
 ) -> impl IntoView {
     let entry = RwSignal::new(String::new());
     let outcome = RwSignal::new(None::<Result<String, Problem>>);
@@ -280,13 +307,24 @@ pub fn MetadataEditor(
                 let label = format!("Remove {noun} {key}");
                 let removed = key.clone();
                 view! {
-                    <button type="button" class="remove-entry" aria-label=label.clone() title=label
+                    <button type="button" class="remove-entry" aria-label=label.clone()
+                        title=move || denied.get().unwrap_or_else(|| label.clone())
+                        disabled=move || denied.get().is_some()
                         on:click=move |_| send(removed.clone(), None)>{format!("× {key}")}</button>
                 }
             }).collect_view()}
             <input type="text" class="entry" placeholder="key=value" aria-label=format!("New {noun} (key=value)")
                 prop:value=move || entry.get() on:input=move |ev| entry.set(event_target_value(&ev))/>
-            <button type="button" on:click=add>{format!("Set {noun}")}</button>
+            <button
+                type="button"
+                disabled=move || denied.get().is_some()
+                title=move || denied.get()
+                aria-describedby=format!("denied-{noun}")
+                on:click=add
+            >
+                {format!("Set {noun}")}
+            </button>
+            <DenialReason id=format!("denied-{noun}") reason=Signal::derive(move || denied.get())/>
             {move || outcome.get().map(|result| match result {
                 Ok(text) => view! { <span class="notice" role="status">{text}</span> }.into_any(),
                 Err(problem) => view! { <ProblemView problem=problem/> }.into_any(),

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::components::code_editor::{CodeEditor, EditorDiagnostic, MergeView};
 use crate::components::object_actions::WriteError;
+use crate::components::permissions::DenialReason;
 use crate::model::edit::{EditProblem, EditTarget, FieldChange, Outcome, Pick, Write};
 use crate::model::history::diff::short;
 use crate::model::ResourceId;
@@ -26,6 +27,13 @@ pub fn ObjectEditor(
     status_is_subresource: bool,
     /// The object, live from the page's watch.
     object: Signal<Option<Value>>,
+    /// Why the user may not update the object (Review and Save disabled); unset: allowed or
+    /// not known.
+    #[prop(into, optional)]
+    denied_update: MaybeProp<String>,
+    /// Why the user may not patch it (Apply disabled).
+    #[prop(into, optional)]
+    denied_patch: MaybeProp<String>,
 ) -> impl IntoView {
     let edit = use_edit_session(&resource, target, path, status_is_subresource, object);
     let session = edit.session;
@@ -88,14 +96,20 @@ pub fn ObjectEditor(
                 }
             })}
             <div class="editor-buttons" role="toolbar" aria-label="Edit actions">
-                <button type="button" disabled=move || busy.get() || invalid.get() on:click=move |_| edit.review.run(())>"Review"</button>
-                <button type="button" class="primary" disabled=move || busy.get() || invalid.get() || !dirty.get()
+                <button type="button" disabled=move || busy.get() || invalid.get() || denied_update.get().is_some()
+                    title=move || denied_update.get() aria-describedby="denied-update"
+                    on:click=move |_| edit.review.run(())>"Review"</button>
+                <button type="button" class="primary" disabled=move || busy.get() || invalid.get() || !dirty.get() || denied_update.get().is_some()
+                    title=move || denied_update.get() aria-describedby="denied-update"
                     on:click=move |_| save(Write::Replace)>"Save"</button>
-                <button type="button" disabled=move || busy.get() || invalid.get()
-                    title="Server-side apply as the kube-atlas field manager"
+                <button type="button" disabled=move || busy.get() || invalid.get() || denied_patch.get().is_some()
+                    title=move || denied_patch.get().unwrap_or_else(|| "Server-side apply as the kube-atlas field manager".into())
+                    aria-describedby="denied-patch"
                     on:click=move |_| save(Write::Apply { force: false })>"Apply"</button>
                 <button type="button" disabled=move || busy.get() || !dirty.get() on:click=discard>"Discard changes"</button>
                 {move || dirty.get().then(|| view! { <span class="muted">"Unsaved changes (kept as a draft)"</span> })}
+                <DenialReason id="denied-update".into() reason=Signal::derive(move || denied_update.get())/>
+                <DenialReason id="denied-patch".into() reason=Signal::derive(move || denied_patch.get())/>
             </div>
             {move || problem_text.get().map(|p| view! { <p class="error edit-problem" role="alert">{p}" — nothing was sent."</p> })}
             {move || choice.get().map(|merge| {

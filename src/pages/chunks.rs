@@ -12,7 +12,8 @@ use leptos::prelude::*;
 pub use leptos::wasm_split::SplitLoaderError as PageLoadError;
 
 use super::{
-    CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, ReplayPage, ResourceListPage,
+    CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, PermissionsPage, ReplayPage,
+    ResourceListPage,
 };
 use crate::model::route::CreateRoute;
 
@@ -55,4 +56,8 @@ page_chunk!(
 page_chunk!(
     /// Creating objects from YAML.
     kube_atlas_create_page(route: CreateRoute) => view! { <CreatePage route=route/> }
+);
+page_chunk!(
+    /// What the user may do in a namespace.
+    kube_atlas_permissions_page(namespace: Option<String>) => view! { <PermissionsPage namespace=namespace/> }
 );

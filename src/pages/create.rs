@@ -9,14 +9,17 @@ use leptos::task::spawn_local;
 use crate::browser::{local_storage_get, local_storage_remove, local_storage_set};
 use crate::components::code_editor::{CodeEditor, EditorDiagnostic};
 use crate::components::object_actions::WriteError;
+use crate::components::DenialReason;
 use crate::model::edit::{
     draft_key, parse_documents, plan_creates, template_for, to_yaml, CreatePlan, Draft,
 };
 use crate::model::errors::ApiError;
+use crate::model::permissions::{Question, Scope};
 use crate::model::route::{CreateRoute, ObjectRoute, Page};
 use crate::state::discovery::DiscoveryState;
 use crate::state::edit;
 use crate::state::navigation::use_navigation;
+use crate::state::permissions::use_permissions;
 
 /// What became of one document.
 #[derive(Debug, Clone)]
@@ -123,6 +126,33 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
         });
     };
     let invalid = move || parsed.with(|p| p.as_ref().map_or(true, Vec::is_empty));
+    // Each document's create, asked of the user's permissions: the first one refused says why
+    // Create is disabled (Review too: a dry run needs the same permission).
+    let permissions = use_permissions();
+    let denied = Signal::derive(move || {
+        let Ok(documents) = parsed.get() else {
+            return None;
+        };
+        let plans = tree.with_value(|tree| {
+            plan_creates(
+                tree,
+                documents,
+                namespace.with_value(|ns| ns.clone()).as_deref(),
+            )
+        });
+        plans.into_iter().flatten().find_map(|plan| {
+            let question = Question::new(
+                Scope::of(plan.namespace.as_deref()),
+                "create",
+                &plan.resource.group,
+                &plan.resource.plural,
+            );
+            permissions
+                .may(&question)
+                .is_denied()
+                .then(|| question.denial(plan.namespace.is_some()))
+        })
+    });
     let parse_error = move || {
         parsed.with(|p| {
             p.as_ref()
@@ -149,8 +179,13 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
                 <p class="notice draft-restored" role="status">"Your unsaved draft was restored."</p>
             })}
             <div class="editor-buttons" role="toolbar" aria-label="Create actions">
-                <button type="button" disabled=move || busy.get() || invalid() on:click=move |_| run(true)>"Review"</button>
-                <button type="button" class="primary" disabled=move || busy.get() || invalid() on:click=move |_| run(false)>"Create"</button>
+                <button type="button" disabled=move || busy.get() || invalid() || denied.get().is_some()
+                    title=move || denied.get() aria-describedby="denied-create"
+                    on:click=move |_| run(true)>"Review"</button>
+                <button type="button" class="primary" disabled=move || busy.get() || invalid() || denied.get().is_some()
+                    title=move || denied.get() aria-describedby="denied-create"
+                    on:click=move |_| run(false)>"Create"</button>
+                <DenialReason id="denied-create".into() reason=denied/>
             </div>
             {move || parse_error().map(|e| view! { <p class="error edit-problem" role="alert">{e}</p> })}
             <ol class="create-results" aria-label="Results">

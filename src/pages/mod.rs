@@ -1,11 +1,13 @@
 //! Routed screens, one file each: the API hierarchy (home), a resource list, one object, the
-//! Event objects timeline, the replay of a recording, creating objects from YAML.
+//! Event objects timeline, the replay of a recording, creating objects from YAML, the user's
+//! permissions.
 
 pub mod chunks;
 pub mod create;
 pub mod events;
 pub mod home;
 pub mod object;
+pub mod permissions;
 pub mod replay;
 pub mod resource_list;
 
@@ -13,5 +15,6 @@ pub use create::CreatePage;
 pub use events::EventsPage;
 pub use home::HomePage;
 pub use object::{ObjectIdentity, ObjectPage};
+pub use permissions::PermissionsPage;
 pub use replay::ReplayPage;
 pub use resource_list::{ListIdentity, ResourceListPage};

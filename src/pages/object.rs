@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::components::object_actions::{DeleteAction, MetadataEditor, ScaleAction};
 use crate::components::object_editor::ObjectEditor;
+use crate::components::{use_denial, ForbiddenNotice};
 use crate::components::{
     ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, StreamStatusLine,
     TimelineView,
@@ -20,8 +21,10 @@ use crate::model::object_view::{
     Terminating,
 };
 use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
+use crate::model::permissions::{Question, Scope};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::text::with_visible_controls;
+use crate::model::watch::StreamPhase;
 use crate::model::yaml::to_yaml;
 use crate::model::{mapping::kind_to_resource, ApiTree, ResourceId};
 use crate::state::activity::use_activity;
@@ -48,6 +51,21 @@ impl ObjectIdentity {
             namespace: route.namespace.clone(),
             name: route.name.clone(),
         }
+    }
+
+    /// Why the user may not `verb` this object (its `subresource`), reactive; None: allowed
+    /// or not known.
+    fn denial(&self, verb: &'static str, subresource: &'static str) -> Signal<Option<String>> {
+        let question = Question::new(
+            Scope::of(self.namespace.as_deref()),
+            verb,
+            &self.resource.group,
+            &self.resource.plural,
+        )
+        .subresource(subresource)
+        .named(&self.name);
+        let namespaced = self.namespace.is_some();
+        use_denial(move || Some((question.clone(), namespaced)))
     }
 
     fn route(&self, tab: ObjectTab) -> ObjectRoute {
@@ -136,6 +154,14 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             return read_error(page.state.error).into_any();
         }
         if !has_object.get() {
+            if page
+                .state
+                .live
+                .status
+                .with(|s| s.phase == StreamPhase::Forbidden)
+            {
+                return ().into_any();
+            }
             return match page.state.gone.get() {
                 Some(_) => view! {
                     <div class="error" role="alert">
@@ -192,10 +218,12 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         );
         let object = state.object;
         let path = path.clone();
+        let scale_denied = identity.denial("patch", "scale");
+        let delete_denied = identity.denial("delete", "");
         view! {
             <div class="object-actions" role="toolbar" aria-label="Object actions">
-                {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object/> })}
-                {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone()/> })}
+                {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object denied=scale_denied/> })}
+                {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone() denied=delete_denied/> })}
             </div>
         }
     };
@@ -231,6 +259,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             <h1>{identity.name.clone()}</h1>
             <p class="mono">{path}</p>
             <StreamStatusLine live=state.live.clone() clock=clock/>
+            <ForbiddenNotice status=state.live.status.clone() namespaced=identity.namespace.is_some()/>
             {actions}
             {terminating_note}
             {deleted_note}
@@ -309,10 +338,11 @@ impl ObjectPageParts {
                     })
                 })
             };
+            let denied = self.identity.denial("patch", "");
             view! {
                 <h2>"Edit labels and annotations"</h2>
-                <MetadataEditor path=path.clone() map=MetadataMap::Labels keys=keys(MetadataMap::Labels)/>
-                <MetadataEditor path=path.clone() map=MetadataMap::Annotations keys=keys(MetadataMap::Annotations)/>
+                <MetadataEditor path=path.clone() map=MetadataMap::Labels keys=keys(MetadataMap::Labels) denied=denied/>
+                <MetadataEditor path=path.clone() map=MetadataMap::Annotations keys=keys(MetadataMap::Annotations) denied=denied/>
             }
         });
         let tree = self.tree.clone();
@@ -378,6 +408,8 @@ impl ObjectPageParts {
                 path=self.path.clone()
                 status_is_subresource=has_status_subresource(r.resource)
                 object=self.state.object
+                denied_update=self.identity.denial("update", "")
+                denied_patch=self.identity.denial("patch", "")
             />
         }
         .into_any()

@@ -7,9 +7,10 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::{HealthBadge, StreamStatusLine, VirtualTable};
+use crate::components::{use_denial, ForbiddenNotice, HealthBadge, StreamStatusLine, VirtualTable};
 use crate::model::diagnosis::Health;
 use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
+use crate::model::permissions::{Question, Scope};
 use crate::model::route::{CreateRoute, ListRoute, Page};
 use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
 use crate::model::table::{DecodeOptions, SortSpec, TableSource};
@@ -115,11 +116,32 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
                     namespace: identity.namespace.clone(),
                 })
                 .to_hash();
-                view! { <p class="list-actions"><a class="button" href=href>{format!("Create {kind}")}</a></p> }
+                let question = Question::new(
+                    Scope::of(identity.namespace.as_deref().filter(|_| namespaced)),
+                    "create",
+                    &identity.resource.group,
+                    &identity.resource.plural,
+                );
+                let denied = use_denial(move || Some((question.clone(), namespaced)));
+                let label = format!("Create {kind}");
+                view! {
+                    <p class="list-actions">
+                        {move || match denied.get() {
+                            // A link cannot be disabled: a disabled button says why instead.
+                            Some(reason) => view! {
+                                <button type="button" class="button" disabled title=reason.clone()
+                                    aria-describedby="denied-create">{label.clone()}</button>
+                                <span id="denied-create" class="visually-hidden denial-reason">{reason}</span>
+                            }
+                            .into_any(),
+                            None => view! { <a class="button" href=href.clone()>{label.clone()}</a> }.into_any(),
+                        }}
+                    </p>
+                }
             })}
             <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
             {match state {
-                Some(live) => view! { <ListBody identity=identity live=live title=title/> }.into_any(),
+                Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced/> }.into_any(),
                 None => view! {
                     <p class="list-status">"Nothing was requested: fix the selector above."</p>
                 }
@@ -259,7 +281,13 @@ fn SelectorInput(
 }
 
 #[component]
-fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -> impl IntoView {
+fn ListBody(
+    identity: ListIdentity,
+    live: LiveWatch<LiveTable>,
+    title: String,
+    /// Whether the kind is namespaced (a forbidden list offers other namespaces).
+    namespaced: bool,
+) -> impl IntoView {
     let navigation = use_navigation();
     let now = use_clock();
     let store: RwSignal<LiveTable> = live.store.clone().into();
@@ -306,6 +334,17 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
     let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
     let row_count = Signal::derive(move || order.with(Vec::len));
     let marks = use_paint_marks(row_count, status);
+    // The same list in another namespace (offered when this one is forbidden).
+    let elsewhere = Callback::new(
+        move |namespace: String| match navigation.page.get_untracked() {
+            Page::ResourceList(route) => Page::ResourceList(ListRoute {
+                namespace: Some(namespace),
+                ..route
+            })
+            .to_hash(),
+            _ => String::new(),
+        },
+    );
 
     view! {
         <span
@@ -315,6 +354,7 @@ fn ListBody(identity: ListIdentity, live: LiveWatch<LiveTable>, title: String) -
             data-loaded-ms=move || marks.loaded_ms.get().map(|ms| format!("{ms:.1}"))
         ></span>
         <ListStatus store=store status=status shown=row_count/>
+        <ForbiddenNotice status=status namespaced=namespaced elsewhere=Some(elsewhere)/>
         <StreamStatusLine live=live.clone() clock=now/>
         <VirtualTable
             label=title
@@ -403,10 +443,12 @@ fn ListStatus(
             {move || status.with(|s| s.notice.clone()).map(|notice| view! { <span class="notice">{notice}</span> })}
         </div>
         {move || {
-            let (error, filled) = status.with(|s| (s.last_error.clone(), s.resource_version.is_some()));
+            let (error, filled, forbidden) = status.with(|s| {
+                (s.last_error.clone(), s.resource_version.is_some(), s.phase == StreamPhase::Forbidden)
+            });
             // Before anything was listed an error is the whole story; afterwards the stream
-            // status line says it.
-            error.filter(|_| !filled).map(|error| view! {
+            // status line says it. A refusal has its own notice, and is not retried.
+            error.filter(|_| !filled && !forbidden).map(|error| view! {
                 <div class="error" role="alert">
                     <strong>"The list could not be loaded. "</strong>
                     {error}

@@ -12,5 +12,6 @@ pub mod namespaces;
 pub mod navigation;
 pub mod object;
 pub mod pacing;
+pub mod permissions;
 pub mod request_log;
 pub mod watch;

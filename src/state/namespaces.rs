@@ -1,5 +1,7 @@
 //! The namespaces the global selector offers.
 
+use leptos::prelude::*;
+
 use crate::api;
 
 /// Names of the namespaces for the global selector; None when they cannot be listed (then
@@ -19,4 +21,16 @@ pub async fn load_namespaces() -> Option<Vec<String>> {
         .collect();
     names.sort();
     Some(names)
+}
+
+/// The namespaces the server listed for the header's selector (None: the user may not list
+/// them), shared so views can offer them.
+#[derive(Clone, Copy)]
+pub struct KnownNamespaces(pub RwSignal<Option<Vec<String>>>);
+
+pub fn use_known_namespaces() -> Signal<Option<Vec<String>>> {
+    match use_context::<KnownNamespaces>() {
+        Some(KnownNamespaces(names)) => names.into(),
+        None => Signal::derive(|| None),
+    }
 }

@@ -17,7 +17,7 @@ use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::selector::escape_field_value;
-use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
+use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{
     mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
     ApiTree, ResourceId,
@@ -140,7 +140,12 @@ pub fn load_object(
         if filled.get() {
             return None;
         }
-        status.with(|s| s.last_error.clone())
+        // A refusal is not a read that keeps failing: the page says it on its own.
+        status.with(|s| {
+            (s.phase != StreamPhase::Forbidden)
+                .then(|| s.last_error.clone())
+                .flatten()
+        })
     });
 
     // Downward: the namespace's everyday kinds (`kubectl get all`), whole objects, live: their

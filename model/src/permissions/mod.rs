@@ -9,7 +9,7 @@ pub mod rule;
 
 pub use forbidden::Forbidden;
 pub use review::{
-    access_review_answer, rules_review_request, Grant, Lookup, Permission, Permissions, Question,
-    RulesReview, Scope,
+    access_review_answer, rules_review_request, self_subject_review_request, Grant, Lookup,
+    Permission, Permissions, Question, RulesReview, Scope, UserInfo,
 };
 pub use rule::{PolicyRule, ResourceRequest};

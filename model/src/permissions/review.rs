@@ -405,3 +405,52 @@ mod tests {
         assert!(RulesReview::from_answer(&json!({"status": {"resourceRules": "x"}})).is_err());
     }
 }
+
+/// Who the server says the user is (a SelfSubjectReview's `status.userInfo`, what `kubectl
+/// auth whoami` prints).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserInfo {
+    pub username: String,
+    pub uid: Option<String>,
+    pub groups: Vec<String>,
+}
+
+/// The SelfSubjectReview that asks who the user is.
+pub fn self_subject_review_request() -> Value {
+    json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+}
+
+impl UserInfo {
+    pub fn from_answer(answer: &Value) -> Result<UserInfo, String> {
+        let info = answer
+            .pointer("/status/userInfo")
+            .filter(|i| i.is_object())
+            .ok_or("the self subject review has no userInfo")?;
+        Ok(UserInfo {
+            username: info["username"].as_str().unwrap_or_default().to_string(),
+            uid: info["uid"].as_str().map(str::to_string),
+            groups: info["groups"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod user_tests {
+    use super::*;
+
+    #[test]
+    fn who_the_server_says_the_user_is() {
+        let answer = json!({"kind": "SelfSubjectReview", "status": {"userInfo": {
+            "username": "viewer", "uid": "2", "groups": ["viewers", "system:authenticated"]}}});
+        let user = UserInfo::from_answer(&answer).unwrap();
+        assert_eq!(user.username, "viewer");
+        assert_eq!(user.groups, ["viewers", "system:authenticated"]);
+        assert!(UserInfo::from_answer(&json!({"status": {}})).is_err());
+    }
+}

@@ -147,7 +147,14 @@ impl WatchHub {
             .max_by_key(|t| t.revisions.len())
     }
 
-    /// Every stream resumes at once from where it was.
+    /// Every forbidden stream asks again (the user asked, or permissions may have changed).
+    pub fn retry_forbidden(&self) {
+        for stream in self.streams().iter().filter(|s| s.is_forbidden()) {
+            stream.retry();
+        }
+    }
+
+    /// Every stream resumes at once from where it was (a forbidden one stays as it is).
     pub fn reconnect_all(&self) {
         for stream in self.streams() {
             stream.kick_now();

@@ -13,8 +13,8 @@ use super::{HubInner, StreamTransport, Streams};
 use crate::browser::{document_hidden, monotonic_now, now_ms, wall_now};
 use crate::model::history::{HistoryStore, Record, RecordType};
 use crate::model::watch::{
-    Command, Input, LiveTable, MechanicsLog, ObjectCache, Observed, Output, StoreChange, WatchKey,
-    WatchStatus, WatchStore, Watcher,
+    Command, Input, LiveTable, MechanicsLog, ObjectCache, Observed, Output, StoreChange,
+    StreamPhase, WatchKey, WatchStatus, WatchStore, Watcher,
 };
 
 /// A store a stream can keep: the watcher's changes are applied to it. Table keys keep a
@@ -65,6 +65,11 @@ pub(super) struct KeyStream<S: StreamStore> {
     /// Interrupts whatever the stream waits for (a backoff, a socket, a page).
     kick: RefCell<Option<oneshot::Sender<()>>>,
     pub(super) closed: Cell<bool>,
+    /// The next kick is the user's "try again" (a forbidden stream asks again only then).
+    pub(super) retry_asked: Cell<bool>,
+    /// A WebSocket watch failed before saying anything: the next watch goes over HTTP, where
+    /// a refusal (403) comes with its status and words, which a browser's WebSocket hides.
+    pub(super) socket_failed_silently: Cell<bool>,
     /// Every version of every object, once a view asks for timelines (objects keys only).
     pub(super) history: RefCell<Option<ArcRwSignal<HistoryStore>>>,
     /// The hub's recording, when one runs.
@@ -96,6 +101,8 @@ impl<S: StreamStore> KeyStream<S> {
             frame_scheduled: Cell::new(false),
             kick: RefCell::new(None),
             closed: Cell::new(false),
+            retry_asked: Cell::new(false),
+            socket_failed_silently: Cell::new(false),
             history: RefCell::new(None),
             recorder,
             mechanics: RefCell::new(mechanics),
@@ -138,7 +145,15 @@ impl<S: StreamStore> KeyStream<S> {
         if self.closed.get() {
             return Command::Continue;
         }
-        self.watcher.borrow_mut().reconnect(monotonic_now())
+        let now = monotonic_now();
+        let command = if self.retry_asked.take() {
+            self.watcher.borrow_mut().retry(now)
+        } else {
+            self.watcher.borrow_mut().reconnect(now)
+        };
+        // The status line shows at once that the stream is trying again.
+        self.flush();
+        command
     }
 
     /// Adds what the page received to the recording, when one runs.
@@ -236,6 +251,9 @@ impl<S: StreamStore> KeyStream<S> {
 pub(super) trait AnyStream {
     fn opened(&self) -> u64;
     fn kick_now(&self);
+    /// Asks a forbidden stream again (others resume as after a wake-up).
+    fn retry(&self);
+    fn is_forbidden(&self) -> bool;
     fn transport(&self) -> StreamTransport;
     fn key(&self) -> WatchKey;
     fn history(&self) -> Option<ArcRwSignal<HistoryStore>>;
@@ -249,6 +267,15 @@ impl<S: StreamStore> AnyStream for KeyStream<S> {
 
     fn kick_now(&self) {
         KeyStream::kick_now(self);
+    }
+
+    fn retry(&self) {
+        self.retry_asked.set(true);
+        KeyStream::kick_now(self);
+    }
+
+    fn is_forbidden(&self) -> bool {
+        self.watcher.borrow().status().phase == StreamPhase::Forbidden
     }
 
     fn transport(&self) -> StreamTransport {

@@ -40,10 +40,17 @@ impl WatchHub {
                         list_page(&stream, &request).await
                     }
                 }
+                Command::Idle => {
+                    // Forbidden: nothing is asked until the user retries (or the stream closes).
+                    stream.flush();
+                    let _ = stream.kicked().await;
+                    stream.continue_after_kick()
+                }
                 Command::Watch { request, delay_ms } => {
                     if !wait(&stream, delay_ms).await {
                         stream.continue_after_kick()
                     } else if stream.needs_http()
+                        || stream.socket_failed_silently.take()
                         || self.inner.with_value(|i| i.socket_health) == SocketHealth::Silent
                     {
                         self.watch_http(&stream, &request).await
@@ -69,6 +76,7 @@ impl WatchHub {
         let silence = Cell::new(Silence::since(monotonic_now()));
         let dead = silent_too_long(&silence);
         futures::pin_mut!(dead);
+        let mut said_something = false;
         loop {
             let kicked = stream.kicked();
             let received = socket.next();
@@ -80,12 +88,17 @@ impl WatchHub {
             };
             let command = match received {
                 Received::Text(text) => {
+                    said_something = true;
                     silence.set(Silence::since(monotonic_now()));
                     self.socket_works();
                     stream.feed(event_input(&text))
                 }
-                Received::Closed => stream.feed(Input::StreamEnded),
+                Received::Closed => {
+                    stream.socket_failed_silently.set(!said_something);
+                    stream.feed(Input::StreamEnded)
+                }
                 Received::Failed(error) => {
+                    stream.socket_failed_silently.set(!said_something);
                     stream.feed(Input::StreamFailed(ApiError::Unreachable(error)))
                 }
             };
