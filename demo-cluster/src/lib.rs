@@ -4,6 +4,7 @@
 //! [`RunningCluster`]. The modules are public so in-process controllers and tests can use the
 //! registry directly; the HTTP API is the compatibility contract.
 
+pub mod auth;
 pub mod chaos;
 pub mod controllers;
 pub mod http;
@@ -79,6 +80,18 @@ pub struct Config {
     /// gate (`registry::kinds::FEATURE_GATED`: ClusterTrustBundles, PodCertificateRequests,
     /// DeviceTaintRules, StorageVersionMigrations). Off, as on a default kube-apiserver.
     pub feature_gated_apis: bool,
+    /// kube-apiserver's `--token-auth-file`: a CSV of `token,user,uid,"group1,group2"`. Given,
+    /// requests are authenticated by their bearer token (none: `system:anonymous`; an unknown
+    /// one: 401) and authorized by RBAC over the stored roles and bindings, as kube-apiserver
+    /// with `--authorization-mode=Node,RBAC`. `None`: every request is the demo's
+    /// all-powerful user and nothing is checked.
+    pub token_auth_file: Option<PathBuf>,
+    /// Serve HTTPS with this PEM certificate (chain) and [`Config::tls_private_key_file`]'s
+    /// key, as kube-apiserver's `--tls-cert-file`: kubectl and client-go send bearer tokens
+    /// only over TLS. Both or neither; neither serves plain HTTP.
+    pub tls_cert_file: Option<PathBuf>,
+    /// The PEM private key of [`Config::tls_cert_file`] (`--tls-private-key-file`).
+    pub tls_private_key_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -98,6 +111,9 @@ impl Default for Config {
             event_ttl: controllers::events::EVENT_TTL,
             chaos: None,
             feature_gated_apis: false,
+            token_auth_file: None,
+            tls_cert_file: None,
+            tls_private_key_file: None,
         }
     }
 }
@@ -105,6 +121,8 @@ impl Default for Config {
 /// A demo cluster serving in the background of the current tokio runtime.
 pub struct RunningCluster {
     addr: SocketAddr,
+    /// Serving HTTPS.
+    tls: bool,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
     registry: Arc<Registry>,
@@ -117,9 +135,10 @@ impl RunningCluster {
         self.addr
     }
 
-    /// Base URL, e.g. `http://127.0.0.1:8001`.
+    /// Base URL, e.g. `http://127.0.0.1:8001` (`https://` with a certificate).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// The in-process registry (the same API the HTTP handlers use), for controllers and tests.
@@ -163,11 +182,32 @@ pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<R
     if !loaded {
         seed::seed_system_objects(&registry);
     }
+    seed::seed_bootstrap_rbac(&registry);
+    if !loaded && config.token_auth_file.is_some() {
+        seed::seed_viewers_binding(&registry);
+    }
     Ok(registry)
 }
 
 /// Like [`start`], with internal knobs (small watch cache, fast bookmarks) for tests.
 pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Result<RunningCluster> {
+    // Read first: a file that cannot be read stops the start before anything is seeded.
+    let tokens = match &config.token_auth_file {
+        Some(path) => Some(Arc::new(
+            auth::token_file::TokenFile::read(path).map_err(std::io::Error::other)?,
+        )),
+        None => None,
+    };
+    let tls = match (&config.tls_cert_file, &config.tls_private_key_file) {
+        (Some(cert), Some(key)) => Some(http::listener::tls_acceptor(cert, key)?),
+        (None, None) => None,
+        _ => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "--tls-cert-file and --tls-private-key-file go together",
+            ))
+        }
+    };
     let fresh = !config.state_file.as_deref().is_some_and(Path::exists);
     let registry = build_registry(&config, &tuning)?;
     controllers::cnat::install_crd(&registry);
@@ -233,6 +273,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         accept_hosts: Arc::new(config.accept_hosts.clone()),
         shutdown,
         chaos,
+        tokens,
     };
     let router = http::router(state, config.www.as_deref());
     // Normalising the path must happen before routing, so it wraps the whole router.
@@ -240,6 +281,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
         &tower::util::MapRequestLayer::new(http::trim_trailing_slash),
         router,
     );
+    let serves_tls = tls.is_some();
     let (tx, rx) = oneshot::channel::<()>();
     let state_file = config.state_file.clone();
     let saver_registry = registry.clone();
@@ -253,6 +295,10 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
             None => (None, None),
         };
         let listener = http::listener::GuardedListener::new(listener, header_read_timeout);
+        let listener = match tls {
+            Some(tls) => listener.with_tls(tls),
+            None => listener,
+        };
         let served = axum::serve(
             listener,
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app),
@@ -273,6 +319,7 @@ pub async fn start_with_tuning(config: Config, tuning: Tuning) -> std::io::Resul
     });
     Ok(RunningCluster {
         addr,
+        tls: serves_tls,
         shutdown: Some(tx),
         task,
         registry,

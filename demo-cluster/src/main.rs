@@ -58,6 +58,19 @@ struct Args {
     /// StorageVersionMigrations).
     #[arg(long)]
     feature_gated_apis: bool,
+    /// Authenticate requests by bearer token and authorize them by RBAC, as kube-apiserver's
+    /// flag: a CSV file of `token,user,uid,"group1,group2"` lines. Without a token a request is
+    /// `system:anonymous`; an unknown token gets 401. Without this flag every request may do
+    /// everything.
+    #[arg(long, value_name = "PATH")]
+    token_auth_file: Option<PathBuf>,
+    /// Serve HTTPS with this PEM certificate (needs --tls-private-key-file), as
+    /// kube-apiserver's flag: kubectl sends tokens only over TLS.
+    #[arg(long, value_name = "PATH", requires = "tls_private_key_file")]
+    tls_cert_file: Option<PathBuf>,
+    /// The PEM private key of --tls-cert-file.
+    #[arg(long, value_name = "PATH", requires = "tls_cert_file")]
+    tls_private_key_file: Option<PathBuf>,
 }
 
 /// A Go-style duration of hours, minutes and seconds (`1h30m`, `90s`, `2m0s`).
@@ -117,6 +130,9 @@ async fn main() -> anyhow::Result<()> {
         event_ttl: args.event_ttl,
         chaos: args.chaos,
         feature_gated_apis: args.feature_gated_apis,
+        token_auth_file: args.token_auth_file,
+        tls_cert_file: args.tls_cert_file,
+        tls_private_key_file: args.tls_private_key_file,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());

@@ -1,6 +1,6 @@
 //! What a fresh cluster is created with. First what every cluster has, even an `--empty`
 //! one (`seed_system_objects`: system namespaces, the `kubernetes` Service, the demo nodes as
-//! their kubelets register them). Then demo workloads (unless `--empty`), so the dashboard
+//! their kubelets register them, kube-apiserver's bootstrap roles and bindings). Then demo workloads (unless `--empty`), so the dashboard
 //! shows activity within seconds: deployments in three namespaces, one crashing, a Job, a CronJob, an `At`, a
 //! StatefulSet with its claims and a DaemonSet on every node; and around them what a real
 //! cluster has: a default StorageClass its claims bind through, an Ingress, an HPA, a
@@ -14,6 +14,66 @@ use serde_json::{json, Value};
 
 use crate::controllers::{cnat, kubelet};
 use crate::registry::{Registry, WriteOptions};
+
+/// kube-apiserver v1.36's bootstrap ClusterRoles, ClusterRoleBindings, Roles and RoleBindings
+/// (the aggregated `admin`, `edit` and `view` with the rules the aggregation controller gives
+/// them), as `examples/record_bootstrap_roles.rs` recorded them from a real control plane.
+const BOOTSTRAP_RBAC: &str = include_str!("bootstrap_rbac.json");
+
+/// Creates kube-apiserver's bootstrap roles and bindings that are missing, as it does at every
+/// start (so a state file from before keeps its own and gains the rest).
+pub fn seed_bootstrap_rbac(registry: &Registry) {
+    let opts = WriteOptions {
+        field_manager: "kube-apiserver".into(),
+        ..Default::default()
+    };
+    let objects: Vec<Value> = match serde_json::from_str(BOOTSTRAP_RBAC) {
+        Ok(objects) => objects,
+        Err(e) => {
+            tracing::error!("the bootstrap RBAC objects do not parse: {e}");
+            return;
+        }
+    };
+    for object in objects {
+        let resource = match object["kind"].as_str() {
+            Some("ClusterRole") => "clusterroles",
+            Some("ClusterRoleBinding") => "clusterrolebindings",
+            Some("Role") => "roles",
+            Some("RoleBinding") => "rolebindings",
+            _ => continue,
+        };
+        let namespace = object["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if let Some(def) = registry.builtin("rbac.authorization.k8s.io", resource) {
+            let _ = registry.create(&def, &namespace, object, &opts);
+        }
+    }
+}
+
+/// The name of the RoleBinding that gives the group `viewers` the ClusterRole `view` in
+/// `default`: what the envtest control plane creates for its `viewer` token.
+pub const VIEWERS_BINDING: &str = "viewers-view";
+
+/// Binds the group `viewers` to `view` in `default`, as the envtest control plane does for
+/// its viewer (`kubectl create rolebinding viewers-view --clusterrole=view --group=viewers`),
+/// so a token file's `viewers` see what they would there.
+pub fn seed_viewers_binding(registry: &Registry) {
+    let opts = WriteOptions {
+        field_manager: "kubectl-create".into(),
+        ..Default::default()
+    };
+    if let Some(def) = registry.builtin("rbac.authorization.k8s.io", "rolebindings") {
+        let binding = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": VIEWERS_BINDING},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "viewers"}],
+        });
+        let _ = registry.create(&def, "default", binding, &opts);
+    }
+}
 
 /// Creates what every cluster has, even an `--empty` one: the system namespaces, the
 /// `kubernetes` Service, the three demo nodes and the ComponentStatuses.
@@ -448,109 +508,11 @@ fn shop_operations() -> Vec<Seeded> {
     ]
 }
 
-/// A bootstrap RBAC object as kube-apiserver creates them.
-fn bootstrap(kind: &str, name: &str, body: Value) -> Value {
-    let mut obj = json!({
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
-        "metadata": {"name": name,
-                     "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
-                     "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"}},
-    });
-    if let (Some(target), Some(fields)) = (obj.as_object_mut(), body.as_object()) {
-        target.extend(fields.clone());
-    }
-    obj
-}
-
-fn cluster_role_binding(name: &str, role: &str, subject: Value) -> Seeded {
-    let body = json!({
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-        "subjects": [subject],
-    });
-    (
-        "rbac.authorization.k8s.io",
-        "clusterrolebindings",
-        "",
-        bootstrap("ClusterRoleBinding", name, body),
-    )
-}
-
-/// A few of kube-apiserver's bootstrap roles and bindings, and the shop's own: its
-/// frontend's ServiceAccount may read its configuration.
+/// The shop's own RBAC: its frontend's ServiceAccount may read its configuration.
+/// (kube-apiserver's bootstrap roles and bindings are system objects: [`seed_bootstrap_rbac`].)
 fn rbac() -> Vec<Seeded> {
-    let group = |name: &str| json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": name});
-    let cluster_role = |name: &str, rules: Value| {
-        (
-            "rbac.authorization.k8s.io",
-            "clusterroles",
-            "",
-            bootstrap("ClusterRole", name, json!({"rules": rules})),
-        )
-    };
     let read = json!(["get", "list", "watch"]);
     vec![
-        cluster_role(
-            "cluster-admin",
-            json!([
-            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-            {"nonResourceURLs": ["*"], "verbs": ["*"]}]),
-        ),
-        cluster_role(
-            "admin",
-            json!([
-            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
-             "resources": ["*"], "verbs": ["*"]},
-            {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["*"]}]),
-        ),
-        cluster_role(
-            "edit",
-            json!([
-            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
-             "resources": ["*"], "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]}]),
-        ),
-        cluster_role(
-            "view",
-            json!([
-            {"apiGroups": ["", "apps", "batch", "autoscaling", "networking.k8s.io", "policy"],
-             "resources": ["*"], "verbs": read}]),
-        ),
-        cluster_role(
-            "system:basic-user",
-            json!([
-            {"apiGroups": ["authorization.k8s.io"],
-             "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], "verbs": ["create"]},
-            {"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"], "verbs": ["create"]}]),
-        ),
-        cluster_role(
-            "system:discovery",
-            json!([
-            {"nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
-                                 "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
-             "verbs": ["get"]}]),
-        ),
-        cluster_role(
-            "system:kube-scheduler",
-            json!([
-            {"apiGroups": [""], "resources": ["pods", "nodes", "persistentvolumeclaims", "persistentvolumes"], "verbs": read},
-            {"apiGroups": [""], "resources": ["bindings", "pods/binding"], "verbs": ["create"]},
-            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create", "get", "update"]}]),
-        ),
-        cluster_role_binding("cluster-admin", "cluster-admin", group("system:masters")),
-        cluster_role_binding(
-            "system:basic-user",
-            "system:basic-user",
-            group("system:authenticated"),
-        ),
-        cluster_role_binding(
-            "system:discovery",
-            "system:discovery",
-            group("system:authenticated"),
-        ),
-        cluster_role_binding(
-            "system:kube-scheduler",
-            "system:kube-scheduler",
-            json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "system:kube-scheduler"}),
-        ),
         (
             "",
             "serviceaccounts",

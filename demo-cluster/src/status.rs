@@ -217,6 +217,31 @@ impl ApiError {
         .with_details(details(name, group, resource))
     }
 
+    /// 403 as kube-apiserver refuses a request its authorizer did not allow: `text` is the
+    /// authorizer's (`User "u" cannot list resource ...`), led by the resource and name asked
+    /// for, or by `forbidden:` alone for a path outside the resource API.
+    pub fn forbidden_by_authorizer(group: &str, resource: &str, name: &str, text: &str) -> Self {
+        let message = if group.is_empty() && resource.is_empty() {
+            format!("forbidden: {text}")
+        } else if name.is_empty() {
+            format!(
+                "{} is forbidden: {text}",
+                qualified_resource(group, resource)
+            )
+        } else {
+            format!(
+                "{} {name:?} is forbidden: {text}",
+                qualified_resource(group, resource)
+            )
+        };
+        Self::new(403, "Forbidden", message).with_details(details(name, group, resource))
+    }
+
+    /// 401 for credentials that name nobody, as kube-apiserver words it (no details).
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
     /// 405 as kube-apiserver answers a verb the resource does not serve: its router's words,
     /// which name neither the verb nor the resource, and empty details.
     pub fn method_not_allowed() -> Self {

@@ -235,6 +235,21 @@ fn measure(dist: &Path) -> Result<UiSize> {
 }
 
 /// Builds the UI, then serves it and the demo cluster's API on one origin until Ctrl-C.
+/// The demo cluster's flags `cargo xtask demo` passes on with their value (the cluster
+/// validates them): load mode, and RBAC for token users with the certificate kubectl needs to
+/// send tokens.
+const PASSED_WITH_VALUE: [&str; 9] = [
+    "--pods",
+    "--crds",
+    "--churn",
+    "--seed",
+    "--event-ttl",
+    "--chaos",
+    "--token-auth-file",
+    "--tls-cert-file",
+    "--tls-private-key-file",
+];
+
 pub fn demo(args: &[String]) -> Result<()> {
     let mut listen = "127.0.0.1:8001".to_string();
     let mut passthrough: Vec<String> = Vec::new();
@@ -249,8 +264,7 @@ pub fn demo(args: &[String]) -> Result<()> {
                 passthrough.push(iter.next().context("--speed needs a number")?.clone());
             }
             "--empty" => passthrough.push(arg.clone()),
-            // Load mode, passed through to the demo cluster (it validates the numbers).
-            "--pods" | "--crds" | "--churn" | "--seed" | "--event-ttl" | "--chaos" => {
+            flag if PASSED_WITH_VALUE.contains(&flag) => {
                 let value = iter
                     .next()
                     .with_context(|| format!("{arg} needs a value"))?;
@@ -259,7 +273,8 @@ pub fn demo(args: &[String]) -> Result<()> {
             }
             other => bail!(
                 "unknown demo option `{other}` (use --listen ADDR, --speed F, --empty, \
-                 --pods N, --crds N, --churn R, --seed S, --event-ttl D, --chaos SPEC)"
+                 --pods N, --crds N, --churn R, --seed S, --event-ttl D, --chaos SPEC, \
+                 --token-auth-file PATH, --tls-cert-file PATH, --tls-private-key-file PATH)"
             ),
         }
     }

@@ -25,8 +25,10 @@ commands:
                               (prints sizes)
   demo [--listen ADDR] [--speed F] [--empty] [--pods N] [--crds N] [--churn R] [--seed S]
        [--event-ttl D] [--chaos SPEC]
+       [--token-auth-file PATH --tls-cert-file PATH --tls-private-key-file PATH]
                               build, then serve the UI and the demo cluster on one origin;
-                              --pods/--crds/--churn: load mode (a big, busy cluster)
+                              --pods/--crds/--churn: load mode (a big, busy cluster);
+                              --token-auth-file: RBAC for token users (see demo-cluster/README.md)
   test                        fmt, clippy, native tests, browser component tests, e2e tests,
                               the benchmarks in quick mode
                               (their screenshots go to target/screenshots)

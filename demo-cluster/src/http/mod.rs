@@ -1,5 +1,6 @@
 //! HTTP layer: routing, the Host check, body limits, and the non-resource endpoints.
 
+pub mod access;
 pub mod compress;
 pub mod discovery;
 pub mod listener;
@@ -62,6 +63,9 @@ pub struct AppState {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// Chaos mode's decision source; `None` (the default) adds no layer at all.
     pub chaos: Option<Arc<Chaos>>,
+    /// `--token-auth-file`'s users: requests are authenticated and authorized
+    /// ([`access`]). `None` (the default): every request may do everything.
+    pub tokens: Option<Arc<crate::auth::token_file::TokenFile>>,
 }
 
 impl AppState {
@@ -76,6 +80,7 @@ impl AppState {
             accept_hosts: Arc::new(accept_hosts),
             shutdown,
             chaos: None,
+            tokens: None,
         }
     }
 }
@@ -113,6 +118,17 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
         Some(dir) => api.fallback_service(tower_http::services::ServeDir::new(dir)),
         None => api.fallback(|| async { ApiError::path_not_found() }),
     };
+    let api = match &state.tokens {
+        Some(tokens) => api.layer(middleware::from_fn_with_state(
+            access::Access {
+                tokens: tokens.clone(),
+                registry: state.registry.clone(),
+                serves_files: www.is_some(),
+            },
+            access::authenticate_and_authorize,
+        )),
+        None => api,
+    };
     api.layer(middleware::from_fn_with_state(state.clone(), host_check))
         // Last line of defence: a bug must answer 500 Status, not drop the connection.
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
@@ -132,6 +148,7 @@ pub fn trim_trailing_slash(mut req: Request) -> Request {
     .iter()
     .any(|p| path.starts_with(p));
     if api_path && path.len() > 1 && path.ends_with('/') {
+        let original = OriginalPath(path.to_string());
         let trimmed = path.trim_end_matches('/');
         let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
         let rebuilt = match req.uri().query() {
@@ -140,10 +157,16 @@ pub fn trim_trailing_slash(mut req: Request) -> Request {
         };
         if let Ok(uri) = rebuilt.parse() {
             *req.uri_mut() = uri;
+            req.extensions_mut().insert(original);
         }
     }
     req
 }
+
+/// A request's path as the client sent it, kept when [`trim_trailing_slash`] changed it: the
+/// authorizer matches non-resource paths exactly (`/healthz/` is not `/healthz`).
+#[derive(Debug, Clone)]
+pub struct OriginalPath(pub String);
 
 fn host_allowed(host: &str, extra: &[String]) -> bool {
     let without_port = if host.starts_with('[') {

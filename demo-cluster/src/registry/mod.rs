@@ -74,6 +74,9 @@ pub struct WriteOptions {
     pub field_validation: String,
     /// Warnings for the response's `Warning` headers.
     pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
+    /// Who writes, when the server authenticates (`--token-auth-file`); `None`: the demo's
+    /// all-powerful user.
+    pub user: Option<crate::auth::RequestUser>,
 }
 
 impl WriteOptions {

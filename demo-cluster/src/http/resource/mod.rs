@@ -225,6 +225,7 @@ pub(super) fn write_options(
             .cloned()
             .unwrap_or_else(|| "Warn".into()),
         warnings: warnings.clone(),
+        user: parts.extensions.get::<crate::auth::RequestUser>().cloned(),
     })
 }
 
