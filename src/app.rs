@@ -101,8 +101,8 @@ pub fn App() -> impl IntoView {
     let palette_open = RwSignal::new(false);
     let namespaces = RwSignal::new(Some(Vec::<String>::new()));
     provide_context(KnownNamespaces(namespaces));
-    // Shown while the page is in the namespace it fell back to (and why).
-    let fallback_note = RwSignal::new(None::<(String, String)>);
+    // Shown while the screen is the one that fell back to a namespace (and why).
+    let fallback_note = RwSignal::new(None::<(Screen, String)>);
 
     let tree: Memo<ApiTree> = Memo::new(move |_| {
         discovery.loaded.with(|l| {
@@ -184,13 +184,14 @@ pub fn App() -> impl IntoView {
             };
             match permissions.may(&here) {
                 Permission::Allowed(_) => {
+                    let fallen_back = with_namespace(current, Some(namespace.clone()));
                     fallback_note.set(Some((
-                        namespace.clone(),
+                        Screen::of(&fallen_back),
                         format!(
                             "Showing namespace {namespace}: you may not list {noun} across all namespaces."
                         ),
                     )));
-                    navigation.replace(with_namespace(current, Some(namespace)));
+                    navigation.replace(fallen_back);
                     return;
                 }
                 // Asked; this effect runs again with the answer.
@@ -288,8 +289,8 @@ pub fn App() -> impl IntoView {
             // recompute the style of all of it.
             <main class="main" class:fill-page=move || page.with(Page::fills_height)>
                 {move || {
-                    let (namespace, text) = fallback_note.get()?;
-                    (page.with(|p| p.namespace() == Some(namespace.as_str()))).then(|| view! {
+                    let (fallen_back, text) = fallback_note.get()?;
+                    (screen.get() == fallen_back).then(|| view! {
                         <p class="notice namespace-fallback" role="status">{text}</p>
                     })
                 }}

@@ -223,10 +223,7 @@ impl ControlPlane {
         let write = |name: &str, text: String| {
             std::fs::write(dir.join(name), text).map_err(|e| format!("writing {name}: {e}"))
         };
-        write(
-            "tokens.csv",
-            format!("{ADMIN_TOKEN},admin,1,system:masters\n{VIEWER_TOKEN},viewer,2,viewers\n"),
-        )?;
+        write("tokens.csv", tokens_csv())?;
         write("admin.kubeconfig", self.kubeconfig("admin", ADMIN_TOKEN))?;
         write("viewer.kubeconfig", self.kubeconfig("viewer", VIEWER_TOKEN))
     }
@@ -456,6 +453,12 @@ pub fn announced_port(child: &mut Child, marker: &'static str) -> Result<u16, St
         .map_err(|_| format!("no \"{marker}\" line with a port within 30 s"))
 }
 
+/// The tokens file that gives the admin and the viewer their tokens (kube-apiserver's
+/// `--token-auth-file` format): the real control plane's, and a demo cluster's run with RBAC.
+pub fn tokens_csv() -> String {
+    format!("{ADMIN_TOKEN},admin,1,system:masters\n{VIEWER_TOKEN},viewer,2,viewers\n")
+}
+
 /// A real `kubectl proxy` on a free loopback port, serving `www` under `/ui/` when given
 /// (`kubectl proxy --www=dist --www-prefix=/ui/`, as the README says); killed on drop.
 pub struct KubectlProxy {
@@ -504,13 +507,30 @@ impl KubectlProxy {
         www: Option<&Path>,
         scratch: &Path,
     ) -> Result<KubectlProxy, String> {
+        Self::for_server_as(server, None, www, scratch)
+    }
+
+    /// As [`KubectlProxy::for_server`], sending `token` as the bearer token of every request
+    /// (the demo cluster run with a tokens file: [`ADMIN_TOKEN`], [`VIEWER_TOKEN`]).
+    pub fn for_server_as(
+        server: &str,
+        token: Option<&str>,
+        www: Option<&Path>,
+        scratch: &Path,
+    ) -> Result<KubectlProxy, String> {
+        std::fs::create_dir_all(scratch)
+            .map_err(|e| format!("creating {}: {e}", scratch.display()))?;
         let kubeconfig = scratch.join("kubeconfig");
+        let user = match token {
+            Some(token) => format!("\n    token: {token}"),
+            None => " {}".to_string(),
+        };
         std::fs::write(
             &kubeconfig,
             format!(
                 "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster:\n    server: {server}\n\
                  contexts:\n- name: demo\n  context:\n    cluster: demo\n    user: demo\n\
-                 current-context: demo\nusers:\n- name: demo\n  user: {{}}\n"
+                 current-context: demo\nusers:\n- name: demo\n  user:{user}\n"
             ),
         )
         .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;

@@ -33,6 +33,16 @@ pub fn ForbiddenNotice(
                 .then(|| Forbidden::from_message(s.forbidden.as_deref().unwrap_or_default()))
         })
     });
+    // Refused where the known rules said yes: they are out of date (a binding removed since),
+    // so everything known is asked again.
+    Effect::new(move |_| {
+        let question = refusal.with(|r| r.as_ref().and_then(|r| r.question.clone()));
+        if let Some(question) = question {
+            if permissions.may(&question).is_allowed() {
+                permissions.refresh();
+            }
+        }
+    });
     let retry = move |_| {
         permissions.refresh();
         if let Some(hub) = hub {

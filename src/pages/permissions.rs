@@ -94,10 +94,11 @@ pub fn PermissionsPage(namespace: Option<String>) -> impl IntoView {
                 </thead>
                 <tbody>
                     {rows.into_iter().map(|row| {
-                        let name = if row.group.is_empty() {
-                            row.resource.clone()
-                        } else {
-                            format!("{}.{}", row.resource, row.group)
+                        // kubectl's spelling: `deployments.apps/scale`.
+                        let name = match (row.group.is_empty(), row.resource.split_once('/')) {
+                            (true, _) => row.resource.clone(),
+                            (false, Some((resource, sub))) => format!("{resource}.{}/{sub}", row.group),
+                            (false, None) => format!("{}.{}", row.resource, row.group),
                         };
                         view! {
                             <tr data-resource=name.clone()>

@@ -103,7 +103,7 @@ impl Question {
         let object = if self.name.is_empty() {
             String::new()
         } else {
-            format!(" {}", self.name)
+            format!(" \"{}\"", self.name)
         };
         format!(
             "You may not {} {}{object} {}.",
@@ -345,7 +345,7 @@ mod tests {
         assert!(permissions.may(&scale).is_denied());
         assert_eq!(
             scale.denial(true),
-            "You may not patch deployments/scale web in namespace default."
+            "You may not patch deployments/scale \"web\" in namespace default."
         );
         // Another namespace has no rules yet.
         let elsewhere = Question::new(Scope::of(Some("kube-system")), "list", "", "pods");
