@@ -44,6 +44,9 @@ pub struct Harness {
     pub backend: Backend,
     pub driver: WebDriver,
     chromedriver: Child,
+    /// Proxies holding a user's token ([`Harness::start_as_viewer`]), and their scratch.
+    user_proxies: Vec<KubectlProxy>,
+    _user_scratch: Option<tempfile::TempDir>,
 }
 
 pub fn dist_dir() -> PathBuf {
@@ -207,6 +210,8 @@ impl Harness {
             backend: Backend::Demo,
             driver,
             chromedriver,
+            user_proxies: Vec::new(),
+            _user_scratch: None,
         }
     }
 
@@ -269,7 +274,80 @@ impl Harness {
             backend: Backend::Real,
             driver,
             chromedriver,
+            user_proxies: Vec::new(),
+            _user_scratch: None,
         }
+    }
+
+    /// The dashboard as the viewer sees it (token `atlas-viewer-token`, group `viewers`, the
+    /// `view` ClusterRole in namespace `default` only, RBAC enforced), behind a `kubectl proxy`
+    /// holding the viewer's token; the test's own client ([`Harness::kube_client`]) is the
+    /// admin. On the real control plane, its viewer kubeconfig; on the demo cluster, the same
+    /// two users from a tokens file (`--token-auth-file`).
+    pub async fn start_as_viewer(backend: Backend) -> Harness {
+        let mut harness = match backend {
+            Backend::Real => Self::start_real().await,
+            Backend::Demo => {
+                let scratch = tempfile::tempdir().expect("tokens folder");
+                let tokens = scratch.path().join("tokens.csv");
+                std::fs::write(&tokens, envtest::tokens_csv()).expect("tokens file");
+                let mut harness = Self::start_cluster(
+                    demo_cluster::Config {
+                        speed: 20.0,
+                        token_auth_file: Some(tokens),
+                        ..Default::default()
+                    },
+                    false,
+                )
+                .await;
+                let server = harness.base_url.clone();
+                let admin = KubectlProxy::for_server_as(
+                    &server,
+                    Some(envtest::ADMIN_TOKEN),
+                    Some(&dist_dir()),
+                    &scratch.path().join("admin"),
+                )
+                .unwrap_or_else(|e| panic!("the admin's kubectl proxy starts: {e}"));
+                harness.base_url = admin.url();
+                harness.user_proxies.push(admin);
+                harness._user_scratch = Some(scratch);
+                harness
+            }
+        };
+        let viewer = match &harness.real {
+            Some(real) => {
+                let scratch = tempfile::tempdir().expect("viewer proxy scratch");
+                let proxy = KubectlProxy::start(
+                    &real.plane.viewer_kubeconfig(),
+                    Some(&dist_dir()),
+                    scratch.path(),
+                );
+                harness._user_scratch = Some(scratch);
+                proxy
+            }
+            None => {
+                let cluster_url = harness
+                    .cluster
+                    .as_ref()
+                    .map(|c| c.url())
+                    .expect("a demo cluster");
+                let scratch = harness
+                    ._user_scratch
+                    .as_ref()
+                    .map(|s| s.path().join("viewer"))
+                    .expect("the tokens folder");
+                KubectlProxy::for_server_as(
+                    &cluster_url,
+                    Some(envtest::VIEWER_TOKEN),
+                    Some(&dist_dir()),
+                    &scratch,
+                )
+            }
+        }
+        .unwrap_or_else(|e| panic!("the viewer's kubectl proxy starts: {e}"));
+        harness.ui_url = format!("{}/ui/", viewer.url());
+        harness.user_proxies.push(viewer);
+        harness
     }
 
     /// The real control plane (restart its API server, run kubectl as the admin); None on the
@@ -797,6 +875,15 @@ impl Harness {
             |available| *available == Some(3),
         )
         .await;
+    }
+
+    /// `fragment` of the dashboard as the cluster's admin sees it (the admin's kubectl proxy
+    /// on the real control plane or, after [`Harness::start_as_viewer`], on the demo cluster).
+    pub fn admin_url(&self, fragment: &str) -> String {
+        match (self.backend, self.user_proxies.is_empty()) {
+            (Backend::Demo, true) => format!("{}/{fragment}", self.base_url),
+            _ => format!("{}/ui/{fragment}", self.base_url),
+        }
     }
 
     /// A kube-rs client for the harness's cluster.
