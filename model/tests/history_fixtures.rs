@@ -446,3 +446,130 @@ fn the_old_replica_set_was_scaled_up_then_down_to_zero() {
         assert_eq!(seen("SuccessfulDelete"), 3, "{backend}");
     }
 }
+
+/// The fixture as the activity view finds it when opened after the rollout: every object
+/// and Event object listed, nothing watched yet.
+fn listed_activity(fixture: &Fixture) -> kube_atlas_model::history::Activity {
+    use kube_atlas_model::history::{
+        activity_with_past, ActivityCache, HistoryStore, RevisionKind,
+    };
+    let mut objects = HistoryStore::default();
+    for object in std::iter::once(&fixture.deployment)
+        .chain(&fixture.replica_sets)
+        .chain(&fixture.pods)
+    {
+        objects.record(RevisionKind::Listed, object, 1.0);
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history")
+        .join(fixture.backend)
+        .join("rollout.json");
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
+        .expect("fixture JSON");
+    let mut events = HistoryStore::default();
+    for event in raw["events"].as_array().into_iter().flatten() {
+        events.record(RevisionKind::Listed, event, 1.0);
+    }
+    let uid = fixture.deployment["metadata"]["uid"]
+        .as_str()
+        .expect("a uid");
+    let timelines: Vec<_> = objects.timelines().collect();
+    let event_timelines: Vec<_> = events.timelines().collect();
+    activity_with_past(
+        uid,
+        &timelines,
+        &[],
+        &event_timelines,
+        &mut ActivityCache::default(),
+    )
+}
+
+#[test]
+fn an_activity_opened_after_the_rollout_shows_it_on_its_lanes() {
+    use kube_atlas_model::history::ItemDetail;
+    for backend in BACKENDS {
+        let fixture = Fixture::load(backend);
+        let activity = listed_activity(&fixture);
+        let lane = |index: usize| activity.lanes[index].label.as_str();
+        let shown: Vec<(&str, String)> = activity
+            .items
+            .iter()
+            .map(|item| {
+                let text = match &item.detail {
+                    ItemDetail::Past(past) => past.summary.clone(),
+                    ItemDetail::Event(event) => {
+                        assert!(event.listed, "{backend}");
+                        format!("Event {}: {}", event.reason, event.message)
+                    }
+                    ItemDetail::Write(_) => panic!("{backend}: nothing was watched"),
+                };
+                (lane(item.lane), text)
+            })
+            .collect();
+        let has = |lane_label: &str, words: &[&str]| {
+            shown
+                .iter()
+                .any(|(l, t)| *l == lane_label && words.iter().all(|w| t.contains(w)))
+        };
+        let old = Fixture::name_of(fixture.replica_set_with("nginx:1.25"));
+        let new = Fixture::name_of(fixture.replica_set_with("nginx:1.27"));
+        // Both ReplicaSets, created by the deployment controller, and the revisions.
+        assert!(
+            has(
+                "deployment-controller",
+                &[&format!("ReplicaSet {old}: created")]
+            ),
+            "{backend}: {shown:#?}"
+        );
+        assert!(
+            has(
+                "deployment-controller",
+                &[&format!("ReplicaSet {new}: created")]
+            ),
+            "{backend}: {shown:#?}"
+        );
+        assert!(
+            has(
+                "deployment-controller",
+                &["revision 1 → 2", new, "nginx:1.25 → nginx:1.27"]
+            ),
+            "{backend}: {shown:#?}"
+        );
+        // Its Events of the last hour, on their reporters' lanes, the old pods' included.
+        assert!(
+            has("deployment-controller", &["Event ScalingReplicaSet", old]),
+            "{backend}"
+        );
+        assert!(
+            has("deployment-controller", &["Event ScalingReplicaSet", new]),
+            "{backend}"
+        );
+        assert!(
+            has("replicaset-controller", &["Event SuccessfulDelete"]),
+            "{backend}: {shown:#?}"
+        );
+        let scheduled = shown
+            .iter()
+            .filter(|(l, t)| *l == "default-scheduler" && t.starts_with("Event Scheduled"))
+            .count();
+        assert_eq!(scheduled, 6, "{backend}: the old pods' and the new ones'");
+        // The pods running now: created, bound, their kubelet's last status write.
+        for pod in &fixture.pods {
+            let name = Fixture::name_of(pod);
+            let node = pod["spec"]["nodeName"].as_str().unwrap_or_default();
+            assert!(
+                has("replicaset-controller", &[&format!("Pod {name}: created")]),
+                "{backend}"
+            );
+            assert!(
+                has(
+                    &format!("kubelet on {node}"),
+                    &[&format!("Pod {name}: last status write by kubelet")]
+                ),
+                "{backend}: {shown:#?}"
+            );
+        }
+        // In time order.
+        assert!(activity.items.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    }
+}

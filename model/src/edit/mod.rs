@@ -15,6 +15,7 @@ pub mod editable;
 pub mod locate;
 pub mod merge;
 pub mod quick;
+pub mod rollback;
 pub mod session;
 pub mod template;
 
@@ -28,6 +29,7 @@ pub use editable::{editable, has_status_subresource, review_diff};
 pub use locate::line_of_field;
 pub use merge::{resolve, three_way, Conflict, Merge, Pick};
 pub use quick::{check_metadata_entry, metadata_entry_patch, MetadataMap};
+pub use rollback::{Rollback, RollbackStep};
 pub use session::{yaml_of, Choice, EditSession, NamedField, Outcome, Review, Write};
 pub use template::template_for;
 

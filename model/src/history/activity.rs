@@ -25,6 +25,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::attribution::Evidence;
+use super::past::{past_entries, ActorSource, Loaded, PastEntry, PastKind};
 use super::timeline::{HistoryStore, ObjectTimeline, Revision, RevisionKind};
 use crate::events::{event_record, EventRecord};
 use crate::meta::controller_uid;
@@ -89,6 +90,25 @@ pub struct EventItem {
     pub regarding: String,
     /// The write this Event is about: (object uid, revision seq; seqs count per watch).
     pub linked_write: Option<(String, u64)>,
+    /// Listed when watching began (it happened before the page opened): placed at its own
+    /// time, not when it was received.
+    pub listed: bool,
+}
+
+/// An entry of a chain member's past before watching began, reconstructed
+/// ([`crate::history::past`]): its creation, binding, revisions, each manager's last write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PastItem {
+    pub uid: String,
+    /// `ReplicaSet web-7d4b9c`.
+    pub object: String,
+    /// [`PastKind`]'s variant (`Created`, `RolloutRevision`, ...).
+    pub kind: &'static str,
+    pub summary: String,
+    /// Who did it, or "unknown".
+    pub actor: String,
+    pub evidence: Vec<String>,
+    pub unknown: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +116,8 @@ pub enum ItemDetail {
     /// Shared with [`ActivityCache`]: a write reads the same on every recompute.
     Write(Arc<WriteItem>),
     Event(EventItem),
+    /// Reconstructed from what the cluster keeps, from before watching began.
+    Past(Arc<PastItem>),
 }
 
 /// What recomputing the activity can keep from the last time: each write's item (its
@@ -104,6 +126,21 @@ pub enum ItemDetail {
 #[derive(Debug, Default)]
 pub struct ActivityCache {
     writes: HashMap<(String, u64), Arc<WriteItem>>,
+    /// Each object's version as listed when watching began (parsed once).
+    listed: HashMap<String, Option<Arc<Value>>>,
+    /// Each listed Event object, read once.
+    listed_events: HashMap<String, Option<Arc<EventRecord>>>,
+    /// Each listed chain member's reconstructed items, by (uid, listed Events counted):
+    /// the listed versions never change, the Events they are read with may still arrive.
+    past: HashMap<(String, usize), Arc<Vec<PastPlaced>>>,
+}
+
+/// A reconstructed item with its time and lane.
+#[derive(Debug)]
+struct PastPlaced {
+    at_ms: f64,
+    lane: Inference,
+    item: Arc<PastItem>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,7 +163,8 @@ impl ActivityItem {
                 w.status_write,
                 w.owner_uid.as_deref().unwrap_or(&w.uid)
             ),
-            ItemDetail::Event(e) => format!("e|{}|{}", self.lane, e.reason),
+            ItemDetail::Event(e) => format!("e|{}|{}|{}", self.lane, e.reason, e.listed),
+            ItemDetail::Past(p) => format!("p|{}|{}|{}", self.lane, p.kind, kind_of(&p.object)),
         }
     }
 }
@@ -233,6 +271,7 @@ fn nearest<'a>(events: impl Iterator<Item = &'a SeenEvent>, at_ms: f64) -> Optio
     })
 }
 
+#[derive(Debug, Clone)]
 struct Inference {
     id: String,
     label: String,
@@ -406,6 +445,20 @@ pub fn activity_cached(
     events: &[SeenEvent],
     cache: &mut ActivityCache,
 ) -> Activity {
+    activity_with_past(root, timelines, events, &[], cache)
+}
+
+/// [`activity_cached`], with the chain's past before watching began: what the chain's
+/// listed versions keep ([`past_entries`]: creations, bindings, revisions, each manager's
+/// last write) and the Event objects listed then (`event_timelines`, the timelines of a
+/// watch of Events), each at its own time on its actor's lane, marked as such.
+pub fn activity_with_past(
+    root: &str,
+    timelines: &[&ObjectTimeline],
+    events: &[SeenEvent],
+    event_timelines: &[&ObjectTimeline],
+    cache: &mut ActivityCache,
+) -> Activity {
     let mut kept: HashMap<(String, u64), Arc<WriteItem>> = HashMap::new();
     let chain = chain_of(root, timelines);
     let mut events_about: EventsAbout = HashMap::new();
@@ -529,10 +582,29 @@ pub fn activity_cached(
                 count: event.record.count,
                 regarding: event.record.regarding.describe(),
                 linked_write: linked,
+                listed: false,
             }),
         });
     }
     items.extend(event_items);
+    let listed_events = listed_events(event_timelines, cache);
+    add_past(
+        &chain,
+        &listed_events,
+        cache,
+        &mut |at_ms, inference: &Inference, detail| {
+            let lane = lanes.lane(
+                inference.id.clone(),
+                inference.label.clone(),
+                inference.how.clone(),
+            );
+            items.push(ActivityItem {
+                at_ms,
+                lane,
+                detail,
+            });
+        },
+    );
     items.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut chain_uids: Vec<String> = chain.into_keys().collect();
     chain_uids.sort();
@@ -542,6 +614,282 @@ pub fn activity_cached(
         lanes: lanes.lanes,
         items,
         chain: chain_uids,
+    }
+}
+
+/// `Pod` of `Pod demo/web-1`.
+fn kind_of(object: &str) -> &str {
+    object.split(' ').next().unwrap_or_default()
+}
+
+/// The object as listed when its watch began, when its timeline still starts there.
+fn listed_version(timeline: &ObjectTimeline, cache: &mut ActivityCache) -> Option<Arc<Value>> {
+    let first = timeline.revisions.front()?;
+    if first.kind != RevisionKind::Listed {
+        return None;
+    }
+    cache
+        .listed
+        .entry(timeline.identity.uid.clone())
+        .or_insert_with(|| first.object().map(Arc::new))
+        .clone()
+}
+
+/// The Event objects listed when the watch of Events began.
+fn listed_events(
+    event_timelines: &[&ObjectTimeline],
+    cache: &mut ActivityCache,
+) -> Vec<Arc<EventRecord>> {
+    event_timelines
+        .iter()
+        .filter_map(|timeline| {
+            let first = timeline.revisions.front()?;
+            if first.kind != RevisionKind::Listed {
+                return None;
+            }
+            cache
+                .listed_events
+                .entry(timeline.identity.uid.clone())
+                .or_insert_with(|| first.object().and_then(|o| event_record(&o)).map(Arc::new))
+                .clone()
+        })
+        .collect()
+}
+
+/// The past entries an activity shows: writes and revisions. Events are shown as Events;
+/// conditions and containers are the object's own timeline's detail.
+fn shown_in_activity(kind: &PastKind) -> bool {
+    matches!(
+        kind,
+        PastKind::Created
+            | PastKind::Scheduled { .. }
+            | PastKind::Written { .. }
+            | PastKind::StatusWritten { .. }
+            | PastKind::RolloutRevision { .. }
+            | PastKind::DeletionStarted { .. }
+    )
+}
+
+/// The lane of a reconstructed entry: the component whose Event it stands on; else the
+/// component whose Event about the object's controller (or, for a revision, about the
+/// workload) names it, as for a watched write; else its manager (a kubelet's node from the
+/// pod's spec.nodeName).
+fn past_lane(
+    entry: &PastEntry,
+    object: &Value,
+    uid: &str,
+    events: &[Arc<EventRecord>],
+) -> Inference {
+    if let Some(reporter) = entry
+        .actors
+        .iter()
+        .find(|a| a.source == ActorSource::EventReporter)
+    {
+        let (id, label) = match &reporter.instance {
+            Some(node) if reporter.name == "kubelet" => {
+                (format!("kubelet:{node}"), format!("kubelet on {node}"))
+            }
+            _ => (
+                format!("component:{}", reporter.name),
+                reporter.name.clone(),
+            ),
+        };
+        return Inference {
+            id,
+            label,
+            how: format!("reconstructed: the Event reported by {}", reporter.name),
+        };
+    }
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let (about, named) = match &entry.kind {
+        PastKind::RolloutRevision { name: holder, .. } => (Some(uid), holder.as_str()),
+        PastKind::Created | PastKind::Written { .. } => (controller_uid(object), name),
+        _ => (None, ""),
+    };
+    if let Some(about) = about {
+        let naming = events.iter().find(|e| {
+            e.regarding.uid.as_deref() == Some(about)
+                && !e.reporting_component.is_empty()
+                && super::past::names(&e.message, named)
+        });
+        if let Some(event) = naming {
+            let (id, label) = event_lane_id(event);
+            return Inference {
+                id,
+                label,
+                how: format!(
+                    "reconstructed: {} Event {} names {named}",
+                    event.reporting_component, event.reason
+                ),
+            };
+        }
+    }
+    let manager = entry.actors.iter().find(|a| {
+        matches!(
+            a.source,
+            ActorSource::ManagedFieldsEntry | ActorSource::FieldOwner
+        )
+    });
+    match manager {
+        Some(manager) if manager.name == "kubelet" => {
+            let node = object
+                .pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .unwrap_or("an unknown node");
+            Inference {
+                id: format!("kubelet:{node}"),
+                label: format!("kubelet on {node}"),
+                how: "managedFields manager kubelet; the node from the pod's spec.nodeName".into(),
+            }
+        }
+        Some(manager) => Inference {
+            id: format!("manager:{}", manager.name),
+            label: manager.name.clone(),
+            how: format!("managedFields manager {}", manager.name),
+        },
+        None => Inference {
+            id: "unrecorded".into(),
+            label: "not recorded".into(),
+            how: "the API records no actor for this".into(),
+        },
+    }
+}
+
+/// Adds the chain's past before watching began through `place`: each listed member's
+/// reconstructed writes and revisions, and the listed Event objects about the chain or
+/// about objects its Events name (a ReplicaSet's `Created pod: web-1`, gone since).
+fn add_past(
+    chain: &HashMap<String, &ObjectTimeline>,
+    events: &[Arc<EventRecord>],
+    cache: &mut ActivityCache,
+    place: &mut dyn FnMut(f64, &Inference, ItemDetail),
+) {
+    let mut members: Vec<(&String, &ObjectTimeline)> =
+        chain.iter().map(|(uid, t)| (uid, *t)).collect();
+    members.sort_by(|a, b| a.0.cmp(b.0));
+    let listed: Vec<(String, Arc<Value>)> = members
+        .iter()
+        .filter_map(|(uid, timeline)| Some(((*uid).clone(), listed_version(timeline, cache)?)))
+        .collect();
+    let records: Vec<EventRecord> = events.iter().map(|e| (**e).clone()).collect();
+    let mut kept = HashMap::new();
+    for (uid, object) in &listed {
+        let key = (uid.clone(), events.len());
+        let placed = match cache.past.get(&key) {
+            Some(placed) => Arc::clone(placed),
+            None => {
+                let owners: Vec<Value> = listed
+                    .iter()
+                    .filter(|(other, _)| owner_uids(object).contains(&other.as_str()))
+                    .map(|(_, o)| (**o).clone())
+                    .collect();
+                let owned: Vec<Value> = listed
+                    .iter()
+                    .filter(|(_, o)| controller_uid(o) == Some(uid.as_str()))
+                    .map(|(_, o)| (**o).clone())
+                    .collect();
+                let past = past_entries(&Loaded {
+                    object,
+                    events: &records,
+                    owners: &owners,
+                    owned: &owned,
+                    controller_revisions: &[],
+                });
+                let label = format!(
+                    "{} {}",
+                    object
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                    object
+                        .pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                );
+                let placed: Vec<PastPlaced> = past
+                    .iter()
+                    .filter(|entry| shown_in_activity(&entry.kind))
+                    .filter_map(|entry| {
+                        Some(PastPlaced {
+                            at_ms: entry.time.start_ms()? as f64,
+                            lane: past_lane(entry, object, uid, events),
+                            item: Arc::new(PastItem {
+                                uid: uid.clone(),
+                                object: label.clone(),
+                                kind: super::past::shown::kind_name(&entry.kind),
+                                summary: format!("{label}: {}", entry.kind.describe()),
+                                actor: entry.actor_label(),
+                                evidence: entry.evidence.iter().map(|e| e.describe()).collect(),
+                                unknown: entry.unknown.clone(),
+                            }),
+                        })
+                    })
+                    .collect();
+                Arc::new(placed)
+            }
+        };
+        for item in placed.iter() {
+            place(
+                item.at_ms,
+                &item.lane,
+                ItemDetail::Past(Arc::clone(&item.item)),
+            );
+        }
+        kept.insert(key, placed);
+    }
+    cache.past = kept;
+
+    // Events about the chain, and about what the chain's Events name.
+    let about_chain = |e: &EventRecord| {
+        e.regarding
+            .uid
+            .as_deref()
+            .is_some_and(|uid| chain.contains_key(uid))
+    };
+    let chain_events: Vec<&Arc<EventRecord>> = events.iter().filter(|e| about_chain(e)).collect();
+    for event in events {
+        let named = || {
+            chain_events.iter().any(|c| {
+                c.regarding.namespace == event.regarding.namespace
+                    && super::past::names(&c.message, &event.regarding.name)
+            })
+        };
+        if !about_chain(event) && !named() {
+            continue;
+        }
+        let Some(at_ms) = event.last_seen_ms.or(event.first_seen_ms) else {
+            continue;
+        };
+        let (id, label) = event_lane_id(event);
+        let inference = Inference {
+            id,
+            label,
+            how: format!(
+                "Event objects reported by {}",
+                if event.reporting_component.is_empty() {
+                    "no component"
+                } else {
+                    &event.reporting_component
+                }
+            ),
+        };
+        place(
+            at_ms as f64,
+            &inference,
+            ItemDetail::Event(EventItem {
+                uid: event.uid.clone(),
+                reason: event.reason.clone(),
+                warning: event.event_type.is_warning(),
+                message: event.message.clone(),
+                count: event.count,
+                regarding: event.regarding.describe(),
+                linked_write: None,
+                listed: true,
+            }),
+        );
     }
 }
 
@@ -763,7 +1111,7 @@ mod tests {
                 .iter()
                 .filter_map(|i| match &i.detail {
                     ItemDetail::Write(w) => Some(Arc::clone(w)),
-                    ItemDetail::Event(_) => None,
+                    _ => None,
                 })
                 .collect()
         };

@@ -17,8 +17,8 @@ pub mod recording;
 pub mod timeline;
 
 pub use activity::{
-    activity, activity_cached, seen_events, Activity, ActivityCache, ActivityItem, ActivityRow,
-    ItemDetail, Lane, SeenEvent,
+    activity, activity_cached, activity_with_past, seen_events, Activity, ActivityCache,
+    ActivityItem, ActivityRow, ItemDetail, Lane, PastItem, SeenEvent,
 };
 pub use attribution::{writers, Evidence, Writer};
 pub use blame::{blame_lines, BlameLine, LineOwner};

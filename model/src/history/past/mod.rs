@@ -13,6 +13,7 @@
 //! be.
 
 pub mod rollout;
+pub mod shown;
 #[cfg(test)]
 mod tests;
 
@@ -602,7 +603,7 @@ impl<'a> Identity<'a> {
 
 /// Whether `message` names `name` as a whole word (`web-1` in `Created pod: web-1`, not in
 /// `Created pod: web-12`; a sentence's closing `.` ends a name).
-fn names(message: &str, name: &str) -> bool {
+pub(crate) fn names(message: &str, name: &str) -> bool {
     if name.is_empty() {
         return false;
     }
