@@ -10,10 +10,16 @@ use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use crate::browser::now_ms;
-use crate::components::{ApiTreeView, Palette, QuickAccess, RecordControl, RequestLogPanel};
+use crate::components::{
+    ApiTreeView, CheatSheet, Palette, QuickAccess, RecordControl, RequestLogPanel,
+};
 use crate::model::events::{events_api, EventApi};
+use crate::model::palette::PaletteTarget;
 use crate::model::permissions::{Permission, Question, Scope};
-use crate::model::route::{CreateRoute, EventsRoute, ListRoute, Page, PermissionsRoute, Route};
+use crate::model::route::{
+    CreateRoute, EventsRoute, ListRoute, OverviewRoute, Page, PermissionsRoute, Route,
+};
+use crate::model::shortcuts::{GoTarget, KeySequence, ShortcutAction};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
@@ -29,6 +35,8 @@ use crate::state::watch::WatchHub;
 /// read by the page itself, so changing them does not reload anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Screen {
+    /// The cluster overview of a namespace (None: all).
+    Overview(Option<String>),
     Home,
     List(ListIdentity),
     Object(ObjectIdentity),
@@ -50,6 +58,7 @@ enum Shown {
 impl Screen {
     fn of(page: &Page) -> Screen {
         match page {
+            Page::Overview(route) => Screen::Overview(route.namespace.clone()),
             Page::Home(_) => Screen::Home,
             Page::ResourceList(route) => Screen::List(ListIdentity::of(route)),
             Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
@@ -64,6 +73,7 @@ impl Screen {
 /// The page for a namespace chosen in the header: the same view in that namespace.
 fn with_namespace(page: Page, namespace: Option<String>) -> Page {
     match page {
+        Page::Overview(_) => Page::Overview(OverviewRoute { namespace }),
         Page::Home(route) => Page::Home(Route { namespace, ..route }),
         Page::ResourceList(route) => Page::ResourceList(ListRoute { namespace, ..route }),
         // An object is in its namespace: another namespace means its kind's list there.
@@ -201,7 +211,41 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // `:` opens the palette (k9s), `/` focuses the filter, unless the user is typing.
+    // The shortcuts of `model::shortcuts` (`:` palette, `/` filter, `?` this list, `g p`...),
+    // unless the user is typing.
+    let cheat_sheet_open = RwSignal::new(false);
+    let keys = StoredValue::new(KeySequence::default());
+    let go = move |target: GoTarget| {
+        let namespace = page.with_untracked(|p| p.namespace().map(str::to_string));
+        let list = |group: &str, version: &str, plural: &str| {
+            Page::ResourceList(ListRoute::new(
+                ResourceId::new(group, version, plural),
+                namespace.clone(),
+            ))
+        };
+        let destination = match target {
+            GoTarget::Overview => Page::Overview(OverviewRoute {
+                namespace: namespace.clone(),
+            }),
+            GoTarget::Pods => list("", "v1", "pods"),
+            GoTarget::Deployments => list("apps", "v1", "deployments"),
+            GoTarget::Services => list("", "v1", "services"),
+            GoTarget::Nodes => {
+                Page::ResourceList(ListRoute::new(ResourceId::new("", "v1", "nodes"), None))
+            }
+            GoTarget::Events => Page::Events(EventsRoute {
+                namespace: namespace.clone(),
+            }),
+            GoTarget::Hierarchy => Page::Home(Route {
+                resource: None,
+                namespace: namespace.clone(),
+            }),
+            GoTarget::Permissions => Page::Permissions(PermissionsRoute {
+                namespace: namespace.clone(),
+            }),
+        };
+        navigation.go(destination);
+    };
     let _ = window_event_listener(ev::keydown, move |event| {
         // Form fields, and editable content (the YAML editor is a contenteditable, where
         // every other key of YAML is a colon).
@@ -212,16 +256,22 @@ pub fn App() -> impl IntoView {
                 matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
                     || el.is_content_editable()
             });
-        if typing || event.ctrl_key() || event.meta_key() || event.alt_key() {
+        let dialog_open = palette_open.get_untracked() || cheat_sheet_open.get_untracked();
+        if typing || dialog_open || event.ctrl_key() || event.meta_key() || event.alt_key() {
             return;
         }
-        match event.key().as_str() {
-            ":" => {
-                event.prevent_default();
-                palette_open.set(true);
-            }
-            "/" => {
-                event.prevent_default();
+        let key = event.key();
+        let Some(action) = keys
+            .try_update_value(|keys| keys.press(&key, now_ms()))
+            .flatten()
+        else {
+            return;
+        };
+        event.prevent_default();
+        match action {
+            ShortcutAction::Palette => palette_open.set(true),
+            ShortcutAction::CheatSheet => cheat_sheet_open.set(true),
+            ShortcutAction::FocusFilter => {
                 if let Some(input) = web_sys::window()
                     .and_then(|w| w.document())
                     .and_then(|d| d.get_element_by_id("tree-filter"))
@@ -230,7 +280,7 @@ pub fn App() -> impl IntoView {
                     let _ = input.focus();
                 }
             }
-            _ => {}
+            ShortcutAction::Go(target) => go(target),
         }
     });
 
@@ -248,10 +298,38 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    let choose_from_palette = Callback::new(move |id: ResourceId| {
-        expanded.update(|set| set.extend(ancestors_of(&id)));
-        selected_subresource.set(None);
-        selected.set(Some(id));
+    let choose_from_palette = Callback::new(move |target: PaletteTarget| match target {
+        PaletteTarget::Page(destination) => navigation.go(destination),
+        PaletteTarget::Definition(id) => {
+            expanded.update(|set| set.extend(ancestors_of(&id)));
+            selected_subresource.set(None);
+            if selected.get_untracked().as_ref() == Some(&id) {
+                // Already selected (from a list of it): the effect would not run.
+                navigation.go(Page::Home(Route {
+                    resource: Some(id),
+                    namespace: page.with_untracked(|p| p.namespace().map(str::to_string)),
+                }));
+            } else {
+                selected.set(Some(id));
+            }
+        }
+        PaletteTarget::Namespace(namespace) => {
+            navigation.go(with_namespace(page.get_untracked(), namespace));
+        }
+    });
+    let hub = expect_context::<WatchHub>();
+    let loaded_objects = Callback::new(move |()| {
+        let mut found = hub.loaded_objects(2_000);
+        tree.with_untracked(|t| {
+            for object in &mut found {
+                if object.kind.is_empty() {
+                    if let Some(r) = t.find(&object.resource) {
+                        object.kind = r.resource.kind.clone();
+                    }
+                }
+            }
+        });
+        found
     });
 
     view! {
@@ -312,6 +390,9 @@ pub fn App() -> impl IntoView {
                         Shown::Screen(screen) => screen,
                     };
                     match screen {
+                        Screen::Overview(namespace) => lazily_loaded(move || {
+                            chunks::kube_atlas_overview_page(namespace.clone())
+                        }),
                         Screen::Home => view! {
                             <HomePage
                                 selected=selected
@@ -340,7 +421,15 @@ pub fn App() -> impl IntoView {
                 }}
             </main>
             <RequestLogPanel log=log/>
-            <Palette tree=tree.into() open=palette_open on_choose=choose_from_palette/>
+            <Palette
+                tree=tree.into()
+                open=palette_open
+                namespace=namespace
+                namespaces=namespaces.into()
+                loaded=loaded_objects
+                on_choose=choose_from_palette
+            />
+            <CheatSheet open=cheat_sheet_open/>
         </div>
     }
 }
@@ -407,6 +496,26 @@ fn Header(
             <span class="server-version" title="Server version (from /version)">
                 {move || discovery.server_version.get().unwrap_or_default()}
             </span>
+            <a
+                class="header-link"
+                href=move || Page::Overview(OverviewRoute { namespace: namespace.get() }).to_hash()
+                aria-current=move || {
+                    navigation.page.with(|p| matches!(p, Page::Overview(_))).then_some("page")
+                }
+                title="Is my cluster fine? Nodes, workloads, pods, Warnings, requests, rollouts"
+            >
+                "Overview"
+            </a>
+            <a
+                class="header-link"
+                href=move || Page::Home(Route { resource: None, namespace: namespace.get() }).to_hash()
+                aria-current=move || {
+                    navigation.page.with(|p| matches!(p, Page::Home(_))).then_some("page")
+                }
+                title="The API hierarchy: groups, versions, resources, verbs"
+            >
+                "API"
+            </a>
             <a
                 class="header-link"
                 href=move || Page::Events(EventsRoute { namespace: namespace.get() }).to_hash()
@@ -490,6 +599,8 @@ fn across_namespaces(page: &Page, tree: &ApiTree) -> Option<(Question, String)> 
             }
             (route.resource.group.clone(), route.resource.plural.clone())
         }
+        // The overview counts pods, the most numerous of what it watches.
+        Page::Overview(_) => (String::new(), "pods".to_string()),
         Page::Events(_) => match events_api(tree)? {
             EventApi::EventsV1 => ("events.k8s.io".to_string(), "events".to_string()),
             EventApi::CoreV1 => (String::new(), "events".to_string()),

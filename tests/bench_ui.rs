@@ -88,7 +88,7 @@ async fn tree_ready_time_with_300_crd_groups() {
 
     measure(
         &harness,
-        &harness.url("/"),
+        &harness.url("#/api"),
         &format!("demo cluster + {groups} CRD groups"),
         &mut figures,
     )

@@ -83,7 +83,7 @@ async fn dashboard_shows_every_served_api_group(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     harness
         .driver
-        .goto(harness.url("/"))
+        .goto(harness.url("#/api"))
         .await
         .expect("page loads");
     wait_for(&harness.driver, ".welcome .overview-group").await;
@@ -167,7 +167,7 @@ on_both_backends!(palette_jumps_by_short_name_and_filter_narrows_the_tree);
 async fn palette_jumps_by_short_name_and_filter_narrows_the_tree(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("page loads");
+    driver.goto(harness.url("#/api")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
     driver
         .find(By::Css("body"))
@@ -363,7 +363,7 @@ on_both_backends!(request_log_lists_the_api_calls_and_the_open_watch);
 async fn request_log_lists_the_api_calls_and_the_open_watch(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("page loads");
+    driver.goto(harness.url("#/api")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
     wait_for(driver, ".request-log summary")
         .await
@@ -424,7 +424,7 @@ on_both_backends!(legacy_discovery_walk_builds_the_same_tree);
 async fn legacy_discovery_walk_builds_the_same_tree(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("page loads");
+    driver.goto(harness.url("#/api")).await.expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
     let aggregated_groups = shown_groups(driver).await;
     let aggregated_summary = wait_for(driver, ".welcome .subtitle")
@@ -484,7 +484,11 @@ async fn the_theme_follows_the_system_setting() {
             .to_string()
     };
     let light = Harness::start().await;
-    light.driver.goto(light.url("/")).await.expect("page loads");
+    light
+        .driver
+        .goto(light.url("#/api"))
+        .await
+        .expect("page loads");
     wait_for(&light.driver, ".welcome").await;
     assert_eq!(background(light.driver.clone()).await, "rgb(246, 247, 249)");
     light.stop().await;
@@ -506,12 +510,12 @@ async fn the_theme_follows_the_system_setting() {
 async fn the_panic_check_reads_every_open_tab() {
     let harness = Harness::start().await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("page loads");
+    driver.goto(harness.url("#/api")).await.expect("page loads");
     wait_for(driver, ".welcome").await;
     let in_front = driver.window().await.expect("this tab");
     let behind = driver.new_tab().await.expect("new tab");
     driver.switch_to_window(behind.clone()).await.expect("tab");
-    driver.goto(harness.url("/")).await.expect("page loads");
+    driver.goto(harness.url("#/api")).await.expect("page loads");
     wait_for(driver, ".welcome").await;
     // The notice the app draws when it panics, drawn here by hand in the tab behind.
     let notice = |script: &'static str| async move {

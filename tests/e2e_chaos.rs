@@ -992,7 +992,7 @@ async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_
         &format!("/{list_module}"),
         &[("GET", 503, "Content-Type: text/plain\r\n", "unavailable")],
     );
-    harness.open_through_proxy(mode.clone(), "#/").await;
+    harness.open_through_proxy(mode.clone(), "#/api").await;
     wait_for(&harness.driver, "[role=treeitem]").await;
     let at_start = fetched_wasm(&harness.driver).await;
     assert_eq!(at_start.len(), 1, "page start fetched {at_start:?}");

@@ -20,12 +20,14 @@ pub mod meta;
 pub mod object_view;
 pub mod owners;
 pub mod pacing;
+pub mod palette;
 pub mod permissions;
 pub mod quick_access;
 pub mod request;
 pub mod retry;
 pub mod route;
 pub mod selector;
+pub mod shortcuts;
 pub mod synthetic;
 pub mod table;
 #[cfg(test)]

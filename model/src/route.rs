@@ -4,7 +4,9 @@
 //! without server-side fallbacks, which `kubectl proxy --www` does not have.
 //!
 //! [`Page`] is the whole location; its fragments are:
-//! - home, the tree explorer ([`Route`]): `#/`, `#/r/apps/v1/deployments?ns=default`
+//! - the cluster overview, the landing page ([`OverviewRoute`]): `#/`, `#/?ns=default`
+//! - the API hierarchy, the tree explorer ([`Route`]): `#/api`,
+//!   `#/r/apps/v1/deployments?ns=default`
 //! - a list ([`ListRoute`]): `#/list/apps/v1/deployments?ns=default&l=app%3Dweb&f=…&sort=-Age&wide=1&unhealthy=1&q=web`
 //!   (`l` label selector, `f` field selector, `sort` a column name with `-` for descending,
 //!   `q` the quick filter; all percent-encoded, empty ones left out)
@@ -59,9 +61,13 @@ impl Route {
     /// The fragment for this route, including `#`.
     pub fn to_hash(&self) -> String {
         let mut out = String::from("#/");
-        if let Some(id) = &self.resource {
-            out.push_str("r/");
-            out.push_str(&id.key());
+        match &self.resource {
+            Some(id) => {
+                out.push_str("r/");
+                out.push_str(&id.key());
+            }
+            // The hierarchy's own address: `#/` is the cluster overview.
+            None => out.push_str("api"),
         }
         if let Some(ns) = &self.namespace {
             out.push_str("?ns=");
@@ -227,9 +233,18 @@ pub struct PermissionsRoute {
     pub namespace: Option<String>,
 }
 
+/// The cluster overview, the landing page: `#/`, `#/?ns=…`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OverviewRoute {
+    /// None: the whole cluster.
+    pub namespace: Option<String>,
+}
+
 /// Where the app is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Page {
+    /// The cluster overview (`#/`): is my cluster fine?
+    Overview(OverviewRoute),
     /// The explorer, with the tree selection (`#/`, `#/r/…`).
     Home(Route),
     ResourceList(ListRoute),
@@ -253,7 +268,7 @@ pub struct CreateRoute {
 
 impl Default for Page {
     fn default() -> Self {
-        Page::Home(Route::default())
+        Page::Overview(OverviewRoute::default())
     }
 }
 
@@ -366,7 +381,11 @@ impl Page {
     pub fn parse(hash: &str) -> Page {
         let fragment = hash.trim_start_matches('#');
         let (path, query) = fragment.split_once('?').unwrap_or((fragment, ""));
-        let parsed = if let Some(rest) = path.strip_prefix("/list/") {
+        let parsed = if path.is_empty() || path == "/" {
+            Some(Page::Overview(OverviewRoute {
+                namespace: parse_events(query).namespace,
+            }))
+        } else if let Some(rest) = path.strip_prefix("/list/") {
             let segments: Vec<&str> = rest.split('/').collect();
             parse_list(&segments, query).map(Page::ResourceList)
         } else if let Some(rest) = path.strip_prefix("/obj/") {
@@ -397,6 +416,15 @@ impl Page {
     /// The fragment, including `#`; [`Page::parse`] gives this page back.
     pub fn to_hash(&self) -> String {
         match self {
+            Page::Overview(overview) => {
+                let mut out = String::from("#/");
+                push_param(
+                    &mut out,
+                    "ns",
+                    overview.namespace.as_deref().unwrap_or_default(),
+                );
+                out
+            }
             Page::Home(route) => route.to_hash(),
             Page::ResourceList(list) => {
                 let mut out = format!("#/list/{}", list.resource.key());
@@ -480,13 +508,14 @@ impl Page {
             Page::ResourceList(list) => Some(&list.resource),
             Page::Object(object) => Some(&object.resource),
             Page::Create(create) => Some(&create.resource),
-            Page::Events(_) | Page::Permissions(_) | Page::Replay => None,
+            Page::Overview(_) | Page::Events(_) | Page::Permissions(_) | Page::Replay => None,
         }
     }
 
     /// The namespace the page is about; None for all namespaces or cluster scope.
     pub fn namespace(&self) -> Option<&str> {
         match self {
+            Page::Overview(overview) => overview.namespace.as_deref(),
             Page::Home(route) => route.namespace.as_deref(),
             Page::ResourceList(list) => list.namespace.as_deref(),
             Page::Object(object) => object.namespace.as_deref(),
@@ -526,7 +555,8 @@ mod tests {
         assert_eq!(Route::parse("#/nonsense/x"), Route::default());
         assert_eq!(Route::parse("#/r/apps/v1"), Route::default());
         assert_eq!(Route::parse("#/?ns=<script>").namespace, None);
-        assert_eq!(Route::default().to_hash(), "#/");
+        assert_eq!(Route::default().to_hash(), "#/api");
+        assert_eq!(Page::parse("#/api"), Page::Home(Route::default()));
     }
 
     fn deployments() -> ResourceId {
@@ -714,16 +744,24 @@ mod tests {
             "#/obj/apps/v1/deployments/default/%ZZ%",
             "#/elsewhere",
             "%%%",
-            "#?&&=&",
         ] {
             assert!(matches!(Page::parse(hash), Page::Home(_)), "{hash}");
         }
+        // No path at all is the landing page, whatever the query says.
+        assert_eq!(Page::parse("#?&&=&"), Page::default());
         // The namespace survives a bad path, as the home route reads it.
         assert_eq!(
             Page::parse("#/list/bad?ns=default").namespace(),
             Some("default")
         );
         assert_eq!(Page::default().to_hash(), "#/");
+        assert_eq!(Page::parse(""), Page::default());
+        assert_eq!(Page::parse("#/"), Page::default());
+        let overview = Page::Overview(OverviewRoute {
+            namespace: Some("default".into()),
+        });
+        assert_eq!(overview.to_hash(), "#/?ns=default");
+        assert_eq!(Page::parse(&overview.to_hash()), overview);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Reusable view widgets. They take plain model data and stay free of transport.
 
+pub mod cheat_sheet;
 pub mod code_editor;
 pub mod diagnosis;
 pub mod event_timeline;
@@ -16,6 +17,7 @@ pub mod stream_status;
 pub mod tree;
 pub mod virtual_table;
 
+pub use cheat_sheet::CheatSheet;
 pub use diagnosis::{DiagnosisPanel, HealthBadge};
 pub use event_timeline::EventTimeline;
 pub use explorer::{Copyable, ResourceExplorer};

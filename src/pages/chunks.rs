@@ -12,8 +12,8 @@ use leptos::prelude::*;
 pub use leptos::wasm_split::SplitLoaderError as PageLoadError;
 
 use super::{
-    CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, PermissionsPage, ReplayPage,
-    ResourceListPage,
+    CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
+    PermissionsPage, ReplayPage, ResourceListPage,
 };
 use crate::model::route::CreateRoute;
 
@@ -60,4 +60,8 @@ page_chunk!(
 page_chunk!(
     /// What the user may do in a namespace.
     kube_atlas_permissions_page(namespace: Option<String>) => view! { <PermissionsPage namespace=namespace/> }
+);
+page_chunk!(
+    /// The cluster overview (the landing page).
+    kube_atlas_overview_page(namespace: Option<String>) => view! { <OverviewPage namespace=namespace/> }
 );

@@ -35,6 +35,7 @@ use stream::{AnyStream, KeyStream, StreamStore};
 
 use crate::browser::{monotonic_now, wall_now};
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
+use crate::model::palette::{resource_of_collection, LoadedObject};
 use crate::model::table::DecodeOptions;
 use crate::model::watch::{
     Command, ListMode, LiveTable, MechanicsLog, ObjectCache, Output, Subscribed, Subscriptions,
@@ -145,6 +146,61 @@ impl WatchHub {
             .filter_map(|s| s.history())
             .filter_map(|h| h.try_with_untracked(|h| h.timeline(uid).cloned()).flatten())
             .max_by_key(|t| t.revisions.len())
+    }
+
+    /// Objects held by open streams (a list's rows, a page's objects), at most `limit`, for
+    /// the palette's name search. The kind is left for the caller (it has the API tree).
+    pub fn loaded_objects(&self, limit: usize) -> Vec<LoadedObject> {
+        let mut found = Vec::new();
+        let _ =
+            self.inner.try_with_value(|inner| {
+                for stream in inner.tables.open.values() {
+                    let Some(resource) = resource_of_collection(&stream.key().collection_path)
+                    else {
+                        continue;
+                    };
+                    stream.store.with_untracked(|live| {
+                        found.extend(live.table().rows().iter().take(limit).map(|row| {
+                            LoadedObject {
+                                resource: resource.clone(),
+                                kind: String::new(),
+                                namespace: row.meta.namespace.clone(),
+                                name: row.meta.name.clone(),
+                            }
+                        }))
+                    });
+                }
+                for stream in inner.objects.open.values() {
+                    let Some(resource) = resource_of_collection(&stream.key().collection_path)
+                    else {
+                        continue;
+                    };
+                    stream.store.with_untracked(|cache| {
+                        found.extend(cache.iter().take(limit).filter_map(|object| {
+                            let meta = object.get("metadata")?;
+                            Some(LoadedObject {
+                                resource: resource.clone(),
+                                kind: object
+                                    .get("kind")
+                                    .and_then(serde_json::Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_string(),
+                                namespace: meta
+                                    .get("namespace")
+                                    .and_then(serde_json::Value::as_str)
+                                    .map(str::to_string),
+                                name: meta.get("name")?.as_str()?.to_string(),
+                            })
+                        }))
+                    });
+                }
+            });
+        found.sort_by(|a, b| (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace)));
+        found.dedup_by(|a, b| {
+            a.resource == b.resource && a.namespace == b.namespace && a.name == b.name
+        });
+        found.truncate(limit);
+        found
     }
 
     /// Every forbidden stream asks again (the user asked, or permissions may have changed).

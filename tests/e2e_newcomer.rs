@@ -1,0 +1,205 @@
+//! End-to-end tests of finding one's way as a newcomer: the `:` palette goes to lists (`:po`
+//! Enter), to definitions (Shift+Enter), to namespaces (`:ns NAME`) and to loaded objects by
+//! name; `g` then a letter jumps to the common lists, and does nothing while the editor has
+//! focus; `?` lists every shortcut.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{wait_for, wait_until, Backend, Harness};
+use thirtyfour::prelude::*;
+
+async fn hash(harness: &Harness) -> String {
+    harness
+        .driver
+        .execute("return location.hash;", vec![])
+        .await
+        .ok()
+        .and_then(|r| r.convert::<String>().ok())
+        .unwrap_or_default()
+}
+
+/// Types `keys` into whatever has focus (the page body when nothing does).
+async fn type_keys(harness: &Harness, keys: &str) {
+    harness
+        .driver
+        .action_chain()
+        .send_keys(keys)
+        .perform()
+        .await
+        .expect("keys typed");
+}
+
+async fn palette(harness: &Harness, query: &str) -> WebElement {
+    type_keys(harness, ":").await;
+    let input = wait_for(&harness.driver, ".palette input").await;
+    input.send_keys(query).await.expect("query typed");
+    wait_until(
+        "the palette shows its matches",
+        async || {
+            harness
+                .driver
+                .find_all(By::Css(".palette li[role=option]"))
+                .await
+                .map(|found| found.len())
+                .unwrap_or(0)
+        },
+        |count| *count > 0,
+    )
+    .await;
+    input
+}
+
+async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    harness.nginx_rolled_out().await;
+    harness.open("#/api?ns=default").await;
+    wait_for(&harness.driver, "[role=treeitem]").await;
+
+    // `:po` Enter: the pods list, in the namespace in view.
+    let input = palette(&harness, "po").await;
+    input.send_keys(Key::Enter).await.expect("Enter");
+    wait_until(
+        ":po Enter opens the pods list in default",
+        async || hash(&harness).await,
+        |hash| hash == "#/list/core/v1/pods?ns=default",
+    )
+    .await;
+    wait_for(&harness.driver, "table[role=grid]").await;
+
+    // Shift+Enter: the Pod resource's definition in the API explorer.
+    let input = palette(&harness, "po").await;
+    input
+        .send_keys(Key::Shift + Key::Enter)
+        .await
+        .expect("Shift+Enter");
+    wait_until(
+        ":po Shift+Enter opens the definition",
+        async || hash(&harness).await,
+        |hash| hash.starts_with("#/r/core/v1/pods"),
+    )
+    .await;
+
+    // `:ns kube-system`: the same view in that namespace.
+    let input = palette(&harness, "ns kube-system").await;
+    input.send_keys(Key::Enter).await.expect("Enter");
+    wait_until(
+        ":ns kube-system switches namespace",
+        async || hash(&harness).await,
+        |hash| hash.contains("ns=kube-system"),
+    )
+    .await;
+
+    // `g p`, `g d`, `g e` from the page.
+    harness
+        .driver
+        .find(By::Css("h1"))
+        .await
+        .expect("a heading")
+        .click()
+        .await
+        .expect("focus the page");
+    type_keys(&harness, "gd").await;
+    wait_until(
+        "g d opens deployments",
+        async || hash(&harness).await,
+        |hash| hash == "#/list/apps/v1/deployments?ns=kube-system",
+    )
+    .await;
+    wait_for(&harness.driver, "table[role=grid]").await;
+    let input = palette(&harness, "ns default").await;
+    input.send_keys(Key::Enter).await.expect("Enter");
+    wait_until(
+        ":ns default switches back",
+        async || hash(&harness).await,
+        |hash| hash == "#/list/apps/v1/deployments?ns=default",
+    )
+    .await;
+    wait_for(&harness.driver, "table[role=grid]").await;
+    type_keys(&harness, "gp").await;
+    wait_until(
+        "g p opens pods",
+        async || hash(&harness).await,
+        |hash| hash == "#/list/core/v1/pods?ns=default",
+    )
+    .await;
+
+    // Loaded objects by name: a pod of the list just shown.
+    let name = wait_until(
+        "the pods list shows nginx's pods",
+        async || common::texts_at(&harness.driver, "tr.vt-row td.name-cell a", None).await,
+        |names| names.iter().any(|n| n.starts_with("nginx-")),
+    )
+    .await
+    .into_iter()
+    .find(|n| n.starts_with("nginx-"))
+    .unwrap_or_default();
+    let input = palette(&harness, &name).await;
+    let first = harness
+        .driver
+        .find(By::Css(".palette li[role=option] .mono"))
+        .await
+        .expect("an entry");
+    assert_eq!(first.text().await.expect("entry"), name);
+    input.send_keys(Key::Enter).await.expect("Enter");
+    wait_until(
+        "a loaded object's name opens its page",
+        async || hash(&harness).await,
+        |hash| hash.starts_with("#/obj/core/v1/pods/default/nginx-"),
+    )
+    .await;
+
+    // Shortcuts never fire while the editor has focus.
+    let object_hash = hash(&harness).await;
+    harness
+        .open(&format!(
+            "{}?tab=edit",
+            object_hash.split('?').next().unwrap_or_default()
+        ))
+        .await;
+    let editor = wait_for(&harness.driver, ".cm-content").await;
+    editor.click().await.expect("focus the editor");
+    type_keys(&harness, "gp").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(
+        hash(&harness).await.contains("tab=edit"),
+        "g p typed in the editor stays in the editor"
+    );
+
+    // `?` lists the shortcuts.
+    harness
+        .driver
+        .find(By::Css("h1"))
+        .await
+        .expect("a heading")
+        .click()
+        .await
+        .expect("focus the page");
+    type_keys(&harness, "?").await;
+    let sheet = wait_for(&harness.driver, ".cheat-sheet").await;
+    let text = sheet.text().await.expect("cheat sheet");
+    for line in ["g p", "Go to pods", "g o", "Shift", "Palette"] {
+        assert!(
+            text.contains(line),
+            "the cheat sheet lists {line:?}: {text}"
+        );
+    }
+    harness.screenshot("cheat-sheet").await;
+    harness
+        .driver
+        .action_chain()
+        .send_keys(Key::Escape)
+        .perform()
+        .await
+        .expect("Escape");
+    wait_until(
+        "Escape closes the cheat sheet",
+        async || sheet.is_displayed().await.unwrap_or(true),
+        |shown| !shown,
+    )
+    .await;
+    harness.stop().await;
+}
+
+on_both_backends!(the_palette_and_shortcuts_go_where_people_expect);
