@@ -7,12 +7,15 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::model::age::{human_duration, parse_timestamp};
+use crate::model::history::past::shown::{OrderNote, PastRow};
 use crate::model::history::{
     blame_lines, compare, fold_noise, Activity, ActivityItem, FieldPath, ItemDetail,
-    ObjectTimeline, Revision, RevisionKind, TimelineEntry,
+    ObjectTimeline, PastTime, Revision, RevisionKind, TimelineEntry,
 };
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::{mapping::kind_to_resource, ApiTree};
+use crate::state::clock::epoch_now;
 
 /// `10:04:05.123`, local time.
 pub fn clock_time(epoch_ms: f64) -> String {
@@ -24,6 +27,76 @@ pub fn clock_time(epoch_ms: f64) -> String {
         date.get_seconds(),
         date.get_milliseconds()
     )
+}
+
+/// `10:04:05`, local time: the times the cluster keeps are written to the second.
+pub fn clock_second(epoch_ms: f64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms));
+    format!(
+        "{:02}:{:02}:{:02}",
+        date.get_hours(),
+        date.get_minutes(),
+        date.get_seconds()
+    )
+}
+
+/// `10:04:05 (3m20s ago)`.
+fn clock_and_age(epoch_ms: i64) -> String {
+    format!(
+        "{} ({} ago)",
+        clock_second(epoch_ms as f64),
+        human_duration(epoch_now() - epoch_ms)
+    )
+}
+
+/// A reconstructed entry's time: a moment, an Event's first and last time, or none.
+pub fn past_time_text(time: &PastTime) -> String {
+    match time {
+        PastTime::At(at) => clock_and_age(*at),
+        PastTime::Span { first, last, count } => format!(
+            "{} – {} ({count} times)",
+            clock_second(*first as f64),
+            clock_and_age(*last)
+        ),
+        PastTime::Unknown => "time not recorded".into(),
+    }
+}
+
+fn past_row_view(row: PastRow) -> impl IntoView {
+    let class = if row.warning {
+        "past-entry warning"
+    } else {
+        "past-entry"
+    };
+    let order = row
+        .order
+        .text()
+        .filter(|_| row.order != OrderNote::TimeNotRecorded);
+    let changes = (!row.changes.is_empty()).then(|| {
+        view! {
+            <ul class="template-diff" aria-label="Template diff">
+                {row.changes.iter().map(|c| view! { <li class="mono">{c.clone()}</li> }).collect_view()}
+            </ul>
+        }
+    });
+    view! {
+        <li class=class data-kind=row.kind>
+            <span class="when mono">{past_time_text(&row.time)}</span>
+            {order.map(|o| view! { <span class="order-note">{o}</span> })}
+            <span class="badge reconstructed" title="Not seen by a watch: read from what the cluster keeps">"reconstructed"</span>
+            <span class="what">{row.what.clone()}</span>
+            <span class="actor" title="who did it, as the data names them">{row.actor.clone()}</span>
+            {changes}
+            <details class="evidence">
+                <summary>"evidence"</summary>
+                <ul>{row.evidence.iter().map(|e| view! { <li class="mono">{e.clone()}</li> }).collect_view()}</ul>
+                {(!row.unknown.is_empty()).then(|| view! {
+                    <p class="muted">"Not recorded: "</p>
+                    <ul class="unknown">{row.unknown.iter().map(|u| view! { <li>{u.clone()}</li> }).collect_view()}</ul>
+                })}
+            </details>
+        </li>
+    }
 }
 
 /// The object page of an object on its timeline at one revision, when discovery maps it.
@@ -143,6 +216,9 @@ pub fn TimelineView(
     /// A resourceVersion to mark (from a link).
     #[prop(optional)]
     focus: Option<String>,
+    /// The past before watching began, reconstructed, newest first.
+    #[prop(optional)]
+    past: Option<Signal<Vec<PastRow>>>,
 ) -> impl IntoView {
     let picked = RwSignal::new(Vec::<u64>::new());
     let expanded = RwSignal::new(std::collections::HashSet::<u64>::new());
@@ -210,14 +286,33 @@ pub fn TimelineView(
             .into_any()
         })
     };
+    let past_section =
+        past.map(|past| {
+            move || {
+                let rows = past.get();
+                (!rows.is_empty()).then(|| view! {
+                <h3 class="past-heading">"Before watching began (reconstructed)"</h3>
+                <p class="muted">
+                    "Not seen by a watch: read from what the cluster keeps (creationTimestamp, \
+                     managedFields times, conditions, container states, revisions, the Event \
+                     objects of the last hour). Each entry's evidence and what is not recorded \
+                     open below it; times are to the second."
+                </p>
+                <ol class="timeline past" aria-label="Reconstructed past">
+                    {rows.into_iter().map(past_row_view).collect_view()}
+                </ol>
+            })
+            }
+        });
     view! {
         <p class="muted">
             "Every watch event (ADDED, MODIFIED, DELETED) received for this object since it was \
              first watched, newest first, with the manager that made each write (from \
-             managedFields) and the fields it changed."
+             managedFields) and the fields it changed; below them, its past before that."
         </p>
         {comparison}
         {entries}
+        {past_section}
     }
 }
 
@@ -266,7 +361,8 @@ pub fn BlameView(
                             }
                         })
                         .unwrap_or_default();
-                    let when = owner.as_ref().and_then(|o| o.time.clone()).unwrap_or_default();
+                    let written = owner.as_ref().and_then(|o| o.time.clone()).unwrap_or_default();
+                    let when = parse_timestamp(&written).map(clock_and_age).unwrap_or_default();
                     let path = FieldPath(line.field_path.clone()).to_string();
                     let changed_cell = match changed {
                         Some((rv, time)) => {
@@ -279,7 +375,7 @@ pub fn BlameView(
                         <tr class="blame-line" data-manager=manager.clone() data-path=path.clone()>
                             <td class="manager">{manager.clone()}</td>
                             <td class="operation">{operation}</td>
-                            <td class="when mono">{when}</td>
+                            <td class="when mono" title=written>{when}</td>
                             <td class="changed mono">{changed_cell}</td>
                             <td class="text"><pre>{line.text}</pre></td>
                         </tr>
@@ -352,7 +448,9 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
              Lanes come from managedFields (the writing binary), bindings (spec.nodeName with no \
              managedFields entry) and the components named by Event objects; each lane's header \
              says how it was inferred. Event objects are reports written by components, shown \
-             beside the write they concern."
+             beside the write they concern. Below what was seen since the view opened, the chain's \
+             past before that, reconstructed (marked): its objects' creations, bindings, revisions \
+             and each manager's last write, and the Event objects of the last hour."
         </p>
         <label class="toggle">
             <input type="checkbox" prop:checked=move || grouped.get() on:change=move |_| grouped.update(|g| *g = !*g)/>
@@ -417,7 +515,8 @@ impl ShownRow {
         let items: Vec<ActivityItem> = indexes.iter().map(|i| activity.items[*i].clone()).collect();
         let identity = |item: &ActivityItem| match &item.detail {
             ItemDetail::Write(w) => format!("{}#{}", w.uid, w.seq),
-            ItemDetail::Event(e) => format!("{}x{}", e.uid, e.count),
+            ItemDetail::Event(e) => format!("{}x{}{}", e.uid, e.count, e.listed),
+            ItemDetail::Past(p) => format!("{}:{}", p.uid, p.summary),
         };
         let key = format!(
             "{lane_count}|{}|{}|{}",
@@ -442,6 +541,7 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
         String::new()
     };
     match &first.detail {
+        ItemDetail::Past(past) => past_cell(items, past),
         ItemDetail::Write(write) => {
             let title = write.changes.join("\n");
             // A grouped row ("×3") opens its newest revision: what the object is now.
@@ -501,8 +601,18 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
                 .as_ref()
                 .map(|(uid, seq)| format!("concerns write #{seq} of {uid}"))
                 .unwrap_or_else(|| "no write linked".into());
+            let class = if event.listed {
+                format!("{class} reconstructed")
+            } else {
+                class.to_string()
+            };
+            let linked = if event.listed {
+                "listed when watching began: it happened before the page opened".to_string()
+            } else {
+                linked
+            };
             view! {
-                <td class=class data-reason=event.reason.clone() title=format!("{}\n{}", event.message, linked)>
+                <td class=class data-reason=event.reason.clone() data-listed=event.listed.to_string() title=format!("{}\n{}", event.message, linked)>
                     <span class="badge">{if event.warning { "Warning Event" } else { "Event" }}</span>
                     " "
                     <strong>{event.reason.clone()}</strong>
@@ -512,6 +622,41 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
             .into_any()
         }
     }
+}
+
+fn past_cell(items: &[ActivityItem], first: &crate::model::history::PastItem) -> AnyView {
+    let count = items.len();
+    let objects: Vec<String> = items
+        .iter()
+        .filter_map(|i| match &i.detail {
+            ItemDetail::Past(p) => Some(p.object.clone()),
+            _ => None,
+        })
+        .collect();
+    let label = if count > 1 {
+        format!("{} ×{count}", first.summary)
+    } else {
+        first.summary.clone()
+    };
+    let title = format!(
+        "reconstructed (before watching began); by {}\n{}{}",
+        first.actor,
+        first.evidence.join("\n"),
+        if first.unknown.is_empty() {
+            String::new()
+        } else {
+            format!("\nnot recorded: {}", first.unknown.join("; "))
+        }
+    );
+    view! {
+        <td class="past reconstructed" data-kind=first.kind title=title>
+            <span class="badge reconstructed">"reconstructed"</span>
+            " "
+            <span class="summary">{label}</span>
+            {(count > 1).then(|| view! { <small class="names">{objects.join(", ")}</small> })}
+        </td>
+    }
+    .into_any()
 }
 
 /// Record / stop in the header: records every watch change the page receives from now on,

@@ -9,12 +9,13 @@ use crate::components::object_actions::{DeleteAction, MetadataEditor, ScaleActio
 use crate::components::object_editor::ObjectEditor;
 use crate::components::{use_denial, ForbiddenNotice};
 use crate::components::{
-    ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, StreamStatusLine,
-    TimelineView,
+    ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, RolloutView,
+    StreamStatusLine, TimelineView,
 };
 use crate::model::edit::{has_status_subresource, EditTarget, MetadataMap};
 use crate::model::events::EventScope;
-use crate::model::history::ObjectTimeline;
+use crate::model::history::past::shown::past_rows;
+use crate::model::history::{rollout_history, ObjectTimeline};
 use crate::model::mapping::split_api_version;
 use crate::model::object_view::{
     object_overview, pretty_json, shown_object, terminating, ConditionRow, MetadataEntry,
@@ -34,6 +35,7 @@ use crate::state::navigation::use_navigation;
 use crate::state::object::{
     load_object, load_versions, object_path, use_object_tabs, Gone, ObjectState, VersionRead,
 };
+use crate::state::rollback::use_rollback;
 use crate::state::watch::WatchHub;
 
 /// What makes it another object (the tab is how it is shown).
@@ -187,7 +189,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                     Page::Object(route) => route.revision,
                     _ => None,
                 };
-                view! { <TimelineView timeline=timeline_of(&page.state) focus=focus.unwrap_or_default()/> }.into_any()
+                page.timeline_tab(focus)
             }
             ObjectTab::Blame => page.blame_tab(),
             ObjectTab::Events => page.events_tab(),
@@ -351,6 +353,47 @@ impl ObjectPageParts {
             <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
             {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
             {editors}
+        }
+        .into_any()
+    }
+
+    /// The watched revisions, then the past before watching began, reconstructed; a
+    /// Deployment's revisions first, each with its template diff and a rollback to it.
+    fn timeline_tab(&self, focus: Option<String>) -> AnyView {
+        let past = self.state.past;
+        let rows = Signal::derive(move || past.with(|p| past_rows(p)));
+        let rollout = self
+            .tree
+            .find(&self.identity.resource)
+            .filter(|r| r.resource.kind == "Deployment")
+            .map(|r| {
+                let object = self.state.object;
+                let controlled = self.state.controlled;
+                let revisions = Signal::derive(move || {
+                    object.with(|o| {
+                        o.as_ref()
+                            .map(|o| controlled.with(|owned| rollout_history(o, owned)))
+                            .unwrap_or_default()
+                    })
+                });
+                let target = EditTarget::new(
+                    &r,
+                    self.identity.namespace.as_deref(),
+                    Some(&self.identity.name),
+                );
+                let rollback = use_rollback(target, self.path.clone(), object);
+                view! {
+                    <RolloutView
+                        revisions=revisions
+                        holders=controlled
+                        rollback=rollback
+                        denied=self.identity.denial("update", "")
+                    />
+                }
+            });
+        view! {
+            {rollout}
+            <TimelineView timeline=timeline_of(&self.state) focus=focus.unwrap_or_default() past=rows/>
         }
         .into_any()
     }

@@ -1,13 +1,14 @@
 //! The sources of an owner's activity view: timelines of the namespace's everyday kinds
 //! (`kubectl get all`, plus the owner's own kind) and of its Event objects, all through the
 //! shared watch layer with history on. Opened when the view opens, so it shows the writes
-//! from then on.
+//! from then on, after the chain's past as the first lists found it (reconstructed).
 
 use leptos::prelude::*;
 
 use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{
-    activity_cached, seen_events, Activity, ActivityCache, HistoryStore, ObjectTimeline, SeenEvent,
+    activity_with_past, seen_events, Activity, ActivityCache, HistoryStore, ObjectTimeline,
+    SeenEvent,
 };
 use crate::model::watch::{Output, WatchKey, WatchStatus};
 use crate::model::{mapping::resolve_category, mapping::NamespaceArg, ApiTree, ResourceId};
@@ -79,9 +80,16 @@ pub fn use_activity(
             let guards: Vec<_> = stores.iter().map(|s| s.read_untracked()).collect();
             let timelines: Vec<&ObjectTimeline> =
                 guards.iter().flat_map(|h| h.timelines()).collect();
-            cache
-                .try_update_value(|cache| activity_cached(&root, &timelines, &seen, cache))
-                .unwrap_or_default()
+            events.with_value(|store| {
+                let guard = store.as_ref().map(|s| s.read_untracked());
+                let event_timelines: Vec<&ObjectTimeline> =
+                    guard.iter().flat_map(|h| h.timelines()).collect();
+                cache
+                    .try_update_value(|cache| {
+                        activity_with_past(&root, &timelines, &seen, &event_timelines, cache)
+                    })
+                    .unwrap_or_default()
+            })
         })
     };
     let shown = RwSignal::new(Activity::default());

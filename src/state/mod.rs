@@ -14,4 +14,5 @@ pub mod object;
 pub mod pacing;
 pub mod permissions;
 pub mod request_log;
+pub mod rollback;
 pub mod watch;

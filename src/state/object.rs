@@ -11,7 +11,8 @@ use serde_json::Value;
 use crate::api::{self, Abort, ApiError, ApiRequest};
 use crate::model::diagnosis::{diagnose, Diagnosis};
 use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
-use crate::model::history::HistoryStore;
+use crate::model::history::past::rollout::controlled_by;
+use crate::model::history::{past_entries, HistoryStore, Loaded, PastEntry};
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
@@ -76,6 +77,10 @@ pub struct ObjectState {
     pub owner_gaps: Signal<Vec<String>>,
     /// What is wrong with the object and what it owns, root cause first (live).
     pub diagnosis: Signal<Diagnosis>,
+    /// What it controls, whole (a Deployment's ReplicaSets: its revisions), live.
+    pub controlled: Signal<Vec<Value>>,
+    /// Its past before watching began, reconstructed from what is loaded (oldest first).
+    pub past: Signal<Vec<PastEntry>>,
     /// The object's stream, for its status line.
     pub live: LiveWatch<ObjectCache>,
     /// Every version of the object seen since the page opened.
@@ -185,6 +190,21 @@ pub fn load_object(
             Some(use_watch_objects(key).store.into())
         });
 
+    // A StatefulSet's or DaemonSet's revisions (ControllerRevisions are not in `all`).
+    let controller_revisions: Option<RwSignal<ObjectCache>> = namespace
+        .as_ref()
+        .filter(|_| matches!(found.resource.kind.as_str(), "StatefulSet" | "DaemonSet"))
+        .and_then(|ns| {
+            let revisions = ResourceId::new("apps", "v1", "controllerrevisions");
+            let r = tree.find(&revisions)?;
+            let path = r.collection_path(NamespaceArg::Named(ns)).template();
+            Some(
+                use_watch_objects(WatchKey::new(path, Output::Objects))
+                    .store
+                    .into(),
+            )
+        });
+
     // Upward: each owner by its reference, read once when the object is first seen.
     let upward = RwSignal::new(Vec::<OwnedObject>::new());
     let abort = StoredValue::new_local(Abort::new());
@@ -270,6 +290,47 @@ pub fn load_object(
             .unwrap_or_default();
         diagnose(&root, &owned, &records, epoch_now())
     });
+    let loaded_objects = move || -> Vec<Value> {
+        downward.with_value(|lists| {
+            lists
+                .iter()
+                .flat_map(|(_, _, store, _)| {
+                    store.with(|cache| cache.iter().cloned().collect::<Vec<_>>())
+                })
+                .collect()
+        })
+    };
+    let controlled = Memo::new(move |_| {
+        let Some(root) = current.get() else {
+            return Vec::new();
+        };
+        loaded_objects()
+            .into_iter()
+            .filter(|o| controlled_by(o, &root))
+            .collect::<Vec<_>>()
+    });
+    let past = Memo::new(move |_| {
+        let Some(root) = current.get() else {
+            return Vec::new();
+        };
+        let loaded = loaded_objects();
+        let owners = owners_of(&root, &loaded);
+        let records: Vec<EventRecord> = events
+            .map(|store| store.with(|cache| cache.iter().filter_map(event_record).collect()))
+            .unwrap_or_default();
+        let revisions: Vec<Value> = controller_revisions
+            .map(|store| store.with(|cache| cache.iter().cloned().collect()))
+            .unwrap_or_default();
+        controlled.with(|owned| {
+            past_entries(&Loaded {
+                object: &root,
+                events: &records,
+                owners: &owners,
+                owned,
+                controller_revisions: &revisions,
+            })
+        })
+    });
     Some(ObjectState {
         // A memo: the page redraws when the object changes, not again when `last_seen`
         // catches up with the same version.
@@ -280,9 +341,33 @@ pub fn load_object(
         owners_loading,
         owner_gaps,
         diagnosis: diagnosis.into(),
+        controlled: controlled.into(),
+        past: past.into(),
         live,
         history,
     })
+}
+
+/// `object`'s owners among `loaded`, up its chain (a Pod's ReplicaSet, then its Deployment).
+fn owners_of(object: &Value, loaded: &[Value]) -> Vec<Value> {
+    let mut owners: Vec<Value> = Vec::new();
+    let mut level = vec![object.clone()];
+    for _ in 0..OWNER_LEVELS {
+        let next: Vec<Value> = loaded
+            .iter()
+            .filter(|candidate| {
+                level.iter().any(|child| controlled_by(child, candidate))
+                    && !owners.contains(candidate)
+            })
+            .cloned()
+            .collect();
+        if next.is_empty() {
+            break;
+        }
+        owners.extend(next.iter().cloned());
+        level = next;
+    }
+    owners
 }
 
 /// Reads the owners of `object` upward, level by level, into `owners`.

@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 11] = [
+const E2E_TARGETS: [&str; 12] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -150,6 +150,7 @@ const E2E_TARGETS: [&str; 11] = [
     "e2e_timeline",
     "e2e_edit",
     "e2e_diagnosis",
+    "e2e_history",
     "e2e_permissions",
     "e2e_newcomer",
     "e2e_chaos",

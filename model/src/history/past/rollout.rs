@@ -85,7 +85,7 @@ fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// Whether `object`'s controller is `owner` (by uid; by kind and name when either has none).
-pub(crate) fn controlled_by(object: &Value, owner: &Value) -> bool {
+pub fn controlled_by(object: &Value, owner: &Value) -> bool {
     let references = object
         .pointer("/metadata/ownerReferences")
         .and_then(Value::as_array)
