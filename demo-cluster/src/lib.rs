@@ -181,10 +181,10 @@ pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<R
     };
     if !loaded {
         seed::seed_system_objects(&registry);
-    }
-    seed::seed_bootstrap_rbac(&registry);
-    if !loaded && config.token_auth_file.is_some() {
-        seed::seed_viewers_binding(&registry);
+        seed::seed_bootstrap_rbac(&registry);
+        if config.token_auth_file.is_some() {
+            seed::seed_viewers_binding(&registry);
+        }
     }
     Ok(registry)
 }

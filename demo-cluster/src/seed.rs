@@ -20,8 +20,8 @@ use crate::registry::{Registry, WriteOptions};
 /// them), as `examples/record_bootstrap_roles.rs` recorded them from a real control plane.
 const BOOTSTRAP_RBAC: &str = include_str!("bootstrap_rbac.json");
 
-/// Creates kube-apiserver's bootstrap roles and bindings that are missing, as it does at every
-/// start (so a state file from before keeps its own and gains the rest).
+/// Creates kube-apiserver's bootstrap roles and bindings (on a fresh start: a state file keeps
+/// what it has).
 pub fn seed_bootstrap_rbac(registry: &Registry) {
     let opts = WriteOptions {
         field_manager: "kube-apiserver".into(),

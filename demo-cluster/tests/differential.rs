@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use demo_cluster::{start, Config};
+use demo_cluster::Config;
 use http_body_util::BodyExt;
 use kube::Client;
 use serde_json::{json, Value};
@@ -160,36 +160,12 @@ fn start_servers() -> Result<Servers, String> {
         .ok_or("etcd's client URL")?;
 
     // The demo cluster on a runtime of its own that outlives every test's runtime.
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("the demo cluster's runtime");
-        runtime.block_on(async move {
-            let cluster = start(Config {
-                listen: "127.0.0.1:0".parse().expect("loopback address"),
-                empty: true,
-                controllers: false,
-                ..Config::default()
-            })
-            .await;
-            match cluster {
-                Ok(cluster) => {
-                    sender.send(Ok(cluster.url())).ok();
-                    std::future::pending::<()>().await;
-                    drop(cluster);
-                }
-                Err(e) => {
-                    sender.send(Err(format!("demo cluster: {e}"))).ok();
-                }
-            }
-        });
-    });
-    let demo = receiver
-        .recv_timeout(Duration::from_secs(60))
-        .map_err(|e| format!("demo cluster did not start: {e}"))??;
+    let demo = common::start_on_own_runtime(Config {
+        listen: "127.0.0.1:0".parse().expect("loopback address"),
+        empty: true,
+        controllers: false,
+        ..Config::default()
+    })?;
     KEEP.get_or_init(|| {
         std::sync::Mutex::new(Some(Keep {
             _plane: plane,

@@ -158,3 +158,32 @@ pub fn nginx_pod(name: &str) -> k8s_openapi::api::core::v1::Pod {
     }))
     .expect("valid Pod")
 }
+
+/// Starts a demo cluster on a runtime of its own, on a thread that keeps it serving until
+/// the test process ends (it outlives every test's runtime, and a test may block on a
+/// command-line client meanwhile); its URL, or why it did not start.
+pub fn start_on_own_runtime(config: Config) -> Result<String, String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("the demo cluster's runtime");
+        runtime.block_on(async move {
+            match start(config).await {
+                Ok(cluster) => {
+                    sender.send(Ok(cluster.url())).ok();
+                    std::future::pending::<()>().await;
+                    drop(cluster);
+                }
+                Err(e) => {
+                    sender.send(Err(format!("demo cluster: {e}"))).ok();
+                }
+            }
+        });
+    });
+    receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .map_err(|e| format!("demo cluster did not start: {e}"))?
+}
