@@ -291,10 +291,16 @@ impl Harness {
                 let scratch = tempfile::tempdir().expect("tokens folder");
                 let tokens = scratch.path().join("tokens.csv");
                 std::fs::write(&tokens, envtest::tokens_csv()).expect("tokens file");
+                // kubectl sends tokens only over TLS: the demo serves its example pair.
+                let example = |file: &str| {
+                    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/demo-cluster")).join(file)
+                };
                 let mut harness = Self::start_cluster(
                     demo_cluster::Config {
                         speed: 20.0,
                         token_auth_file: Some(tokens),
+                        tls_cert_file: Some(example("tls.example.crt")),
+                        tls_private_key_file: Some(example("tls.example.key")),
                         ..Default::default()
                     },
                     false,
