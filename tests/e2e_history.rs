@@ -32,8 +32,9 @@ async fn rollout_state(deployments: &Api<Deployment>) -> (String, String, bool) 
     };
     let image = deployment
         .spec
+        .template
+        .spec
         .as_ref()
-        .and_then(|s| s.template.spec.as_ref())
         .and_then(|s| s.containers.first())
         .and_then(|c| c.image.clone())
         .unwrap_or_default();
@@ -44,7 +45,7 @@ async fn rollout_state(deployments: &Api<Deployment>) -> (String, String, bool) 
         .and_then(|a| a.get("deployment.kubernetes.io/revision"))
         .cloned()
         .unwrap_or_default();
-    let wanted = deployment.spec.as_ref().and_then(|s| s.replicas);
+    let wanted = deployment.spec.replicas;
     let done = deployment.status.as_ref().is_some_and(|s| {
         s.observed_generation == deployment.metadata.generation
             && s.updated_replicas == wanted
@@ -191,7 +192,7 @@ async fn history_before_the_page_opened_and_a_rollback_from_it(backend: Backend)
 
     // A pod's timeline: created, bound and run before the page opened.
     harness
-        .open(&format!("#/obj/v1/pods/{NAMESPACE}/{pod}?tab=timeline"))
+        .open(&format!("#/obj/core/v1/pods/{NAMESPACE}/{pod}?tab=timeline"))
         .await;
     let rows = wait_until(
         "the pod's creation, binding and kubelet status, reconstructed",
@@ -260,6 +261,8 @@ async fn history_before_the_page_opened_and_a_rollback_from_it(backend: Backend)
             .collect()
     };
     assert_eq!(replica_sets.len(), 2, "{replica_sets:?}");
+    // One row per item: siblings' creations (both ReplicaSets) would read as one "×2" row.
+    click(&harness, ".activity-panel label.toggle input").await;
     let past = wait_until(
         "both ReplicaSets' creations and revisions on the deployment controller's lane",
         async || texts_at(&harness.driver, "table.activity td.past .summary", None).await,

@@ -622,12 +622,17 @@ fn kind_of(object: &str) -> &str {
     object.split(' ').next().unwrap_or_default()
 }
 
+/// The version listed when the watch began, when the timeline still starts there.
+fn listed_first(timeline: &ObjectTimeline) -> Option<&Revision> {
+    timeline
+        .revisions
+        .front()
+        .filter(|first| first.kind == RevisionKind::Listed)
+}
+
 /// The object as listed when its watch began, when its timeline still starts there.
 fn listed_version(timeline: &ObjectTimeline, cache: &mut ActivityCache) -> Option<Arc<Value>> {
-    let first = timeline.revisions.front()?;
-    if first.kind != RevisionKind::Listed {
-        return None;
-    }
+    let first = listed_first(timeline)?;
     cache
         .listed
         .entry(timeline.identity.uid.clone())
@@ -643,10 +648,7 @@ fn listed_events(
     event_timelines
         .iter()
         .filter_map(|timeline| {
-            let first = timeline.revisions.front()?;
-            if first.kind != RevisionKind::Listed {
-                return None;
-            }
+            let first = listed_first(timeline)?;
             cache
                 .listed_events
                 .entry(timeline.identity.uid.clone())
