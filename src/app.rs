@@ -365,7 +365,7 @@ pub fn App() -> impl IntoView {
             // Pages that fill the height (lists, pod logs) with their own scrolling: a class
             // here rather than `:has()` in the CSS, which made every change inside the page
             // recompute the style of all of it.
-            <main class="main" class:fill-page=move || page.with(Page::fills_height)>
+            <main class="main" tabindex="0" class:fill-page=move || page.with(Page::fills_height)>
                 {move || {
                     let (fallen_back, text) = fallback_note.get()?;
                     (screen.get() == fallen_back).then(|| view! {

@@ -150,7 +150,9 @@ function commonExtensions(label, readOnly, readOnlyCompartment, scheme) {
     pageTheme,
     scheme.extension,
     readOnlyCompartment.of(EditorState.readOnly.of(Boolean(readOnly))),
-    EditorView.contentAttributes.of({ "aria-label": label }),
+    // tabindex: the content is the editor's one focus stop, and says so to accessibility
+    // checkers that do not count contenteditable as focusable (its scroller must hold one).
+    EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
   ];
 }
 

@@ -529,10 +529,10 @@ pub fn MergeView(
                                 style:grid-template-columns="1fr 1fr"
                                 style:gap="8px"
                             >
-                                <pre class="object-text" aria-label=left>
+                                <pre class="object-text" tabindex="0" aria-label=left>
                                     {move || original.get()}
                                 </pre>
-                                <pre class="object-text" aria-label=right>
+                                <pre class="object-text" tabindex="0" aria-label=right>
                                     {move || modified.get()}
                                 </pre>
                             </div>

@@ -459,7 +459,9 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
         {move || activity.with(|a| a.items.is_empty()).then(|| view! {
             <p class="muted">"No writes yet. Change the object (scale it, edit its image) or wait for its controllers: every write along its chain appears here as it happens."</p>
         })}
-        <div class="activity-scroll">
+        // Scrolls both ways with the time column and the lane headers held in view; focusable
+        // so a keyboard scrolls it too.
+        <div class="activity-scroll" role="region" tabindex="0" aria-label="Controller activity lanes (scrollable)">
             <table
                 class="activity"
                 aria-label="Controller activity"
@@ -469,17 +471,31 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
                 <tbody>
                     <For each=move || shown.with(|(rows, _)| rows.clone()) key=|row| row.key.clone() let:row>
                         {
+                            let time = clock_time(row.items[0].at_ms);
+                            // The lane is named beside the time, so a row whose write sits in
+                            // a lane scrolled out of view never looks empty, and each cell's
+                            // accessible name carries its lane and time.
+                            let lane_label = lanes.with_untracked(|lanes| {
+                                lanes
+                                    .get(row.items[0].lane)
+                                    .map(|lane| lane.label.clone())
+                                    .unwrap_or_default()
+                            });
                             let cells = (0..row.lane_count)
                                 .map(|lane| {
                                     if lane != row.items[0].lane {
                                         return view! { <td></td> }.into_any();
                                     }
-                                    tree.with_value(|tree| item_cell(&row.items, tree))
+                                    let heard_as = format!("{lane_label}, {time}: ");
+                                    tree.with_value(|tree| item_cell(&row.items, tree, heard_as))
                                 })
                                 .collect_view();
                             view! {
                                 <tr class="activity-row">
-                                    <td class="when mono">{clock_time(row.items[0].at_ms)}</td>
+                                    <td class="when">
+                                        <span class="mono">{time.clone()}</span>
+                                        <span class="when-lane" aria-hidden="true">{lane_label.clone()}</span>
+                                    </td>
                                     {cells}
                                 </tr>
                             }
@@ -532,7 +548,8 @@ impl ShownRow {
     }
 }
 
-fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
+/// One lane's cell of a row; `heard_as` (its lane and time) starts its accessible text.
+fn item_cell(items: &[ActivityItem], tree: &ApiTree, heard_as: String) -> AnyView {
     let first = &items[0];
     let count = items.len();
     let times = if count > 1 {
@@ -541,7 +558,7 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
         String::new()
     };
     match &first.detail {
-        ItemDetail::Past(past) => past_cell(items, past),
+        ItemDetail::Past(past) => past_cell(items, past, heard_as),
         ItemDetail::Write(write) => {
             let title = write.changes.join("\n");
             // A grouped row ("×3") opens its newest revision: what the object is now.
@@ -579,6 +596,7 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
             };
             view! {
                 <td class="write" data-kind=write.kind.clone() data-type=write.revision_kind.label() title=title>
+                    <span class="visually-hidden">{heard_as}</span>
                     {link}
                     {(count > 1).then(|| view! { <small class="names">{names.join(", ")}</small> })}
                 </td>
@@ -613,6 +631,7 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
             };
             view! {
                 <td class=class data-reason=event.reason.clone() data-listed=event.listed.to_string() title=format!("{}\n{}", event.message, linked)>
+                    <span class="visually-hidden">{heard_as}</span>
                     <span class="badge">{if event.warning { "Warning Event" } else { "Event" }}</span>
                     " "
                     <strong>{event.reason.clone()}</strong>
@@ -624,7 +643,11 @@ fn item_cell(items: &[ActivityItem], tree: &ApiTree) -> AnyView {
     }
 }
 
-fn past_cell(items: &[ActivityItem], first: &crate::model::history::PastItem) -> AnyView {
+fn past_cell(
+    items: &[ActivityItem],
+    first: &crate::model::history::PastItem,
+    heard_as: String,
+) -> AnyView {
     let count = items.len();
     let objects: Vec<String> = items
         .iter()
@@ -650,6 +673,7 @@ fn past_cell(items: &[ActivityItem], first: &crate::model::history::PastItem) ->
     );
     view! {
         <td class="past reconstructed" data-kind=first.kind title=title>
+            <span class="visually-hidden">{heard_as}</span>
             <span class="badge reconstructed">"reconstructed"</span>
             " "
             <span class="summary">{label}</span>

@@ -63,27 +63,17 @@ pub fn Palette(
         event.prevent_default();
     };
     let option = move |index: usize, entry: PaletteEntry, selected: bool| {
-        let alternate = entry.alternate.is_some().then(|| {
-            view! {
-                <button
-                    type="button"
-                    class="link-button palette-definition"
-                    tabindex="-1"
-                    on:click=move |e| {
-                        e.stop_propagation();
-                        choose(index, true)
-                    }
-                >
-                    "Definition (Shift+Enter)"
-                </button>
-            }
-        });
+        // No control inside an option (options must not nest them): Shift+Enter or a
+        // Shift-click goes to the definition, and the line says so.
+        let alternate = entry.alternate.is_some().then_some(
+            view! { <span class="hint palette-definition">"Shift+Enter: definition"</span> },
+        );
         view! {
             <li
                 role="option"
                 id=format!("palette-option-{index}")
                 aria-selected=selected.to_string()
-                on:click=move |_| choose(index, false)
+                on:click=move |e| choose(index, e.shift_key())
             >
                 <span class="mono">{entry.label.clone()}</span>
                 <span class="kind">{entry.detail.clone()}</span>

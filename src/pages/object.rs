@@ -709,7 +709,7 @@ fn text_view(object: &Value, yaml: bool) -> impl IntoView {
                     <button type="button" on:click=move |_| show_managed.set(false)>"Fold managedFields"</button>
                 })}
             </div>
-            <pre class="object-text" aria-label=if yaml { "YAML" } else { "JSON" }>{text}</pre>
+            <pre class="object-text" tabindex="0" aria-label=if yaml { "YAML" } else { "JSON" }>{text}</pre>
         }
     }
 }
@@ -741,7 +741,7 @@ fn VersionsView(tree: ApiTree, identity: ObjectIdentity) -> impl IntoView {
                         Ok(object) => {
                             let (shown, _) = shown_object(object, false);
                             let text = to_yaml(&shown).unwrap_or_else(|e| e);
-                            view! { <pre class="object-text">{text}</pre> }.into_any()
+                            view! { <pre class="object-text" tabindex="0" aria-label="Object as read through this version">{text}</pre> }.into_any()
                         }
                         Err(error) => view! { <p class="error">{error.to_string()}</p> }.into_any(),
                     };

@@ -330,7 +330,7 @@ pub fn ReplayPage() -> impl IntoView {
                  header, or the example in the repository's examples/ folder) and play it back: no \
                  cluster is needed."
             </p>
-            <input type="file" class="recording-file" accept=".jsonl,.json,application/x-ndjson,text/plain" on:change=on_file/>
+            <input type="file" class="recording-file" aria-label="Recording file to play back" accept=".jsonl,.json,application/x-ndjson,text/plain" on:change=on_file/>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {controls}
             <div class="replay-choice">{picker}</div>

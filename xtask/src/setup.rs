@@ -17,8 +17,10 @@ pub const PYTHON_VENV: &str = "target/python-venv";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// The YAML editor's npm package (CodeMirror 6 + esbuild, pinned by its package-lock.json).
 pub const EDITOR_DIR: &str = "editor";
+/// axe-core for the e2e accessibility audit (pinned by its package-lock.json; never shipped).
+pub const A11Y_DIR: &str = "tests/a11y";
 /// A copy of the package-lock.json that `npm ci` last installed, inside node_modules.
-const EDITOR_STAMP: &str = "node_modules/.kube-atlas-installed-lock.json";
+const NPM_STAMP: &str = "node_modules/.kube-atlas-installed-lock.json";
 
 pub struct Options {
     /// Also install chromium + chromedriver (needed by tests, not by `demo`).
@@ -33,6 +35,7 @@ pub fn run(options: Options) -> Result<()> {
     editor_packages()?;
     if options.browser {
         browser()?;
+        npm_packages(A11Y_DIR, "node_modules/axe-core/axe.min.js")?;
         python_client()?;
         kubectl()?;
         control_plane()?;
@@ -162,33 +165,44 @@ fn trunk() -> Result<()> {
 /// True when editor/node_modules holds what editor/package-lock.json pins (as of the last
 /// `npm ci` here) and esbuild is there.
 pub fn editor_packages_ready() -> bool {
-    let dir = Path::new(EDITOR_DIR);
+    npm_packages_ready(EDITOR_DIR, "node_modules/.bin/esbuild")
+}
+
+/// True when `dir`'s node_modules holds what its package-lock.json pins (as of the last
+/// `npm ci` here) and `needed` is there.
+fn npm_packages_ready(dir: &str, needed: &str) -> bool {
+    let dir = Path::new(dir);
     let (Ok(lock), Ok(installed)) = (
         std::fs::read(dir.join("package-lock.json")),
-        std::fs::read(dir.join(EDITOR_STAMP)),
+        std::fs::read(dir.join(NPM_STAMP)),
     ) else {
         return false;
     };
-    lock == installed && dir.join("node_modules/.bin/esbuild").exists()
+    lock == installed && dir.join(needed).exists()
 }
 
 /// `npm ci` in editor/: exactly the lockfile's versions, or nothing when they are installed.
 /// Without install scripts: esbuild's only one is an optional speed-up (its launcher finds the
 /// platform binary package without it).
 pub fn editor_packages() -> Result<()> {
-    if editor_packages_ready() {
-        println!("xtask: editor npm packages (editor/package-lock.json): present");
+    npm_packages(EDITOR_DIR, "node_modules/.bin/esbuild")
+}
+
+/// `npm ci` in `dir`, or nothing when its lockfile's versions are installed.
+fn npm_packages(dir: &str, needed: &str) -> Result<()> {
+    if npm_packages_ready(dir, needed) {
+        println!("xtask: npm packages ({dir}/package-lock.json): present");
         return Ok(());
     }
-    let dir = Path::new(EDITOR_DIR);
-    cmd::run(cmd::command("npm").current_dir(dir).args([
+    let path = Path::new(dir);
+    cmd::run(cmd::command("npm").current_dir(path).args([
         "ci",
         "--ignore-scripts",
         "--no-fund",
         "--no-audit",
     ]))?;
-    std::fs::copy(dir.join("package-lock.json"), dir.join(EDITOR_STAMP))
-        .with_context(|| format!("writing {EDITOR_DIR}/{EDITOR_STAMP}"))?;
+    std::fs::copy(path.join("package-lock.json"), path.join(NPM_STAMP))
+        .with_context(|| format!("writing {dir}/{NPM_STAMP}"))?;
     Ok(())
 }
 

@@ -164,6 +164,10 @@ impl ActivityItem {
                 w.owner_uid.as_deref().unwrap_or(&w.uid)
             ),
             ItemDetail::Event(e) => format!("e|{}|{}|{}", self.lane, e.reason, e.listed),
+            // A revision is its own row: grouped, its diff from the one before would hide.
+            ItemDetail::Past(p) if p.kind == "RolloutRevision" => {
+                format!("p|{}|{}|{}|{}", self.lane, p.kind, p.uid, p.summary)
+            }
             ItemDetail::Past(p) => format!("p|{}|{}|{}", self.lane, p.kind, kind_of(&p.object)),
         }
     }
@@ -923,6 +927,34 @@ mod tests {
     use super::*;
     use crate::watch::StoreChange;
     use serde_json::json;
+
+    #[test]
+    fn grouped_revisions_keep_a_row_each_so_their_diffs_show() {
+        let past = |kind: &'static str, uid: &str, summary: &str| ActivityItem {
+            at_ms: 0.0,
+            lane: 0,
+            detail: ItemDetail::Past(Arc::new(PastItem {
+                uid: uid.into(),
+                object: "Deployment web".into(),
+                kind,
+                summary: summary.into(),
+                actor: "deployment-controller".into(),
+                evidence: Vec::new(),
+                unknown: Vec::new(),
+            })),
+        };
+        let activity = Activity {
+            items: vec![
+                past("RolloutRevision", "d1", "revision 1: web-1"),
+                past("RolloutRevision", "d1", "revision 1 → 2: web-2"),
+                past("Created", "p1", "Pod a: created"),
+                past("Created", "p2", "Pod b: created"),
+            ],
+            ..Activity::default()
+        };
+        let sizes: Vec<usize> = activity.rows(true).iter().map(|r| r.items.len()).collect();
+        assert_eq!(sizes, [1, 1, 2]);
+    }
 
     const T: &str = "2026-11-23T10:00:00Z";
 
