@@ -24,6 +24,11 @@ pub fn wall_now() -> Wall {
     Wall(js_sys::Date::now())
 }
 
+/// The browser's time zone, in minutes east of UTC (120 in Central Europe in summer).
+pub fn utc_offset_minutes() -> i32 {
+    -(js_sys::Date::new_0().get_timezone_offset() as i32)
+}
+
 /// Whether the page is hidden (a background tab, a minimised window): it gets no animation
 /// frames, and clocks that only redraw need not tick.
 pub fn document_hidden() -> bool {

@@ -13,7 +13,8 @@
 //! - an object ([`ObjectRoute`]): `#/obj/apps/v1/deployments/default/web?tab=yaml`; a
 //!   cluster-scoped object has `_` as its namespace (`#/obj/core/v1/nodes/_/node-1`), which no
 //!   namespace can be called.
-//! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`
+//! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`, with an
+//!   initial filter ([`EventsFilterParams`]): `#/events?ns=demo&reason=BackOff&type=Warning`
 //! - the user's permissions ([`PermissionsRoute`]): `#/permissions?ns=default`
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
@@ -223,6 +224,68 @@ impl ObjectRoute {
 pub struct EventsRoute {
     /// None: all namespaces.
     pub namespace: Option<String>,
+}
+
+/// The Events page's initial filter, from the `reason=` and `type=` of its fragment
+/// (`#/events?ns=demo&reason=BackOff&type=Warning`): links from the overview's histogram
+/// open the page filtered. [`Page::parse`] gives such a fragment's [`EventsRoute`] (the
+/// namespace) and leaves these to the page, which reads them once it opens.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventsFilterParams {
+    /// Only Events with this reason (exactly).
+    pub reason: Option<String>,
+    /// Only Events of this type (`Warning`).
+    pub event_type: Option<String>,
+}
+
+/// Reasons are CamelCase words; anything else in a URL is not trusted.
+fn is_event_word(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' || c == ':')
+}
+
+impl EventsFilterParams {
+    /// The filter in an Events page's fragment (with or without `#`); nothing for other
+    /// pages.
+    pub fn parse(hash: &str) -> EventsFilterParams {
+        let fragment = hash.trim_start_matches('#');
+        let (path, query) = fragment.split_once('?').unwrap_or((fragment, ""));
+        let mut params = EventsFilterParams::default();
+        if path != "/events" {
+            return params;
+        }
+        for (key, value) in query_pairs(query) {
+            match key.as_str() {
+                "reason" if is_event_word(&value) => params.reason = Some(value),
+                "type" if is_event_word(&value) => params.event_type = Some(value),
+                _ => {}
+            }
+        }
+        params
+    }
+
+    /// The Events page of `route` with this filter.
+    pub fn href(&self, route: &EventsRoute) -> String {
+        let mut out = Page::Events(route.clone()).to_hash();
+        push_param(
+            &mut out,
+            "reason",
+            self.reason.as_deref().unwrap_or_default(),
+        );
+        push_param(
+            &mut out,
+            "type",
+            self.event_type.as_deref().unwrap_or_default(),
+        );
+        out
+    }
+
+    /// Whether only Warnings are wanted.
+    pub fn warnings_only(&self) -> bool {
+        self.event_type.as_deref() == Some("Warning")
+    }
 }
 
 /// "What can I do here?": the user's permissions in a namespace:
@@ -809,6 +872,45 @@ mod tests {
         // A bad namespace is dropped, unknown parameters ignored, extra segments are home.
         assert_eq!(Page::parse("#/events?ns=%3Cb%3E&x=1"), all);
         assert!(matches!(Page::parse("#/events/more"), Page::Home(_)));
+    }
+
+    #[test]
+    fn events_filters_round_trip_beside_the_route() {
+        let route = EventsRoute {
+            namespace: Some("demo".into()),
+        };
+        let filter = EventsFilterParams {
+            reason: Some("BackOff".into()),
+            event_type: Some("Warning".into()),
+        };
+        let href = filter.href(&route);
+        assert_eq!(href, "#/events?ns=demo&reason=BackOff&type=Warning");
+        assert_eq!(EventsFilterParams::parse(&href), filter);
+        assert!(filter.warnings_only());
+        // The page is the Events page of the namespace; the filter is the page's to apply.
+        assert_eq!(Page::parse(&href), Page::Events(route.clone()));
+        // Only a type, all namespaces.
+        let warnings = EventsFilterParams {
+            reason: None,
+            event_type: Some("Warning".into()),
+        };
+        let href = warnings.href(&EventsRoute::default());
+        assert_eq!(href, "#/events?type=Warning");
+        assert_eq!(EventsFilterParams::parse(&href), warnings);
+        // Nothing: the plain page.
+        assert_eq!(
+            EventsFilterParams::default().href(&route),
+            "#/events?ns=demo"
+        );
+        // Other pages have no Events filter; odd values are dropped.
+        assert_eq!(
+            EventsFilterParams::parse("#/list/core/v1/pods?reason=BackOff"),
+            EventsFilterParams::default()
+        );
+        assert_eq!(
+            EventsFilterParams::parse("#/events?reason=%3Cb%3E&type=Warning"),
+            warnings
+        );
     }
 
     /// Random fragments never panic, and whatever they parse to prints and parses back.

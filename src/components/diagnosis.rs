@@ -35,7 +35,7 @@ pub fn HealthBadge(health: Health) -> impl IntoView {
 }
 
 /// The object page of `subject`, when discovery maps its kind.
-fn subject_href(subject: &Subject, tree: &ApiTree) -> Option<String> {
+pub fn subject_href(subject: &Subject, tree: &ApiTree) -> Option<String> {
     let (group, version) = split_api_version(&subject.api_version);
     let found = kind_to_resource(tree, group, version, &subject.kind).ok()?;
     let namespace = subject

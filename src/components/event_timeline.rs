@@ -24,7 +24,15 @@ use crate::state::watch::{use_watch_objects, LiveWatch};
 const ROWS_SHOWN: usize = 300;
 
 #[component]
-pub fn EventTimeline(scope: EventScope) -> impl IntoView {
+pub fn EventTimeline(
+    scope: EventScope,
+    /// Shown at first: only Events with this reason (the user can clear it).
+    #[prop(default = None)]
+    reason: Option<String>,
+    /// Shown at first: only Warnings.
+    #[prop(optional)]
+    warnings_only: bool,
+) -> impl IntoView {
     let discovery = expect_context::<DiscoveryState>();
     let tree = discovery
         .loaded
@@ -51,7 +59,15 @@ pub fn EventTimeline(scope: EventScope) -> impl IntoView {
                 Some(key) => {
                     let live = use_watch_objects(key);
                     view! {
-                        <TimelineBody live=live scope=scope.clone() api=api tree=tree by_uid=by_uid/>
+                        <TimelineBody
+                            live=live
+                            scope=scope.clone()
+                            api=api
+                            tree=tree
+                            by_uid=by_uid
+                            reason=reason.clone()
+                            warnings_only=warnings_only
+                        />
                     }
                     .into_any()
                 }
@@ -69,6 +85,8 @@ fn TimelineBody(
     api: EventApi,
     tree: StoredValue<ApiTree>,
     by_uid: RwSignal<bool>,
+    reason: Option<String>,
+    warnings_only: bool,
 ) -> impl IntoView {
     let clock = use_clock();
     let store: RwSignal<ObjectCache> = live.store.clone().into();
@@ -113,15 +131,35 @@ fn TimelineBody(
             .to_hash()
         })
     });
-    let warnings_only = RwSignal::new(false);
+    let warnings_only = RwSignal::new(warnings_only);
+    let reason = RwSignal::new(reason);
     let text = RwSignal::new(String::new());
     let limit = RwSignal::new(ROWS_SHOWN);
     let base = scope.base_filter();
     let filter = Memo::new(move |_| EventFilter {
         warnings_only: warnings_only.get(),
         text: text.get(),
+        reason: reason.get().or_else(|| base.reason.clone()),
         ..base.clone()
     });
+    let reason_chip = move || {
+        reason.get().map(|shown| {
+            let data = shown.clone();
+            view! {
+                <span class="event-reason-filter" data-reason=data>
+                    "Reason: " <strong>{shown}</strong> " "
+                    <button
+                        type="button"
+                        aria-label="Show every reason"
+                        title="Show every reason"
+                        on:click=move |_| reason.set(None)
+                    >
+                        "×"
+                    </button>
+                </span>
+            }
+        })
+    };
     let rows = Memo::new(move |_| {
         let limit = limit.get();
         filter.with(|filter| {
@@ -231,6 +269,7 @@ fn TimelineBody(
                     prop:value=move || text.get()
                     on:input=move |e| text.set(event_target_value(&e))
                 />
+                {reason_chip}
                 <span class="event-counts" role="status">{summary}</span>
             </div>
             <StreamStatusLine live=live.clone() clock=clock/>

@@ -1,5 +1,6 @@
 //! Reusable view widgets. They take plain model data and stay free of transport.
 
+pub mod charts;
 pub mod cheat_sheet;
 pub mod code_editor;
 pub mod diagnosis;

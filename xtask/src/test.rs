@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 12] = [
+const E2E_TARGETS: [&str; 13] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -154,6 +154,7 @@ const E2E_TARGETS: [&str; 12] = [
     "e2e_permissions",
     "e2e_newcomer",
     "e2e_chaos",
+    "e2e_overview",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to
