@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 13] = [
+const E2E_TARGETS: [&str; 14] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -153,6 +153,7 @@ const E2E_TARGETS: [&str; 13] = [
     "e2e_history",
     "e2e_permissions",
     "e2e_newcomer",
+    "e2e_a11y",
     "e2e_chaos",
     "e2e_overview",
 ];
