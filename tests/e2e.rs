@@ -180,7 +180,11 @@ async fn palette_jumps_by_short_name_and_filter_narrows_the_tree(backend: Backen
     input.send_keys("deploy").await.expect("type");
     let first = wait_for(driver, ".palette li[aria-selected='true'] .mono").await;
     assert_eq!(first.text().await.expect("text"), "deployments.apps");
-    input.send_keys(Key::Enter).await.expect("enter");
+    // Enter opens the list (tests/e2e_newcomer.rs); Shift+Enter the definition.
+    input
+        .send_keys(Key::Shift + Key::Enter)
+        .await
+        .expect("Shift+Enter");
     let gvk = wait_for(driver, ".explorer .gvk").await;
     assert_eq!(gvk.text().await.expect("text"), "apps/v1, Kind=Deployment");
 
@@ -319,7 +323,7 @@ async fn works_under_a_kubectl_proxy_sub_path_and_reports_an_unreachable_api() {
 
     let proxy = common::kubectl_proxy(&scratch, harness.base_url());
     driver
-        .goto(format!("{}/ui/", proxy.url()))
+        .goto(format!("{}/ui/#/api", proxy.url()))
         .await
         .expect("page loads");
     wait_for(driver, ".welcome .overview-group").await;
@@ -450,7 +454,7 @@ async fn legacy_discovery_walk_builds_the_same_tree(backend: Backend) {
     assert_eq!(gvk.text().await.expect("text"), "apps/v1, Kind=Deployment");
     assert_eq!(shown_groups(driver).await, aggregated_groups);
     driver
-        .goto(format!("http://127.0.0.1:{port}{}", harness.ui_prefix()))
+        .goto(format!("http://127.0.0.1:{port}{}#/api", harness.ui_prefix()))
         .await
         .expect("home");
     let legacy_summary = wait_for(driver, ".welcome .subtitle")
