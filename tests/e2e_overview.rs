@@ -173,7 +173,7 @@ async fn overview_counts_nodes_failing_workloads_and_warnings(backend: Backend) 
     harness.stop().await;
 }
 
-common::on_both_backends!(overview_counts_nodes_failing_workloads_and_warnings);
+on_both_backends!(overview_counts_nodes_failing_workloads_and_warnings);
 
 /// The overview of the seeded demo cluster in the dark theme, for the README.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

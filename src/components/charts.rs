@@ -45,12 +45,16 @@ pub fn WarningHistogramChart(
             }
         })
         .collect_view();
+    let last_tick = x_ticks.len().saturating_sub(1);
     let times = x_ticks
         .into_iter()
-        .map(|tick| {
+        .enumerate()
+        .map(|(i, tick)| {
+            // The last time ends at the chart's edge: it reads leftwards, inside.
+            let anchor = if i == last_tick { "end" } else { "middle" };
             view! {
                 <line class="chart-axis" x1=tick.position x2=tick.position y1=bottom y2=bottom + 4.0/>
-                <text class="chart-tick" x=tick.position y=bottom + 16.0 text-anchor="middle">
+                <text class="chart-tick" x=tick.position y=bottom + 16.0 text-anchor=anchor>
                     {tick.label}
                 </text>
             }

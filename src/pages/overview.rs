@@ -231,9 +231,9 @@ pub fn OverviewPage(namespace: Option<String>) -> impl IntoView {
             </p>
             <div class="overview-grid">
                 {nodes_section}
+                {events_section}
                 {workloads_section}
                 {pods_section}
-                {events_section}
                 {requests_section}
                 {rollouts_section}
             </div>
