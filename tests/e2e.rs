@@ -454,7 +454,10 @@ async fn legacy_discovery_walk_builds_the_same_tree(backend: Backend) {
     assert_eq!(gvk.text().await.expect("text"), "apps/v1, Kind=Deployment");
     assert_eq!(shown_groups(driver).await, aggregated_groups);
     driver
-        .goto(format!("http://127.0.0.1:{port}{}#/api", harness.ui_prefix()))
+        .goto(format!(
+            "http://127.0.0.1:{port}{}#/api",
+            harness.ui_prefix()
+        ))
         .await
         .expect("home");
     let legacy_summary = wait_for(driver, ".welcome .subtitle")

@@ -192,7 +192,9 @@ async fn history_before_the_page_opened_and_a_rollback_from_it(backend: Backend)
 
     // A pod's timeline: created, bound and run before the page opened.
     harness
-        .open(&format!("#/obj/core/v1/pods/{NAMESPACE}/{pod}?tab=timeline"))
+        .open(&format!(
+            "#/obj/core/v1/pods/{NAMESPACE}/{pod}?tab=timeline"
+        ))
         .await;
     let rows = wait_until(
         "the pod's creation, binding and kubelet status, reconstructed",
