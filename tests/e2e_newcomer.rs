@@ -10,16 +10,6 @@ mod common;
 use common::{wait_for, wait_until, Backend, Harness};
 use thirtyfour::prelude::*;
 
-async fn hash(harness: &Harness) -> String {
-    harness
-        .driver
-        .execute("return location.hash;", vec![])
-        .await
-        .ok()
-        .and_then(|r| r.convert::<String>().ok())
-        .unwrap_or_default()
-}
-
 /// Types `keys` into whatever has focus (the page body when nothing does).
 async fn type_keys(harness: &Harness, keys: &str) {
     harness
@@ -51,6 +41,22 @@ async fn palette(harness: &Harness, query: &str) -> WebElement {
     input
 }
 
+/// Waits until the page's route is what `arrived` wants.
+async fn arrives(harness: &Harness, what: &str, arrived: impl Fn(&String) -> bool) {
+    wait_until(what, async || harness.hash().await, arrived).await;
+}
+
+/// Types `query` into the palette and chooses the first entry (Shift+Enter when `shift`).
+async fn choose_in_palette(harness: &Harness, query: &str, shift: bool) {
+    let input = palette(harness, query).await;
+    let sent = if shift {
+        input.send_keys(Key::Shift + Key::Enter).await
+    } else {
+        input.send_keys(Key::Enter).await
+    };
+    sent.expect("the entry chosen");
+}
+
 async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     harness.nginx_rolled_out().await;
@@ -58,37 +64,27 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
     wait_for(&harness.driver, "[role=treeitem]").await;
 
     // `:po` Enter: the pods list, in the namespace in view.
-    let input = palette(&harness, "po").await;
-    input.send_keys(Key::Enter).await.expect("Enter");
-    wait_until(
+    choose_in_palette(&harness, "po", false).await;
+    arrives(
+        &harness,
         ":po Enter opens the pods list in default",
-        async || hash(&harness).await,
         |hash| hash == "#/list/core/v1/pods?ns=default",
     )
     .await;
     wait_for(&harness.driver, "table[role=grid]").await;
 
     // Shift+Enter: the Pod resource's definition in the API explorer.
-    let input = palette(&harness, "po").await;
-    input
-        .send_keys(Key::Shift + Key::Enter)
-        .await
-        .expect("Shift+Enter");
-    wait_until(
-        ":po Shift+Enter opens the definition",
-        async || hash(&harness).await,
-        |hash| hash.starts_with("#/r/core/v1/pods"),
-    )
+    choose_in_palette(&harness, "po", true).await;
+    arrives(&harness, ":po Shift+Enter opens the definition", |hash| {
+        hash.starts_with("#/r/core/v1/pods")
+    })
     .await;
 
     // `:ns kube-system`: the same view in that namespace.
-    let input = palette(&harness, "ns kube-system").await;
-    input.send_keys(Key::Enter).await.expect("Enter");
-    wait_until(
-        ":ns kube-system switches namespace",
-        async || hash(&harness).await,
-        |hash| hash.contains("ns=kube-system"),
-    )
+    choose_in_palette(&harness, "ns kube-system", false).await;
+    arrives(&harness, ":ns kube-system switches namespace", |hash| {
+        hash.contains("ns=kube-system")
+    })
     .await;
 
     // `g p`, `g d`, `g e` from the page.
@@ -101,28 +97,21 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         .await
         .expect("focus the page");
     type_keys(&harness, "gd").await;
-    wait_until(
-        "g d opens deployments",
-        async || hash(&harness).await,
-        |hash| hash == "#/list/apps/v1/deployments?ns=kube-system",
-    )
+    arrives(&harness, "g d opens deployments", |hash| {
+        hash == "#/list/apps/v1/deployments?ns=kube-system"
+    })
     .await;
     wait_for(&harness.driver, "table[role=grid]").await;
-    let input = palette(&harness, "ns default").await;
-    input.send_keys(Key::Enter).await.expect("Enter");
-    wait_until(
-        ":ns default switches back",
-        async || hash(&harness).await,
-        |hash| hash == "#/list/apps/v1/deployments?ns=default",
-    )
+    choose_in_palette(&harness, "ns default", false).await;
+    arrives(&harness, ":ns default switches back", |hash| {
+        hash == "#/list/apps/v1/deployments?ns=default"
+    })
     .await;
     wait_for(&harness.driver, "table[role=grid]").await;
     type_keys(&harness, "gp").await;
-    wait_until(
-        "g p opens pods",
-        async || hash(&harness).await,
-        |hash| hash == "#/list/core/v1/pods?ns=default",
-    )
+    arrives(&harness, "g p opens pods", |hash| {
+        hash == "#/list/core/v1/pods?ns=default"
+    })
     .await;
 
     // Loaded objects by name: a pod of the list just shown.
@@ -143,15 +132,13 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         .expect("an entry");
     assert_eq!(first.text().await.expect("entry"), name);
     input.send_keys(Key::Enter).await.expect("Enter");
-    wait_until(
-        "a loaded object's name opens its page",
-        async || hash(&harness).await,
-        |hash| hash.starts_with("#/obj/core/v1/pods/default/nginx-"),
-    )
+    arrives(&harness, "a loaded object's name opens its page", |hash| {
+        hash.starts_with("#/obj/core/v1/pods/default/nginx-")
+    })
     .await;
 
     // Shortcuts never fire while the editor has focus.
-    let object_hash = hash(&harness).await;
+    let object_hash = harness.hash().await;
     harness
         .open(&format!(
             "{}?tab=edit",
@@ -163,7 +150,7 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
     type_keys(&harness, "gp").await;
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert!(
-        hash(&harness).await.contains("tab=edit"),
+        harness.hash().await.contains("tab=edit"),
         "g p typed in the editor stays in the editor"
     );
 

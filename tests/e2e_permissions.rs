@@ -38,17 +38,6 @@ async fn create_deployment(harness: &Harness) {
         .expect("the admin creates the Deployment");
 }
 
-/// The page's route (its hash).
-async fn hash(harness: &Harness) -> String {
-    harness
-        .driver
-        .execute("return location.hash;", vec![])
-        .await
-        .ok()
-        .and_then(|r| r.convert::<String>().ok())
-        .unwrap_or_default()
-}
-
 /// (disabled, title) of the first button matching `css`.
 async fn button_state(harness: &Harness, css: &str) -> Option<(bool, String)> {
     let button = harness.driver.find(By::Css(css)).await.ok()?;
@@ -79,7 +68,7 @@ async fn a_viewer_sees_what_they_may_do(backend: Backend) {
     );
     wait_until(
         "the pod list moved to namespace default",
-        async || hash(&harness).await,
+        async || harness.hash().await,
         |hash| hash.contains("ns=default"),
     )
     .await;
@@ -228,7 +217,7 @@ async fn a_viewer_sees_what_they_may_do(backend: Backend) {
     harness.open("#/events").await;
     wait_until(
         "the Events page moved to namespace default",
-        async || hash(&harness).await,
+        async || harness.hash().await,
         |hash| hash.contains("ns=default"),
     )
     .await;

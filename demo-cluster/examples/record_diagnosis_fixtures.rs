@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod recorder;
 
 /// How long a case may take to settle (the stand-in kubelet's crash loop restarts every
 /// 10 s; kube-scheduler reports within a second or two).
@@ -260,52 +261,29 @@ fn record_on_the_real_control_plane() -> Result<(), String> {
 
 /// Records on an empty demo cluster (its three nodes only).
 fn record_on_the_demo_cluster() -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("a runtime: {e}"))?;
-    runtime.block_on(async {
+    let config = demo_cluster::Config {
         // Ten times as fast: the crash loop's first back-off is a second.
-        let cluster = demo_cluster::start(demo_cluster::Config {
-            speed: 10.0,
-            ..common::empty_cluster_config()
-        })
-        .await
-        .map_err(|e| format!("the demo cluster: {e}"))?;
-        let client = common::Kubectl::new(&cluster);
-        let recorded = tokio::task::spawn_blocking(move || {
-            let kubectl = |args: &[&str]| {
-                let (ok, out, err) = client.run(args, None);
-                if ok {
-                    Ok(out)
-                } else {
-                    Err(format!("kubectl {}: {err}", args.join(" ")))
-                }
-            };
-            record_all(&kubectl, "demo");
-        })
-        .await;
-        let _ = cluster.shutdown().await;
-        recorded.map_err(|e| format!("the recording: {e}"))
+        speed: 10.0,
+        ..common::empty_cluster_config()
+    };
+    recorder::with_demo_cluster(config, common::Kubectl::new, |client| {
+        let kubectl = |args: &[&str]| {
+            let (ok, out, err) = client.run(args, None);
+            if ok {
+                Ok(out)
+            } else {
+                Err(format!("kubectl {}: {err}", args.join(" ")))
+            }
+        };
+        record_all(&kubectl, "demo");
+        Ok(())
     })
 }
 
 fn main() -> ExitCode {
-    let mut backends: Vec<String> = std::env::args().skip(1).collect();
-    if backends.is_empty() {
-        backends = vec!["real".into(), "demo".into()];
-    }
-    for backend in &backends {
-        let recorded = match backend.as_str() {
-            "real" => record_on_the_real_control_plane(),
-            "demo" => record_on_the_demo_cluster(),
-            other => Err(format!("unknown backend {other:?}: real or demo")),
-        };
-        if let Err(e) = recorded {
-            eprintln!("record_diagnosis_fixtures: {backend}: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
+    recorder::run_backends(
+        "record_diagnosis_fixtures",
+        record_on_the_real_control_plane,
+        record_on_the_demo_cluster,
+    )
 }

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod recorder;
 
 const NAMESPACE: &str = "history";
 
@@ -208,51 +209,27 @@ fn record_on_the_real_control_plane() -> Result<(), String> {
 
 /// Records on an empty demo cluster (its three nodes only), at its own pace.
 fn record_on_the_demo_cluster() -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("a runtime: {e}"))?;
-    runtime.block_on(async {
-        let cluster = demo_cluster::start(demo_cluster::Config {
-            speed: 10.0,
-            ..common::empty_cluster_config()
-        })
-        .await
-        .map_err(|e| format!("the demo cluster: {e}"))?;
-        let client = common::Kubectl::new(&cluster);
-        let recorded = tokio::task::spawn_blocking(move || {
-            let kubectl = |args: &[&str]| {
-                let (ok, out, err) = client.run(args, None);
-                if ok {
-                    Ok(out)
-                } else {
-                    Err(format!("kubectl {}: {err}", args.join(" ")))
-                }
-            };
-            record(&kubectl, "demo")
-        })
-        .await;
-        let _ = cluster.shutdown().await;
-        recorded.map_err(|e| format!("the recording: {e}"))?
+    let config = demo_cluster::Config {
+        speed: 10.0,
+        ..common::empty_cluster_config()
+    };
+    recorder::with_demo_cluster(config, common::Kubectl::new, |client| {
+        let kubectl = |args: &[&str]| {
+            let (ok, out, err) = client.run(args, None);
+            if ok {
+                Ok(out)
+            } else {
+                Err(format!("kubectl {}: {err}", args.join(" ")))
+            }
+        };
+        record(&kubectl, "demo")
     })
 }
 
 fn main() -> ExitCode {
-    let mut backends: Vec<String> = std::env::args().skip(1).collect();
-    if backends.is_empty() {
-        backends = vec!["real".into(), "demo".into()];
-    }
-    for backend in &backends {
-        let recorded = match backend.as_str() {
-            "real" => record_on_the_real_control_plane(),
-            "demo" => record_on_the_demo_cluster(),
-            other => Err(format!("unknown backend {other:?}: real or demo")),
-        };
-        if let Err(e) = recorded {
-            eprintln!("record_history_fixtures: {backend}: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
+    recorder::run_backends(
+        "record_history_fixtures",
+        record_on_the_real_control_plane,
+        record_on_the_demo_cluster,
+    )
 }

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod recorder;
+
 /// The questions asked, by the name the fixture keeps each answer under.
 fn reviews() -> Vec<(&'static str, Value)> {
     let rules = |namespace: &str| {
@@ -133,58 +135,36 @@ fn record_on_the_real_control_plane() -> Result<(), String> {
 }
 
 fn record_on_the_demo_cluster() -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("a runtime: {e}"))?;
     let scratch = tempfile::tempdir().map_err(|e| format!("a scratch directory: {e}"))?;
     let tokens = scratch.path().join("tokens.csv");
     std::fs::write(&tokens, envtest::tokens_csv()).map_err(|e| format!("tokens: {e}"))?;
-    runtime.block_on(async {
-        // kubectl sends tokens only over TLS: the demo serves its example pair.
-        let example = |file: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-        let cluster = demo_cluster::start(demo_cluster::Config {
-            listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-            token_auth_file: Some(tokens),
-            tls_cert_file: Some(example("tls.example.crt")),
-            tls_private_key_file: Some(example("tls.example.key")),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| format!("the demo cluster: {e}"))?;
-        let kubeconfig = scratch.path().join("kubeconfig");
-        std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n")
-            .map_err(|e| format!("a kubeconfig: {e}"))?;
-        let args = vec![
+    let kubeconfig = scratch.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n")
+        .map_err(|e| format!("a kubeconfig: {e}"))?;
+    // kubectl sends tokens only over TLS: the demo serves its example pair.
+    let example = |file: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let config = demo_cluster::Config {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        token_auth_file: Some(tokens),
+        tls_cert_file: Some(example("tls.example.crt")),
+        tls_private_key_file: Some(example("tls.example.key")),
+        ..Default::default()
+    };
+    let viewer_args = move |cluster: &demo_cluster::RunningCluster| {
+        vec![
             format!("--server={}", cluster.url()),
             format!("--token={}", envtest::VIEWER_TOKEN),
             "--insecure-skip-tls-verify".to_string(),
             format!("--kubeconfig={}", kubeconfig.display()),
-        ];
-        let recorded = tokio::task::spawn_blocking(move || record(&args, "demo"))
-            .await
-            .map_err(|e| format!("the recording: {e}"))?;
-        let _ = cluster.shutdown().await;
-        recorded
-    })
+        ]
+    };
+    recorder::with_demo_cluster(config, viewer_args, |args| record(&args, "demo"))
 }
 
 fn main() -> ExitCode {
-    let mut backends: Vec<String> = std::env::args().skip(1).collect();
-    if backends.is_empty() {
-        backends = vec!["real".into(), "demo".into()];
-    }
-    for backend in &backends {
-        let recorded = match backend.as_str() {
-            "real" => record_on_the_real_control_plane(),
-            "demo" => record_on_the_demo_cluster(),
-            other => Err(format!("unknown backend {other:?}: real or demo")),
-        };
-        if let Err(e) = recorded {
-            eprintln!("record_permissions_fixtures: {backend}: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
+    recorder::run_backends(
+        "record_permissions_fixtures",
+        record_on_the_real_control_plane,
+        record_on_the_demo_cluster,
+    )
 }

@@ -805,6 +805,16 @@ pub async fn shown_names(driver: &WebDriver) -> Vec<String> {
 }
 
 impl Harness {
+    /// The route the page is at (`location.hash`), empty when it cannot be read.
+    pub async fn hash(&self) -> String {
+        self.driver
+            .execute("return location.hash;", vec![])
+            .await
+            .ok()
+            .and_then(|r| r.convert::<String>().ok())
+            .unwrap_or_default()
+    }
+
     /// Opens `fragment` (`#/list/...`) of the served dashboard.
     pub async fn open(&self, fragment: &str) {
         self.driver
