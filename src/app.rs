@@ -40,8 +40,8 @@ enum Screen {
     Home,
     List(ListIdentity),
     Object(ObjectIdentity),
-    /// The Event objects timeline of a namespace (None: all).
-    Events(Option<String>),
+    /// The Event objects timeline of a namespace (None: all), filtered as its link says.
+    Events(EventsRoute),
     Permissions(Option<String>),
     Replay,
     Create(CreateRoute),
@@ -62,7 +62,7 @@ impl Screen {
             Page::Home(_) => Screen::Home,
             Page::ResourceList(route) => Screen::List(ListIdentity::of(route)),
             Page::Object(route) => Screen::Object(ObjectIdentity::of(route)),
-            Page::Events(route) => Screen::Events(route.namespace.clone()),
+            Page::Events(route) => Screen::Events(route.clone()),
             Page::Permissions(route) => Screen::Permissions(route.namespace.clone()),
             Page::Replay => Screen::Replay,
             Page::Create(route) => Screen::Create(route.clone()),
@@ -78,7 +78,7 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
         Page::ResourceList(route) => Page::ResourceList(ListRoute { namespace, ..route }),
         // An object is in its namespace: another namespace means its kind's list there.
         Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
-        Page::Events(_) => Page::Events(EventsRoute { namespace }),
+        Page::Events(route) => Page::Events(EventsRoute { namespace, ..route }),
         Page::Permissions(_) => Page::Permissions(PermissionsRoute { namespace }),
         Page::Replay => Page::Replay,
         Page::Create(route) => Page::Create(CreateRoute { namespace, ..route }),
@@ -235,6 +235,7 @@ pub fn App() -> impl IntoView {
             }
             GoTarget::Events => Page::Events(EventsRoute {
                 namespace: namespace.clone(),
+                ..EventsRoute::default()
             }),
             GoTarget::Hierarchy => Page::Home(Route {
                 resource: None,
@@ -407,8 +408,8 @@ pub fn App() -> impl IntoView {
                         Screen::Object(identity) => {
                             lazily_loaded(move || chunks::kube_atlas_object_page(identity.clone()))
                         }
-                        Screen::Events(namespace) => {
-                            lazily_loaded(move || chunks::kube_atlas_events_page(namespace.clone()))
+                        Screen::Events(route) => {
+                            lazily_loaded(move || chunks::kube_atlas_events_page(route.clone()))
                         }
                         Screen::Permissions(namespace) => lazily_loaded(move || {
                             chunks::kube_atlas_permissions_page(namespace.clone())
@@ -518,7 +519,13 @@ fn Header(
             </a>
             <a
                 class="header-link"
-                href=move || Page::Events(EventsRoute { namespace: namespace.get() }).to_hash()
+                href=move || {
+                    Page::Events(EventsRoute {
+                        namespace: namespace.get(),
+                        ..EventsRoute::default()
+                    })
+                    .to_hash()
+                }
                 aria-current=move || {
                     navigation.page.with(|p| matches!(p, Page::Events(_))).then_some("page")
                 }

@@ -131,7 +131,7 @@ async fn namespace_timeline_follows_event_objects_live() {
     // The demo cluster serves events.k8s.io/v1, so that is watched (core/v1 shows the same
     // objects); the Event written through core/v1 below must appear through it.
     wait_for(driver, ".event-timeline[data-api='events.k8s.io/v1']").await;
-    let header_link = wait_for(driver, "a.header-link").await;
+    let header_link = wait_for(driver, "a.header-link[href^='#/events']").await;
     assert_eq!(header_link.text().await.expect("text"), "Events");
     let heading = wait_for(driver, ".events-page h1").await;
     let heading = heading.text().await.expect("text");

@@ -14,7 +14,7 @@
 //!   cluster-scoped object has `_` as its namespace (`#/obj/core/v1/nodes/_/node-1`), which no
 //!   namespace can be called.
 //! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`, with an
-//!   initial filter ([`EventsFilterParams`]): `#/events?ns=demo&reason=BackOff&type=Warning`
+//!   initial filter ([`EventsFilter`]): `#/events?ns=demo&reason=BackOff&type=Warning`
 //! - the user's permissions ([`PermissionsRoute`]): `#/permissions?ns=default`
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
@@ -224,14 +224,14 @@ impl ObjectRoute {
 pub struct EventsRoute {
     /// None: all namespaces.
     pub namespace: Option<String>,
+    /// What the page opens filtered to (the overview's histogram links).
+    pub filter: EventsFilter,
 }
 
-/// The Events page's initial filter, from the `reason=` and `type=` of its fragment
-/// (`#/events?ns=demo&reason=BackOff&type=Warning`): links from the overview's histogram
-/// open the page filtered. [`Page::parse`] gives such a fragment's [`EventsRoute`] (the
-/// namespace) and leaves these to the page, which reads them once it opens.
+/// The Events page's initial filter: the `reason=` and `type=` of its fragment
+/// (`#/events?ns=demo&reason=BackOff&type=Warning`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EventsFilterParams {
+pub struct EventsFilter {
     /// Only Events with this reason (exactly).
     pub reason: Option<String>,
     /// Only Events of this type (`Warning`).
@@ -246,42 +246,7 @@ fn is_event_word(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' || c == ':')
 }
 
-impl EventsFilterParams {
-    /// The filter in an Events page's fragment (with or without `#`); nothing for other
-    /// pages.
-    pub fn parse(hash: &str) -> EventsFilterParams {
-        let fragment = hash.trim_start_matches('#');
-        let (path, query) = fragment.split_once('?').unwrap_or((fragment, ""));
-        let mut params = EventsFilterParams::default();
-        if path != "/events" {
-            return params;
-        }
-        for (key, value) in query_pairs(query) {
-            match key.as_str() {
-                "reason" if is_event_word(&value) => params.reason = Some(value),
-                "type" if is_event_word(&value) => params.event_type = Some(value),
-                _ => {}
-            }
-        }
-        params
-    }
-
-    /// The Events page of `route` with this filter.
-    pub fn href(&self, route: &EventsRoute) -> String {
-        let mut out = Page::Events(route.clone()).to_hash();
-        push_param(
-            &mut out,
-            "reason",
-            self.reason.as_deref().unwrap_or_default(),
-        );
-        push_param(
-            &mut out,
-            "type",
-            self.event_type.as_deref().unwrap_or_default(),
-        );
-        out
-    }
-
+impl EventsFilter {
     /// Whether only Warnings are wanted.
     pub fn warnings_only(&self) -> bool {
         self.event_type.as_deref() == Some("Warning")
@@ -393,8 +358,11 @@ fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
 fn parse_events(query: &str) -> EventsRoute {
     let mut route = EventsRoute::default();
     for (key, value) in query_pairs(query) {
-        if key == "ns" && is_dns_label(&value) {
-            route.namespace = Some(value);
+        match key.as_str() {
+            "ns" if is_dns_label(&value) => route.namespace = Some(value),
+            "reason" if is_event_word(&value) => route.filter.reason = Some(value),
+            "type" if is_event_word(&value) => route.filter.event_type = Some(value),
+            _ => {}
         }
     }
     route
@@ -529,6 +497,17 @@ impl Page {
                     &mut out,
                     "ns",
                     events.namespace.as_deref().unwrap_or_default(),
+                );
+                let filter = &events.filter;
+                push_param(
+                    &mut out,
+                    "reason",
+                    filter.reason.as_deref().unwrap_or_default(),
+                );
+                push_param(
+                    &mut out,
+                    "type",
+                    filter.event_type.as_deref().unwrap_or_default(),
                 );
                 out
             }
@@ -862,6 +841,7 @@ mod tests {
         round_trip(&all);
         let demo = Page::Events(EventsRoute {
             namespace: Some("demo".into()),
+            ..EventsRoute::default()
         });
         assert_eq!(demo.to_hash(), "#/events?ns=demo");
         round_trip(&demo);
@@ -875,40 +855,32 @@ mod tests {
     }
 
     #[test]
-    fn events_filters_round_trip_beside_the_route() {
-        let route = EventsRoute {
+    fn events_filters_round_trip_in_the_route() {
+        let filtered = Page::Events(EventsRoute {
             namespace: Some("demo".into()),
-        };
-        let filter = EventsFilterParams {
-            reason: Some("BackOff".into()),
-            event_type: Some("Warning".into()),
-        };
-        let href = filter.href(&route);
-        assert_eq!(href, "#/events?ns=demo&reason=BackOff&type=Warning");
-        assert_eq!(EventsFilterParams::parse(&href), filter);
-        assert!(filter.warnings_only());
-        // The page is the Events page of the namespace; the filter is the page's to apply.
-        assert_eq!(Page::parse(&href), Page::Events(route.clone()));
-        // Only a type, all namespaces.
-        let warnings = EventsFilterParams {
-            reason: None,
-            event_type: Some("Warning".into()),
-        };
-        let href = warnings.href(&EventsRoute::default());
-        assert_eq!(href, "#/events?type=Warning");
-        assert_eq!(EventsFilterParams::parse(&href), warnings);
-        // Nothing: the plain page.
+            filter: EventsFilter {
+                reason: Some("BackOff".into()),
+                event_type: Some("Warning".into()),
+            },
+        });
         assert_eq!(
-            EventsFilterParams::default().href(&route),
-            "#/events?ns=demo"
+            filtered.to_hash(),
+            "#/events?ns=demo&reason=BackOff&type=Warning"
         );
-        // Other pages have no Events filter; odd values are dropped.
+        round_trip(&filtered);
+        let warnings = Page::Events(EventsRoute {
+            namespace: None,
+            filter: EventsFilter {
+                reason: None,
+                event_type: Some("Warning".into()),
+            },
+        });
+        assert_eq!(warnings.to_hash(), "#/events?type=Warning");
+        round_trip(&warnings);
+        assert!(matches!(&warnings, Page::Events(r) if r.filter.warnings_only()));
+        // Odd values are dropped, the rest kept.
         assert_eq!(
-            EventsFilterParams::parse("#/list/core/v1/pods?reason=BackOff"),
-            EventsFilterParams::default()
-        );
-        assert_eq!(
-            EventsFilterParams::parse("#/events?reason=%3Cb%3E&type=Warning"),
+            Page::parse("#/events?reason=%3Cb%3E&type=Warning"),
             warnings
         );
     }

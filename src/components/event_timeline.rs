@@ -127,6 +127,7 @@ fn TimelineBody(
         Callback::new(|namespace: String| {
             Page::Events(EventsRoute {
                 namespace: Some(namespace),
+                ..EventsRoute::default()
             })
             .to_hash()
         })

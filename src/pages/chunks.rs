@@ -15,7 +15,7 @@ use super::{
     CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
     PermissionsPage, ReplayPage, ResourceListPage,
 };
-use crate::model::route::CreateRoute;
+use crate::model::route::{CreateRoute, EventsRoute};
 
 /// Declares one page's entry point. The page is built without tracking: the shell awaits it
 /// inside a `Suspend`, which would otherwise rebuild the page whenever a signal read while
@@ -47,7 +47,7 @@ page_chunk!(
 );
 page_chunk!(
     /// The Event objects timeline.
-    kube_atlas_events_page(namespace: Option<String>) => view! { <EventsPage namespace=namespace/> }
+    kube_atlas_events_page(route: EventsRoute) => view! { <EventsPage route=route/> }
 );
 page_chunk!(
     /// The replay of a recording.

@@ -23,7 +23,7 @@ use crate::model::overview::{
     node_requests, node_summary, pod_summary, recent_rollouts, workload_summary, WORKLOAD_KINDS,
 };
 use crate::model::route::{
-    EventsFilterParams, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, Route,
+    EventsFilter, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, Route,
 };
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{ApiTree, ResourceId};
@@ -565,24 +565,21 @@ fn events_card(
         let now = bucket_now.get();
         warnings.with(|records| histogram_chart(&warning_histogram(records, now), offset))
     });
-    let route = EventsRoute {
-        namespace: namespace.clone(),
-    };
-    let href_of = {
-        let route = route.clone();
-        Callback::new(move |reason: Option<String>| {
-            EventsFilterParams {
+    let warnings = move |namespace: Option<String>, reason: Option<String>| {
+        Page::Events(EventsRoute {
+            namespace,
+            filter: EventsFilter {
                 reason,
                 event_type: Some("Warning".into()),
-            }
-            .href(&route)
+            },
         })
+        .to_hash()
     };
-    let all = EventsFilterParams {
-        reason: None,
-        event_type: Some("Warning".into()),
-    }
-    .href(&route);
+    let href_of = {
+        let namespace = namespace.clone();
+        Callback::new(move |reason: Option<String>| warnings(namespace.clone(), reason))
+    };
+    let all = warnings(namespace.clone(), None);
     let drawn = move || {
         let chart = chart.get();
         let total: u64 = chart.legend.iter().map(|l| l.total).sum();
