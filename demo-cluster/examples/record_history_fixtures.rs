@@ -192,18 +192,8 @@ fn record(kubectl: Kubectl, backend: &str) -> Result<(), String> {
 /// Records on a real control plane: kube-apiserver, kube-controller-manager and
 /// kube-scheduler, with the stand-in kubelet's nodes.
 fn record_on_the_real_control_plane() -> Result<(), String> {
-    let plane = envtest::ControlPlane::start(envtest::Options {
-        controllers: true,
-        nodes: 3,
-    })?;
+    let plane = recorder::real_control_plane_with_three_nodes(SETTLE_LIMIT)?;
     let kubectl = |args: &[&str]| plane.kubectl_ok(args);
-    let deadline = Instant::now() + SETTLE_LIMIT;
-    while !kubectl(&["get", "nodes", "-o", "name"]).is_ok_and(|n| n.lines().count() == 3) {
-        if Instant::now() > deadline {
-            return Err("the stand-in kubelet registered no three nodes".into());
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
     record(&kubectl, "real")
 }
 

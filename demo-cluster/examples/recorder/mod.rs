@@ -3,6 +3,7 @@
 //! (kubectl runs as a process).
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Records on each backend named in the arguments (`real`, `demo`; both when none is
 /// named), stopping at the first that fails; `name` starts the error lines.
@@ -50,4 +51,28 @@ pub fn with_demo_cluster<Prepared: Send + 'static>(
         let _ = cluster.shutdown().await;
         recorded.map_err(|e| format!("the recording: {e}"))?
     })
+}
+
+/// A real control plane (kube-apiserver, kube-controller-manager, kube-scheduler) with three
+/// stand-in kubelet nodes, as the demo cluster has, once the nodes registered (within
+/// `limit`).
+#[allow(dead_code)] // Each recorder includes this module; the permissions one needs no nodes.
+pub fn real_control_plane_with_three_nodes(
+    limit: Duration,
+) -> Result<envtest::ControlPlane, String> {
+    let plane = envtest::ControlPlane::start(envtest::Options {
+        controllers: true,
+        nodes: 3,
+    })?;
+    let deadline = Instant::now() + limit;
+    while !plane
+        .kubectl_ok(&["get", "nodes", "-o", "name"])
+        .is_ok_and(|n| n.lines().count() == 3)
+    {
+        if Instant::now() > deadline {
+            return Err("the stand-in kubelet registered no three nodes".into());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    Ok(plane)
 }
