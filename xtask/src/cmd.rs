@@ -2,14 +2,19 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
 /// Moves to the workspace root (the parent of xtask/), so every task runs from one place.
 pub fn enter_workspace_root() -> Result<()> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+    // `cargo run` tells the running xtask where its manifest is; the compile-time path is
+    // only a fallback, since a binary built for another checkout (a worktree sharing this
+    // target directory) would carry that checkout's path.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    let root = manifest_dir
         .parent()
         .context("xtask has no parent directory")?
         .to_path_buf();
