@@ -23,7 +23,7 @@ use crate::model::shortcuts::{GoTarget, KeySequence, ShortcutAction};
 use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
-use crate::pages::{HomePage, ListIdentity, ObjectIdentity};
+use crate::pages::{ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::namespaces::{load_namespaces, KnownNamespaces};
 use crate::state::navigation::Navigation;
@@ -394,14 +394,9 @@ pub fn App() -> impl IntoView {
                         Screen::Overview(namespace) => lazily_loaded(move || {
                             chunks::kube_atlas_overview_page(namespace.clone())
                         }),
-                        Screen::Home => view! {
-                            <HomePage
-                                selected=selected
-                                selected_subresource=selected_subresource
-                                namespace=namespace
-                            />
-                        }
-                        .into_any(),
+                        Screen::Home => lazily_loaded(move || {
+                            chunks::kube_atlas_api_page(selected, selected_subresource, namespace)
+                        }),
                         Screen::List(identity) => {
                             lazily_loaded(move || chunks::kube_atlas_list_page(identity.clone()))
                         }

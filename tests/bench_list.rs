@@ -200,6 +200,35 @@ async fn big_pod_lists_on_kube_apiserver() {
 
 /// Creates pods up to each size and measures the list of them; figure names start with
 /// `prefix`.
+/// When the page's modules and the list's pages were asked for and arrived (Resource Timing,
+/// ms from navigation start), so a slow first paint says whether the server, the transfer or
+/// the page took the time.
+async fn where_the_time_went(driver: &WebDriver) -> serde_json::Value {
+    driver
+        .execute(
+            r#"const entries = performance.getEntriesByType("resource");
+               const wasm = entries.filter(e => e.name.endsWith(".wasm"));
+               const shell = wasm.find(e => e.name.endsWith("_bg.wasm"));
+               const pages = entries.filter(e => e.name.includes("/pods?") && e.name.includes("limit="));
+               const first = pages[0] || {};
+               return {
+                 shell_module: shell ? shell.responseEnd : null,
+                 page_modules: wasm.length ? Math.max(...wasm.map(e => e.responseEnd)) : null,
+                 first_page_asked: first.startTime ?? null,
+                 first_page_sent: first.requestStart ?? null,
+                 first_page_first_byte: first.responseStart ?? null,
+                 first_page_received: first.responseEnd ?? null,
+                 pages: pages.length,
+                 server_ms: pages.reduce((sum, e) => sum + (e.responseStart - e.requestStart), 0),
+                 transfer_ms: pages.reduce((sum, e) => sum + (e.responseEnd - e.responseStart), 0),
+               };"#,
+            vec![],
+        )
+        .await
+        .map(|answer| answer.json().clone())
+        .unwrap_or_default()
+}
+
 async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
     // kube-apiserver and etcd keep a 100,000-pod list on this 2-core machine only at minutes
     // per run: the real server is measured at the sizes the goals name (10,000 and 50,000).
@@ -270,6 +299,38 @@ async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
             heap_mib + wasm_mib,
             std::thread::available_parallelism().map_or(0, |n| n.get()),
         );
+        let went = where_the_time_went(driver).await;
+        let at = |name: &str| went[name].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "bench list: {prefix}pods={size} where the first rows' time went (ms from navigation): \
+             shell module in {:.0}, page modules in {:.0}, first page asked at {:.0}, its first byte \
+             at {:.0} (server {:.0} ms), received at {:.0}, rows painted at {first_rows:.0}; \
+             {} pages, server time {:.0} ms and transfer {:.0} ms in all",
+            at("shell_module"),
+            at("page_modules"),
+            at("first_page_asked"),
+            at("first_page_first_byte"),
+            at("first_page_first_byte") - at("first_page_sent"),
+            at("first_page_received"),
+            at("pages"),
+            at("server_ms"),
+            at("transfer_ms"),
+        );
+        for (name, value) in [
+            ("first_page_asked_ms", at("first_page_asked")),
+            (
+                "first_page_server_ms",
+                at("first_page_first_byte") - at("first_page_sent"),
+            ),
+            ("first_page_received_ms", at("first_page_received")),
+            ("list_server_ms", at("server_ms")),
+            ("list_transfer_ms", at("transfer_ms")),
+        ] {
+            // Missing when the browser kept no timing of them (its buffer was full).
+            if value.is_finite() {
+                figures.add(format!("{prefix}pods={size} {name}"), None, value, "ms");
+            }
+        }
         let goals = goals_for(size);
         for (name, value, unit, goal) in [
             ("first_rows_ms", first_rows, "ms", goals.first_rows),

@@ -749,14 +749,19 @@ async fn every_open_view_equals_a_fresh_read_after_minutes_of_chaos() {
         } else {
             &pods
         };
-        let shown = wait_until_within(
-            &format!("{view} equals the server's list"),
+        // The server's names and the stream's status line are read with the rows, so a
+        // failure says which side was missing what and what the stream was doing.
+        let (shown, _, _) = wait_until_within(
+            &format!("{view} equals the server's list (shown, server, stream status)"),
             Duration::from_secs(60),
-            async || shown_names(driver).await,
-            |names| {
+            async || {
+                let shown = shown_names(driver).await;
+                let status = texts_at(driver, ".stream-status", None).await;
+                (shown, server_names(&registry, resource, "soak"), status)
+            },
+            |(names, server, _)| {
                 names.len() == names.iter().collect::<BTreeSet<_>>().len()
-                    && names.iter().cloned().collect::<BTreeSet<_>>()
-                        == server_names(&registry, resource, "soak")
+                    && names.iter().cloned().collect::<BTreeSet<_>>() == *server
             },
         )
         .await;
@@ -976,8 +981,10 @@ async fn fetched_wasm(driver: &WebDriver) -> Vec<String> {
     names.convert().expect("a list of file names")
 }
 
-/// The release build is split (`cargo xtask build`): the API tree needs only the shell's
-/// module, every other page fetches its own the first time it opens. When that fetch fails
+/// The release build is split (`cargo xtask build`): page start fetches the shell's module
+/// (header, sidebar tree) and the open page's own module with the shared pieces it needs,
+/// never another page's; every other page fetches its own the first time it opens. When that
+/// fetch fails
 /// (the network dropped as the user clicked), the page says so in place of the page and a
 /// click on "Try again" loads it; the rest of the app keeps working meanwhile.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -994,9 +1001,22 @@ async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_
     );
     harness.open_through_proxy(mode.clone(), "#/api").await;
     wait_for(&harness.driver, "[role=treeitem]").await;
+    // The API page's welcome is drawn by its own module.
+    wait_for(&harness.driver, "main section.welcome").await;
     let at_start = fetched_wasm(&harness.driver).await;
-    assert_eq!(at_start.len(), 1, "page start fetched {at_start:?}");
-    assert!(at_start[0].ends_with("_bg.wasm"), "{at_start:?}");
+    let shell = at_start.iter().filter(|n| n.ends_with("_bg.wasm")).count();
+    assert_eq!(shell, 1, "the shell's module, once: {at_start:?}");
+    let pages: Vec<&String> = at_start.iter().filter(|n| n.contains("-split_")).collect();
+    assert!(
+        pages.len() == 1 && pages[0].ends_with("split_kube_atlas_api_page.wasm"),
+        "of the pages' modules only the API page's: {at_start:?}"
+    );
+    assert!(
+        at_start
+            .iter()
+            .all(|n| n.ends_with("_bg.wasm") || n.contains("-split_") || n.contains("-chunk_")),
+        "nothing but the shell, the page and shared pieces: {at_start:?}"
+    );
 
     harness
         .driver

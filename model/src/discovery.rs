@@ -492,7 +492,7 @@ pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> 
                     verbs: s.verbs.clone(),
                 });
             }
-            subresources.sort_by(|a, b| a.name.cmp(&b.name));
+            crate::order::sort_by(&mut subresources, |a, b| a.name.cmp(&b.name));
             resources.push(ApiResource {
                 plural: r.resource.clone(),
                 singular: r.singular_resource.clone(),
@@ -580,7 +580,7 @@ pub fn resources_from_legacy(
         }
     }
     for r in &mut resources {
-        r.subresources.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::order::sort_by(&mut r.subresources, |a, b| a.name.cmp(&b.name));
     }
     resources
 }

@@ -247,7 +247,7 @@ pub fn palette_matches(tree: &ApiTree, input: &str) -> Vec<PaletteCandidate> {
             },
         ));
     }
-    scored.sort_by_key(|(key, _)| *key);
+    crate::order::sort_by_key(&mut scored, |(key, _)| *key);
     scored.into_iter().map(|(_, c)| c).collect()
 }
 

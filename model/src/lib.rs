@@ -18,6 +18,7 @@ pub mod logs;
 pub mod mapping;
 pub mod meta;
 pub mod object_view;
+pub mod order;
 pub mod overview;
 pub mod owners;
 pub mod pacing;

@@ -220,7 +220,9 @@ impl OwnerIndex {
                 Some((child, reference))
             })
             .collect();
-        found.sort_by(|(a, _), (b, _)| (&a.kind, &a.name, &a.uid).cmp(&(&b.kind, &b.name, &b.uid)));
+        crate::order::sort_by(&mut found, |(a, _), (b, _)| {
+            (&a.kind, &a.name, &a.uid).cmp(&(&b.kind, &b.name, &b.uid))
+        });
         found
     }
 
@@ -359,9 +361,7 @@ impl OwnerIndex {
             }
         }
         graph.edges = edges.into_iter().collect();
-        graph
-            .edges
-            .sort_by_key(|e| (e.owner, e.owned, e.controller));
+        crate::order::sort_by_key(&mut graph.edges, |e| (e.owner, e.owned, e.controller));
         graph
     }
 }

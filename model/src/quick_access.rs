@@ -113,7 +113,7 @@ pub fn quick_sections(tree: &ApiTree) -> Vec<QuickSection> {
                 })
         })
         .collect();
-    custom.sort_by(|a, b| {
+    crate::order::sort_by(&mut custom, |a, b| {
         a.label
             .cmp(&b.label)
             .then_with(|| a.id.group.cmp(&b.id.group))

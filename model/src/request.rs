@@ -173,6 +173,12 @@ impl ApiRequest {
         self
     }
 
+    /// Sets query parameter `name` to `value`, in place of any value it had.
+    pub fn with_query(mut self, name: &str, value: &str) -> ApiRequest {
+        self.query.retain(|(key, _)| key != name);
+        self.query(name, value)
+    }
+
     /// The value of query parameter `name` (the first, if repeated), as given.
     pub fn query_value(&self, name: &str) -> Option<&str> {
         self.query
@@ -335,6 +341,15 @@ mod tests {
         assert_eq!(parsed.query_value("limit"), Some("500"));
         assert_eq!(parsed.query_value("watch"), None);
         assert_eq!(parsed.query, request.query);
+    }
+
+    #[test]
+    fn a_query_parameter_set_again_is_replaced_not_repeated() {
+        let request = ApiRequest::get("/api/v1/pods")
+            .query("watch", "true")
+            .query("timeoutSeconds", "290")
+            .with_query("timeoutSeconds", "20");
+        assert_eq!(request.url(), "/api/v1/pods?watch=true&timeoutSeconds=20");
     }
 
     #[test]

@@ -847,7 +847,7 @@ impl Table {
                 (sort_value(definition, cell, &row.meta, now), position, row)
             })
             .collect();
-        keyed.sort_by(|(a, _, row_a), (b, _, row_b)| {
+        crate::order::sort_by(&mut keyed, |(a, _, row_a), (b, _, row_b)| {
             compare_sort_values(a, b, sort.direction).then_with(|| row_a.key.cmp(&row_b.key))
         });
         keyed

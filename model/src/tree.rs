@@ -107,7 +107,9 @@ impl ApiGroup {
         mut versions: Vec<GroupVersion>,
         preferred: Option<&str>,
     ) -> Self {
-        versions.sort_by(|a, b| compare_versions(&a.version, &b.version));
+        crate::order::sort_by(&mut versions, |a, b| {
+            compare_versions(&a.version, &b.version)
+        });
         let chosen = preferred
             .filter(|p| versions.iter().any(|v| v.version == *p))
             .map(str::to_string)
@@ -292,7 +294,7 @@ impl ApiTree {
     /// Orders groups core first, otherwise keeping the given (discovery) order.
     pub fn new(mut groups: Vec<ApiGroup>) -> Self {
         // Stable sort: only moves core to the front.
-        groups.sort_by_key(|g| !g.is_core());
+        crate::order::sort_by_key(&mut groups, |g| !g.is_core());
         ApiTree { groups }
     }
 
@@ -473,7 +475,7 @@ impl TreeErrors {
             })
             .map(|e| GroupVersionRef::new(e.group.clone(), e.version.clone()))
             .collect();
-        out.sort();
+        crate::order::sort(&mut out);
         out.dedup();
         out
     }

@@ -111,7 +111,7 @@ fn MechanicsPanel(key: WatchKey) -> impl IntoView {
         let since = oldest_shown.get();
         let mut seen: Vec<SeenEvent> = events.with(seen_events);
         seen.retain(|e| e.observed_ms >= since);
-        seen.sort_by(|a, b| b.observed_ms.total_cmp(&a.observed_ms));
+        crate::model::order::sort_by(&mut seen, |a, b| b.observed_ms.total_cmp(&a.observed_ms));
         seen.into_iter()
             .take(SHOWN_ENTRIES)
             .map(|e| {

@@ -1,7 +1,6 @@
-//! The pages a user reaches after the API tree, each behind a split point: with the `split`
-//! feature (release builds by `cargo xtask build`) each is a wasm module of its own, fetched
-//! the first time the page is opened, so page start loads only the shell and the tree (the
-//! YAML parser, the editor, the tables and timelines come later). Without it (development,
+//! Every page of the main pane, each behind a split point: with the `split` feature (release
+//! builds by `cargo xtask build`) each is a wasm module of its own, fetched the first time the
+//! page is opened, so page start loads only the shell with its sidebar tree (the YAML parser, the editor, the tables and timelines come later). Without it (development,
 //! tests of components) the same functions are plain `async fn`s that are ready at once.
 //!
 //! Each returns the page already built, or the loader's error when its module could not be
@@ -12,10 +11,11 @@ use leptos::prelude::*;
 pub use leptos::wasm_split::SplitLoaderError as PageLoadError;
 
 use super::{
-    CreatePage, EventsPage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
+    CreatePage, EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
     PermissionsPage, ReplayPage, ResourceListPage,
 };
 use crate::model::route::{CreateRoute, EventsRoute};
+use crate::model::ResourceId;
 
 /// Declares one page's entry point. The page is built without tracking: the shell awaits it
 /// inside a `Suspend`, which would otherwise rebuild the page whenever a signal read while
@@ -64,4 +64,15 @@ page_chunk!(
 page_chunk!(
     /// The cluster overview (the landing page).
     kube_atlas_overview_page(namespace: Option<String>) => view! { <OverviewPage namespace=namespace/> }
+);
+page_chunk!(
+    /// The API hierarchy: what discovery found, or the explorer of the resource chosen in the
+    /// tree (the tree itself is the sidebar, part of the shell).
+    kube_atlas_api_page(
+        selected: RwSignal<Option<ResourceId>>,
+        selected_subresource: RwSignal<Option<String>>,
+        namespace: Signal<Option<String>>
+    ) => view! {
+        <HomePage selected=selected selected_subresource=selected_subresource namespace=namespace/>
+    }
 );

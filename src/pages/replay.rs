@@ -93,7 +93,7 @@ fn replayed_events_view(player: &Player) -> AnyView {
         .flat_map(|(_, store)| store.timelines())
         .filter_map(|t| Some((t.revisions.back()?.observed_ms, event_record(&t.latest)?)))
         .collect();
-    events.sort_by(|a, b| b.0.total_cmp(&a.0));
+    crate::model::order::sort_by(&mut events, |a, b| b.0.total_cmp(&a.0));
     let rows = events
         .into_iter()
         .map(|(at, e)| {

@@ -19,7 +19,7 @@ pub async fn load_namespaces() -> Option<Vec<String>> {
         .filter_map(|item| item.pointer("/metadata/name").and_then(|n| n.as_str()))
         .map(str::to_string)
         .collect();
-    names.sort();
+    crate::model::order::sort(&mut names);
     Some(names)
 }
 

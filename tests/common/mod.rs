@@ -98,14 +98,31 @@ pub async fn start_browser(dark: bool) -> (WebDriver, Child, PathBuf) {
     ));
     let browser_tmp = session_dir.join("tmp");
     std::fs::create_dir_all(&browser_tmp).expect("browser session folder");
-    let mut chromedriver = Command::new(&chromedriver_path)
-        .env("TMPDIR", &browser_tmp)
-        .arg("--port=0")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {chromedriver_path}: {e}"));
-    let port = announced_port(&mut chromedriver, "started successfully on port");
+    // A second try when chromedriver never says it started: on a loaded 2-core machine one
+    // start in many hundreds was seen to hang silently, failing a test that had not begun.
+    let start_chromedriver = || {
+        let mut chromedriver = Command::new(&chromedriver_path)
+            .env("TMPDIR", &browser_tmp)
+            .arg("--port=0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {chromedriver_path}: {e}"));
+        match envtest::announced_port(&mut chromedriver, "started successfully on port") {
+            Ok(port) => Ok((chromedriver, port)),
+            Err(error) => {
+                let _ = chromedriver.kill();
+                let _ = chromedriver.wait();
+                Err(error)
+            }
+        }
+    };
+    let (chromedriver, port) = start_chromedriver()
+        .or_else(|first| {
+            eprintln!("chromedriver: {first}; starting it again");
+            start_chromedriver()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
     wait_for_port(port, Duration::from_secs(20));
 
     let mut caps = DesiredCapabilities::chrome();

@@ -317,7 +317,7 @@ pub fn diagnose(
     let depth = |c: &Cause| depth_of.get(&c.finding.subject.uid).copied().unwrap_or(0);
     // Failing before warning before progressing; within each, the deepest (the root cause)
     // first.
-    causes.sort_by(|a, b| {
+    crate::order::sort_by(&mut causes, |a, b| {
         b.finding
             .health
             .cmp(&a.finding.health)

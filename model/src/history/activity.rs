@@ -477,7 +477,7 @@ pub fn activity_with_past(
     };
     let mut items: Vec<ActivityItem> = Vec::new();
     let mut ordered: Vec<&ObjectTimeline> = chain.values().copied().collect();
-    ordered.sort_by(|a, b| a.identity.uid.cmp(&b.identity.uid));
+    crate::order::sort_by(&mut ordered, |a, b| a.identity.uid.cmp(&b.identity.uid));
     let mut lane_of_write: HashMap<(String, u64), usize> = HashMap::new();
     for timeline in &ordered {
         for revision in &timeline.revisions {
@@ -609,9 +609,9 @@ pub fn activity_with_past(
             });
         },
     );
-    items.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    crate::order::sort_by(&mut items, |a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut chain_uids: Vec<String> = chain.into_keys().collect();
-    chain_uids.sort();
+    crate::order::sort(&mut chain_uids);
     // Only what this recompute used stays: writes whose revisions were dropped go.
     cache.writes = kept;
     Activity {
@@ -775,7 +775,7 @@ fn add_past(
 ) {
     let mut members: Vec<(&String, &ObjectTimeline)> =
         chain.iter().map(|(uid, t)| (uid, *t)).collect();
-    members.sort_by(|a, b| a.0.cmp(b.0));
+    crate::order::sort_by(&mut members, |a, b| a.0.cmp(b.0));
     let listed: Vec<(String, Arc<Value>)> = members
         .iter()
         .filter_map(|(uid, timeline)| Some(((*uid).clone(), listed_version(timeline, cache)?)))

@@ -144,7 +144,7 @@ impl Recording {
                 records.push(record);
             }
         }
-        records.sort_by(|a, b| a.t.total_cmp(&b.t));
+        crate::order::sort_by(&mut records, |a, b| a.t.total_cmp(&b.t));
         Ok(Recording {
             header: Some(header),
             records,

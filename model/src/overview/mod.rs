@@ -119,7 +119,7 @@ pub fn node_summary<'a>(nodes: impl IntoIterator<Item = &'a Value>) -> NodeSumma
             });
         }
     }
-    summary.troubled.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::order::sort_by(&mut summary.troubled, |a, b| a.name.cmp(&b.name));
     summary
 }
 
@@ -159,14 +159,16 @@ pub fn pod_summary<'a>(pods: impl IntoIterator<Item = &'a Value>) -> PodSummary 
             .filter_map(|status| text(status, "/state/waiting/reason"))
             .filter(|reason| !reason.is_empty() && !ROUTINE_WAITS.contains(reason))
             .collect();
-        reasons.sort_unstable();
+        crate::order::sort(&mut reasons);
         reasons.dedup();
         for reason in reasons {
             *waiting.entry(reason.to_string()).or_default() += 1;
         }
     }
     let mut waiting: Vec<(String, usize)> = waiting.into_iter().collect();
-    waiting.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    crate::order::sort_by(&mut waiting, |a, b| {
+        b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+    });
     PodSummary {
         total,
         phases: PHASES.iter().copied().zip(phases).collect(),
@@ -318,8 +320,10 @@ pub fn workload_summary<'a>(
             });
         }
     }
-    kinds.sort_by_key(|(k, _)| WORKLOAD_KINDS.iter().position(|w| w == k));
-    unhealthy.sort_by(|a, b| {
+    crate::order::sort_by_key(&mut kinds, |(k, _)| {
+        WORKLOAD_KINDS.iter().position(|w| w == k)
+    });
+    crate::order::sort_by(&mut unhealthy, |a, b| {
         b.health
             .cmp(&a.health)
             .then_with(|| a.workload.namespace.cmp(&b.workload.namespace))
@@ -520,7 +524,7 @@ pub fn recent_rollouts<'a>(
             })
         })
         .collect();
-    rollouts.sort_by(|a, b| {
+    crate::order::sort_by(&mut rollouts, |a, b| {
         b.updated_ms
             .cmp(&a.updated_ms)
             .then_with(|| a.namespace.cmp(&b.namespace))

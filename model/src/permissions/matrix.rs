@@ -82,7 +82,9 @@ pub fn permission_matrix(tree: &ApiTree, rules: &RulesReview) -> Vec<MatrixRow> 
             }
         }
     }
-    rows.sort_by(|a, b| (&a.group, &a.resource).cmp(&(&b.group, &b.resource)));
+    crate::order::sort_by(&mut rows, |a, b| {
+        (&a.group, &a.resource).cmp(&(&b.group, &b.resource))
+    });
     rows
 }
 
@@ -141,7 +143,7 @@ fn named_grants(rules: &RulesReview, request: &ResourceRequest) -> Vec<String> {
                 .cloned()
         })
         .collect();
-    names.sort();
+    crate::order::sort(&mut names);
     names.dedup();
     names
 }

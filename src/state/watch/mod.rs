@@ -195,7 +195,9 @@ impl WatchHub {
                     });
                 }
             });
-        found.sort_by(|a, b| (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace)));
+        crate::model::order::sort_by(&mut found, |a, b| {
+            (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace))
+        });
         found.dedup_by(|a, b| {
             a.resource == b.resource && a.namespace == b.namespace && a.name == b.name
         });
@@ -228,7 +230,7 @@ impl WatchHub {
                 tables.chain(objects).collect()
             })
             .unwrap_or_default();
-        streams.sort_by_key(|stream| stream.opened());
+        crate::model::order::sort_by_key(&mut streams, |stream| stream.opened());
         streams
     }
 

@@ -23,6 +23,10 @@ use crate::model::watch::{decode_event, Command, Input, LineDecoder, Silence, ID
 /// (in the order they asked: the object of a page before the kinds it may own).
 const MAX_HTTP_WATCHES: usize = 4;
 
+/// How long a watch that falls back to HTTP after a silent WebSocket failure stays open
+/// before the next one tries the socket again.
+const FALLBACK_WATCH_SECONDS: u32 = 20;
+
 impl WatchHub {
     /// Performs the watcher's commands until the stream is closed.
     pub(super) async fn run<S: StreamStore>(&self, stream: Rc<KeyStream<S>>, first: Command) {
@@ -50,10 +54,17 @@ impl WatchHub {
                     if !wait(&stream, delay_ms).await {
                         stream.continue_after_kick()
                     } else if stream.needs_http()
-                        || stream.socket_failed_silently.take()
                         || self.inner.with_value(|i| i.socket_health) == SocketHealth::Silent
                     {
                         self.watch_http(&stream, &request).await
+                    } else if stream.socket_failed_silently.take() {
+                        // Over HTTP only to hear what the socket could not say (a 403 and its
+                        // words), and briefly: a quiet resource's watch would otherwise hold
+                        // one of the browser's six connections to the server for minutes,
+                        // shared with every other tab, whose lists then wait for it.
+                        let brief = request
+                            .with_query("timeoutSeconds", &FALLBACK_WATCH_SECONDS.to_string());
+                        self.watch_http(&stream, &brief).await
                     } else {
                         self.watch_socket(&stream, &request).await
                     }

@@ -1378,7 +1378,7 @@ fn events_seen(pool: &mut EventPool) -> Vec<PastEntry> {
 /// Orders entries by time (to the second), untimed ones last, and marks where the order is
 /// not recorded.
 fn ordered(mut entries: Vec<PastEntry>) -> Vec<PastEntry> {
-    entries.sort_by_key(|e| {
+    crate::order::sort_by_key(&mut entries, |e| {
         (
             e.time.second().is_none(),
             e.time.second(),

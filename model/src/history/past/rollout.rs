@@ -147,7 +147,7 @@ fn revision_numbers(text: &str) -> Vec<u64> {
 
 /// Orders revisions and fills in each one's diff from the revision before.
 fn with_diffs(mut revisions: Vec<RolloutRevision>) -> Vec<RolloutRevision> {
-    revisions.sort_by_key(|r| r.revision);
+    crate::order::sort_by_key(&mut revisions, |r| r.revision);
     for index in 1..revisions.len() {
         let (before, after) = revisions.split_at_mut(index);
         if let (Some(previous), Some(this)) = (before.last(), after.first_mut()) {
