@@ -221,6 +221,9 @@ async fn where_the_time_went(driver: &WebDriver) -> serde_json::Value {
                  pages: pages.length,
                  server_ms: pages.reduce((sum, e) => sum + (e.responseStart - e.requestStart), 0),
                  transfer_ms: pages.reduce((sum, e) => sum + (e.responseEnd - e.responseStart), 0),
+                 before: entries
+                   .filter(e => !e.name.endsWith(".wasm") && e.startTime < (first.startTime ?? 0))
+                   .map(e => `${new URL(e.name).pathname.slice(0, 60)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`),
                };"#,
             vec![],
         )
@@ -315,6 +318,10 @@ async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
             at("pages"),
             at("server_ms"),
             at("transfer_ms"),
+        );
+        println!(
+            "bench list: {prefix}pods={size} requests before the first page (ms from navigation): {}",
+            went["before"]
         );
         for (name, value) in [
             ("first_page_asked_ms", at("first_page_asked")),

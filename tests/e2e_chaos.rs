@@ -1004,6 +1004,14 @@ async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_
     // The API page's welcome is drawn by its own module.
     wait_for(&harness.driver, "main section.welcome").await;
     let at_start = fetched_wasm(&harness.driver).await;
+    // Each once: the page's modules are asked for by the page-start preloader, and the
+    // split loader's own fetches take those answers instead of asking again.
+    let distinct: BTreeSet<&String> = at_start.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        at_start.len(),
+        "fetched twice: {at_start:?}"
+    );
     let shell = at_start.iter().filter(|n| n.ends_with("_bg.wasm")).count();
     assert_eq!(shell, 1, "the shell's module, once: {at_start:?}");
     let pages: Vec<&String> = at_start.iter().filter(|n| n.contains("-split_")).collect();

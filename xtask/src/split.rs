@@ -78,6 +78,7 @@ pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
         &dist.join(format!("{glue_stem}_bg.wasm")),
     )?;
     copy_tree(&bindgen.join("snippets"), &dist.join("snippets"))?;
+    let mut to_optimise = Vec::new();
     for entry in std::fs::read_dir(&pieces)? {
         let path = entry?.path();
         let name = path
@@ -86,17 +87,114 @@ pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
             .context("a split piece's file name")?
             .to_string();
         if name.ends_with(".wasm") {
-            wasm_opt(&path, &dist.join(format!("{glue_stem}-{name}")))?;
+            to_optimise.push((path, dist.join(format!("{glue_stem}-{name}"))));
         } else {
             std::fs::copy(&path, dist.join(&name))?;
         }
     }
+    wasm_opt_all(&to_optimise)?;
     rename_pieces_in_loader(
         &dist.join(loader.trim_start_matches("./")),
         &pieces,
         glue_stem,
     )?;
+    write_preloader(dist, glue_stem, &split.prefetch_map)?;
     refresh_integrity(dist)?;
+    Ok(())
+}
+
+/// Which page module renders the page a fragment opens: the first prefix that matches, the
+/// overview for an empty fragment or `#/` (with or without parameters), the API page
+/// otherwise (`Page::parse` falls back to it too). Kept beside `Page::to_hash` by a test.
+const ROUTE_PAGES: [(&str, &str); 7] = [
+    ("#/list/", "kube_atlas_list_page"),
+    ("#/obj/", "kube_atlas_object_page"),
+    ("#/events", "kube_atlas_events_page"),
+    ("#/permissions", "kube_atlas_permissions_page"),
+    ("#/replay", "kube_atlas_replay_page"),
+    ("#/create/", "kube_atlas_create_page"),
+    ("#/api", "kube_atlas_api_page"),
+];
+const OVERVIEW_PAGE: &str = "kube_atlas_overview_page";
+const FALLBACK_PAGE: &str = "kube_atlas_api_page";
+
+/// The page module [`ROUTE_PAGES`] picks for `hash` (the rule the preloader runs in JS).
+#[cfg(test)]
+fn page_module_of(hash: &str) -> &'static str {
+    if hash.is_empty() || hash == "#" || hash == "#/" || hash.starts_with("#/?") {
+        return OVERVIEW_PAGE;
+    }
+    ROUTE_PAGES
+        .iter()
+        .find(|(prefix, _)| hash.starts_with(prefix))
+        .map_or(FALLBACK_PAGE, |(_, page)| page)
+}
+
+/// Writes `{glue_stem}-preload.js` and loads it first from index.html: at page start it asks
+/// for the wasm modules of the page the address opens (`<link rel=preload>`, which the split
+/// loader's fetches then find), beside the shell's own module. Without it they were fetched
+/// only once the shell had started and discovery had answered: on kube-apiserver behind
+/// `kubectl proxy` that chain was most of the time to a list's first rows.
+fn write_preloader(
+    dist: &Path,
+    glue_stem: &str,
+    prefetch_map: &std::collections::HashMap<String, Vec<String>>,
+) -> Result<()> {
+    let mut modules = serde_json::Map::new();
+    for page in ROUTE_PAGES
+        .iter()
+        .map(|(_, page)| *page)
+        .chain([OVERVIEW_PAGE, FALLBACK_PAGE])
+    {
+        let stems = prefetch_map
+            .get(page)
+            .with_context(|| format!("the splitter made no module for page `{page}`"))?;
+        let files: Vec<serde_json::Value> = stems
+            .iter()
+            .map(|stem| format!("{glue_stem}-{stem}.wasm"))
+            .inspect(|file| {
+                if !dist.join(file).exists() {
+                    eprintln!("xtask: warning: the preloader names {file}, which is not in dist/");
+                }
+            })
+            .map(serde_json::Value::String)
+            .collect();
+        modules.insert(page.to_string(), serde_json::Value::Array(files));
+    }
+    let routes = serde_json::to_string(&ROUTE_PAGES)?;
+    let modules = serde_json::to_string(&modules)?;
+    let script = format!(
+        "// Written by `cargo xtask build` (xtask/src/split.rs): asks at page start for the wasm
+// modules of the page the address opens, beside the shell's own module.
+const modules = {modules};
+const routes = {routes};
+const hash = location.hash;
+const page = hash === \"\" || hash === \"#\" || hash === \"#/\" || hash.startsWith(\"#/?\")
+  ? {OVERVIEW_PAGE:?}
+  : (routes.find(([prefix]) => hash.startsWith(prefix)) ?? [null, {FALLBACK_PAGE:?}])[1];
+for (const file of modules[page] ?? []) {{
+  const link = document.createElement(\"link\");
+  link.rel = \"preload\";
+  link.as = \"fetch\";
+  link.type = \"application/wasm\";
+  link.crossOrigin = \"anonymous\";
+  link.href = new URL(`./${{file}}`, import.meta.url).href;
+  document.head.append(link);
+}}
+"
+    );
+    let file = format!("{glue_stem}-preload.js");
+    std::fs::write(dist.join(&file), script).with_context(|| format!("writing {file}"))?;
+    let index = dist.join("index.html");
+    let html = std::fs::read_to_string(&index)?;
+    // Before every other script, so its requests go out with the shell's.
+    let head = html.find("<head>").context("index.html has no <head>")? + "<head>".len();
+    let mut page = html.clone();
+    page.insert_str(
+        head,
+        &format!("\n    <script type=\"module\" src=\"./{file}\"></script>"),
+    );
+    std::fs::write(&index, page)?;
     Ok(())
 }
 
@@ -104,6 +202,33 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target"))
+}
+
+/// Runs [`wasm_opt`] on every (input, output) pair, one process per core at a time: the
+/// pieces are some seventy, and one after another they took minutes of every build.
+fn wasm_opt_all(pairs: &[(PathBuf, PathBuf)]) -> Result<()> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((input, output)) = pairs.get(at) else {
+                            return Ok(());
+                        };
+                        wasm_opt(input, output)?;
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().try_for_each(|handle| {
+            handle
+                .join()
+                .unwrap_or_else(|_| bail!("wasm-opt worker panicked"))
+        })
+    })
 }
 
 /// `KUBE_ATLAS_WASM_NAMES=1` keeps the function names (`wasm-opt -g`), so a page's CPU
@@ -207,6 +332,71 @@ fn refresh_integrity(dist: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kube_atlas_model::route::{
+        CreateRoute, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, PermissionsRoute,
+        Route,
+    };
+    use kube_atlas_model::ResourceId;
+
+    /// The preloader's rule picks, for each kind of page the app routes to, the module whose
+    /// split point draws it (`src/pages/chunks.rs`, `src/app.rs`).
+    #[test]
+    fn the_preloader_picks_the_module_of_each_routed_page() {
+        let pods = ResourceId::new("", "v1", "pods");
+        let cases = [
+            (Page::Overview(OverviewRoute::default()), OVERVIEW_PAGE),
+            (
+                Page::Overview(OverviewRoute {
+                    namespace: Some("demo".into()),
+                }),
+                OVERVIEW_PAGE,
+            ),
+            (Page::Home(Route::default()), "kube_atlas_api_page"),
+            (
+                Page::Home(Route {
+                    resource: Some(pods.clone()),
+                    namespace: None,
+                }),
+                "kube_atlas_api_page",
+            ),
+            (
+                Page::ResourceList(ListRoute::new(pods.clone(), Some("demo".into()))),
+                "kube_atlas_list_page",
+            ),
+            (
+                Page::Object(ObjectRoute::new(pods.clone(), Some("demo".into()), "web-1")),
+                "kube_atlas_object_page",
+            ),
+            (
+                Page::Events(EventsRoute::default()),
+                "kube_atlas_events_page",
+            ),
+            (
+                Page::Permissions(PermissionsRoute::default()),
+                "kube_atlas_permissions_page",
+            ),
+            (Page::Replay, "kube_atlas_replay_page"),
+            (
+                Page::Create(CreateRoute {
+                    resource: pods,
+                    namespace: Some("demo".into()),
+                }),
+                "kube_atlas_create_page",
+            ),
+        ];
+        for (page, module) in cases {
+            let hash = page.to_hash();
+            assert_eq!(page_module_of(&hash), module, "{hash}");
+            assert_eq!(
+                Page::parse(&hash),
+                page,
+                "{hash} routes back to the same page"
+            );
+        }
+        // A first visit has no fragment: the overview.
+        assert_eq!(page_module_of(""), OVERVIEW_PAGE);
+        assert!(matches!(Page::parse(""), Page::Overview(_)));
+    }
 
     #[test]
     fn integrity_is_computed_for_the_files_in_dist() {

@@ -11,6 +11,10 @@ use crate::table::ListMeta;
 /// Items per list page, as kubectl and kube-rs ask.
 pub const PAGE_SIZE: u32 = 500;
 
+/// Items in a list's first page: fewer, so the first rows are read, decoded and drawn
+/// sooner (the screen shows a few dozen); the pages after it are [`PAGE_SIZE`].
+pub const FIRST_PAGE_SIZE: u32 = 100;
+
 /// Watches ask the server to end them after this long (kube-rs's default), so a stream that
 /// a proxy silently dropped is noticed at the latest then.
 pub const WATCH_TIMEOUT_SECONDS: u32 = 290;
@@ -103,12 +107,13 @@ impl WatchKey {
     /// One page of the list: the first (`continue_token` None) is read at the latest
     /// version, so a watch from its resourceVersion misses nothing.
     pub fn list_request(&self, continue_token: Option<&str>) -> ApiRequest {
-        let request = self
-            .selected(ApiRequest::get(&self.collection_path).accept(self.output.list_accept()))
-            .query("limit", &PAGE_SIZE.to_string());
+        let request =
+            self.selected(ApiRequest::get(&self.collection_path).accept(self.output.list_accept()));
         match continue_token {
-            Some(token) => request.query("continue", token),
-            None => request,
+            Some(token) => request
+                .query("limit", &PAGE_SIZE.to_string())
+                .query("continue", token),
+            None => request.query("limit", &FIRST_PAGE_SIZE.to_string()),
         }
     }
 
@@ -176,12 +181,12 @@ mod tests {
         assert_eq!(
             first.url(),
             "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb\
-             &fieldSelector=status.phase%3DRunning&limit=500"
+             &fieldSelector=status.phase%3DRunning&limit=100"
         );
         assert!(key
             .list_request(Some("tok"))
             .url()
-            .ends_with("&continue=tok"));
+            .ends_with("&limit=500&continue=tok"));
         assert_eq!(
             key.watch_request("42").url(),
             "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb\

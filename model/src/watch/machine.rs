@@ -852,7 +852,7 @@ mod tests {
     #[test]
     fn pages_then_watch_then_relist_buffered_after_410() {
         let (mut watcher, first) = Watcher::new(key(), ListMode::Paged, 1);
-        assert!(query(&first).ends_with("limit=500"));
+        assert!(query(&first).ends_with("limit=100"));
         let step = watcher.on(page(vec![obj("a", 1)], "5", Some("next")), 0.0);
         assert_eq!(step.changes, vec![StoreChange::Replace(vec![obj("a", 1)])]);
         assert!(query(&step.command).ends_with("continue=next"));
@@ -880,7 +880,7 @@ mod tests {
             6_000.0,
         );
         assert!(step.changes.is_empty());
-        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(query(&step.command).ends_with("limit=100"));
         assert_eq!(watcher.status().phase, StreamPhase::Relisting);
         assert_eq!(watcher.status().relists, 1);
         let step = watcher.on(page(vec![obj("c", 9)], "10", Some("t")), 6_100.0);
@@ -913,7 +913,7 @@ mod tests {
             Input::StreamFailed(ApiError::Unreachable("WebSocket closed".into())),
             0.0,
         );
-        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(query(&step.command).ends_with("limit=100"));
         assert_eq!(refused.status().mode, ListMode::Paged);
     }
 
@@ -937,7 +937,7 @@ mod tests {
             r#"{"kind":"Status","code":410,"reason":"Expired","message":"token"}"#,
         );
         let step = watcher.on(Input::Page(Err(expired)), 2.0);
-        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(query(&step.command).ends_with("limit=100"));
         assert!(watcher.status().notice.is_some());
         // The restarted fill replaces the rows of the aborted one.
         let step = watcher.on(page(vec![obj("b", 2)], "6", None), 3.0);
@@ -950,7 +950,7 @@ mod tests {
         let (mut other, _) = Watcher::new(key(), ListMode::Paged, 3);
         other.on(page(vec![], "1", None), 0.0);
         let step = other.on(event("ADDED", json!({"metadata":{"name":"x"}})), 1.0);
-        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(query(&step.command).ends_with("limit=100"));
     }
 
     #[test]
@@ -978,7 +978,7 @@ mod tests {
         assert_eq!(watcher.reconnect(10_000.0), Command::Idle);
         // The user's retry lists again, and a success clears the refusal.
         let step = watcher.retry(20_000.0);
-        assert!(query(&step).ends_with("limit=500"));
+        assert!(query(&step).ends_with("limit=100"));
         assert_eq!(watcher.status().phase, StreamPhase::Listing);
         assert_eq!(watcher.status().forbidden, None);
         watcher.on(page(vec![obj("a", 1)], "5", None), 20_001.0);
@@ -1033,7 +1033,7 @@ mod tests {
         refused.on(page(vec![obj("a", 1)], "5", Some("t1")), 1.0);
         let step = refused.on(expired(), 2.0);
         assert_eq!(refused.status().mode, ListMode::Paged);
-        assert!(query(&step.command).ends_with("limit=500"));
+        assert!(query(&step.command).ends_with("limit=100"));
         assert!(delay(&step.command) > 0);
     }
 

@@ -240,7 +240,16 @@ impl ModelServer {
             "a list must not watch: {}",
             request.url()
         );
-        assert_eq!(query("limit"), Some("500"), "{}", request.url());
+        let expected_limit = match query("continue") {
+            Some(_) => super::key::PAGE_SIZE,
+            None => super::key::FIRST_PAGE_SIZE,
+        };
+        assert_eq!(
+            query("limit"),
+            Some(expected_limit.to_string().as_str()),
+            "{}",
+            request.url()
+        );
         let selection = Selection::of(request);
         let (id, offset) = match query("continue") {
             Some(token) => {
