@@ -332,6 +332,84 @@ async fn silent_websockets_fall_back_to_chunked_http_watches(backend: Backend) {
     harness.stop().await;
 }
 
+on_both_backends!(a_watch_moved_to_http_by_a_failed_socket_goes_back_to_the_socket);
+/// A WebSocket that fails before saying anything (a 500 on its upgrade, as a busy server or
+/// proxy answers now and then) is followed by a watch over HTTP, where a refusal would come
+/// with its words. That watch is brief and the next one is a WebSocket again: a quiet
+/// resource's HTTP watch would otherwise hold one of the browser's six connections to the
+/// server, shared by every tab, for the watch's full five minutes.
+async fn a_watch_moved_to_http_by_a_failed_socket_goes_back_to_the_socket(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let client = harness.kube_client();
+    harness.create_namespace("live-brief").await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(client, "live-brief");
+    config_maps
+        .create(&PostParams::default(), &config_map("quiet"))
+        .await
+        .expect("created");
+    let mode = ProxyMode::fail_first(
+        "/api/v1/namespaces/live-brief/configmaps",
+        &[("GET", 500, "Content-Type: text/plain\r\n", "busy")],
+    );
+    harness
+        .open_through_proxy(mode.clone(), "#/obj/core/v1/configmaps/live-brief/quiet")
+        .await;
+    wait_until_within(
+        "the watch moves to HTTP after the failed socket",
+        PATIENCE,
+        async || text_at(&harness.driver, ".stream-transport").await,
+        |transport| transport == "HTTP stream",
+    )
+    .await;
+    assert_eq!(mode.answers_left(), 0, "the socket's upgrade met the 500");
+    let started = Instant::now();
+    wait_until_within(
+        "the next watch is a WebSocket again",
+        Duration::from_secs(60),
+        async || text_at(&harness.driver, ".stream-transport").await,
+        |transport| transport == "WebSocket",
+    )
+    .await;
+    println!(
+        "back on a WebSocket {:.1} s after the HTTP watch was seen",
+        started.elapsed().as_secs_f64()
+    );
+    // The HTTP watch, which the browser times once it has ended, had asked to end soon.
+    let watches: Vec<String> = harness
+        .driver
+        .execute(
+            "return performance.getEntriesByType('resource').map(e => e.name)\
+               .filter(n => n.includes('/live-brief/configmaps') && n.includes('watch=true'));",
+            vec![],
+        )
+        .await
+        .expect("resource timing")
+        .convert()
+        .expect("a list of URLs");
+    assert!(
+        watches.iter().any(|url| url.contains("timeoutSeconds=20")),
+        "the HTTP watch asked to be ended soon: {watches:?}"
+    );
+    wait_live(&harness.driver).await;
+    // Live on the socket: a change shows.
+    config_maps
+        .patch(
+            "quiet",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"color": "green"}}})),
+        )
+        .await
+        .expect("labelled");
+    wait_until_within(
+        "the new label shown",
+        PATIENCE,
+        async || text_at(&harness.driver, "[aria-label=Labels]").await,
+        |labels| labels.contains("color=green"),
+    )
+    .await;
+    harness.stop().await;
+}
+
 on_both_backends!(twelve_live_tabs_leave_room_for_a_new_list);
 /// Twelve tabs each with a live object page (about ten watches each: the object and the
 /// kinds it may own) take none of the browser's six HTTP/1.1 connections to the server, so
