@@ -251,8 +251,11 @@ pub struct ContextSlot {
     kubeconfig: Arc<Kubeconfig>,
     client: RwLock<Option<Client>>,
     state: RwLock<ClusterState>,
-    /// A client is being built (its exec plugin may hang): no second build meanwhile.
-    building: AtomicBool,
+    /// One build at a time: a request arriving while the prober builds waits for its client.
+    build_lock: tokio::sync::Mutex<()>,
+    /// A client's credentials are being resolved on a blocking thread, which outlives a
+    /// timed-out build: while a hung exec plugin still runs, no second one is started.
+    resolving: Arc<AtomicBool>,
 }
 
 impl ContextSlot {
@@ -263,7 +266,8 @@ impl ContextSlot {
             kubeconfig,
             client: RwLock::new(None),
             state: RwLock::new(ClusterState::Connecting),
-            building: AtomicBool::new(false),
+            build_lock: tokio::sync::Mutex::new(()),
+            resolving: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -296,14 +300,19 @@ impl ContextSlot {
         if let Some(client) = self.cached_client() {
             return Ok(client);
         }
-        if self.building.swap(true, Ordering::SeqCst) {
-            return Err(Failure::Credentials(
-                "the exec plugin is still running from an earlier attempt".to_string(),
-            ));
+        let _one_build = tokio::time::timeout(timeout, self.build_lock.lock())
+            .await
+            .map_err(|_| Failure::CredentialsTimedOut(timeout))?;
+        if let Some(client) = self.cached_client() {
+            return Ok(client);
         }
-        let built = build_client((*self.kubeconfig).clone(), self.name.clone(), timeout).await;
-        self.building.store(false, Ordering::SeqCst);
-        let client = built?;
+        let client = build_client(
+            (*self.kubeconfig).clone(),
+            self.name.clone(),
+            timeout,
+            self.resolving.clone(),
+        )
+        .await?;
         if let Ok(mut slot) = self.client.write() {
             *slot = Some(client.clone());
         }
@@ -377,6 +386,7 @@ async fn build_client(
     kubeconfig: Kubeconfig,
     context: String,
     timeout: Duration,
+    resolving: Arc<AtomicBool>,
 ) -> Result<Client, Failure> {
     let options = KubeConfigOptions {
         context: Some(context),
@@ -393,7 +403,14 @@ async fn build_client(
     // Watches and followed logs are long-lived and may be silent: no read timeout (the page
     // replaces a stream silent too long itself).
     config.read_timeout = None;
-    let building = tokio::task::spawn_blocking(move || Client::try_from(config));
+    if resolving.swap(true, Ordering::SeqCst) {
+        return Err(Failure::CredentialsTimedOut(timeout));
+    }
+    let building = tokio::task::spawn_blocking(move || {
+        let built = Client::try_from(config);
+        resolving.store(false, Ordering::SeqCst);
+        built
+    });
     tokio::time::timeout(timeout, building)
         .await
         .map_err(|_| Failure::CredentialsTimedOut(timeout))?
