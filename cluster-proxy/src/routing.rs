@@ -122,10 +122,12 @@ pub fn check_host_and_origin(
 /// Request headers not passed on to an API server: hop-by-hop ones (RFC 9110 §7.6.1), the
 /// page's own credentials and identity (the context's credentials are added upstream; a
 /// cookie for kube-atlas's host means nothing to the cluster), and `Host`, which is the
-/// upstream's. Upgrade headers are kept for WebSocket requests only.
+/// upstream's. Upgrade headers are kept for WebSocket requests only, and so is `Origin`
+/// (already checked to be kube-atlas's own): kube-apiserver's WebSocket handshake refuses a
+/// request without one (403).
 pub fn forwarded_request_header(name: &str, is_upgrade: bool) -> bool {
     let name = name.to_ascii_lowercase();
-    if is_upgrade && (name == "connection" || name == "upgrade") {
+    if is_upgrade && (name == "connection" || name == "upgrade" || name == "origin") {
         return true;
     }
     !matches!(
@@ -301,6 +303,7 @@ mod tests {
             assert!(forwarded_request_header(kept, false), "{kept}");
         }
         assert!(forwarded_request_header("Upgrade", true));
+        assert!(forwarded_request_header("Origin", true));
         assert!(!forwarded_request_header("Upgrade", false));
         assert!(!forwarded_response_header("Set-Cookie", false));
         assert!(!forwarded_response_header("Transfer-Encoding", false));

@@ -1,0 +1,301 @@
+//! Two real control planes (kube-apiserver v1.36, each with its own token: the admin's on
+//! one, the viewer's on the other) and the demo cluster behind one kube-atlas: each answers
+//! through its own prefix with its own credentials, a WebSocket watch passes through, a
+//! stopped cluster is marked with why while the others go on, and a foreign page is refused.
+
+mod support;
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use kube_atlas_server::ClusterState;
+use support::{clusters, get, quick_timeouts, send, start_atlas, wait_for_state};
+
+fn pod_names(list: &str) -> Vec<String> {
+    let list: serde_json::Value = serde_json::from_str(list).expect("a pod list");
+    list["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|pod| pod["metadata"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn start_plane() -> envtest::ControlPlane {
+    envtest::ControlPlane::start(envtest::Options {
+        controllers: false,
+        nodes: 0,
+    })
+    .unwrap_or_else(|e| panic!("a control plane starts: {e}"))
+}
+
+const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-demo"},"spec":{"containers":[{"name":"web","image":"nginx"}]}}"#;
+
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_clusters_behind_one_kube_atlas() {
+    let (mut alpha, beta) = tokio::task::spawn_blocking(|| (start_plane(), start_plane()))
+        .await
+        .expect("control planes");
+    let demo = demo_cluster::start(demo_cluster::Config {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        controllers: false,
+        empty: true,
+        ..Default::default()
+    })
+    .await
+    .expect("the demo cluster starts");
+    for (plane, pod) in [(&alpha, "web-alpha"), (&beta, "web-beta")] {
+        // No controller manager: the service account its admission asks for is made here.
+        plane
+            .kubectl_ok(&["create", "serviceaccount", "default", "--namespace=default"])
+            .unwrap_or_else(|e| panic!("the default service account: {e}"));
+        plane
+            .kubectl_ok(&["run", pod, "--image=nginx", "--namespace=default"])
+            .unwrap_or_else(|e| panic!("kubectl run {pod}: {e}"));
+    }
+    // No controller manager aggregates the `view` ClusterRole: the viewer reads pods in
+    // default through a Role of its own.
+    for args in [
+        &[
+            "create",
+            "role",
+            "pod-reader",
+            "--verb=get,list,watch",
+            "--resource=pods",
+            "--namespace=default",
+        ][..],
+        &[
+            "create",
+            "rolebinding",
+            "viewers-read-pods",
+            "--role=pod-reader",
+            "--group=viewers",
+            "--namespace=default",
+        ][..],
+    ] {
+        beta.kubectl_ok(args)
+            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"));
+    }
+    // alpha: the admin's token, the server's certificate not checked; beta: the viewer's
+    // token, the server checked against its CA file; demo: no credentials.
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n\
+         - name: alpha\n  cluster:\n    server: {alpha_url}\n    insecure-skip-tls-verify: true\n\
+         - name: beta\n  cluster:\n    server: {beta_url}\n    certificate-authority: {beta_ca}\n\
+         - name: demo\n  cluster:\n    server: {demo_url}\n\
+         users:\n\
+         - name: admin\n  user:\n    token: {admin}\n\
+         - name: viewer\n  user:\n    token: {viewer}\n\
+         - name: nobody\n  user: {{}}\n\
+         contexts:\n\
+         - name: alpha\n  context: {{cluster: alpha, user: admin}}\n\
+         - name: beta\n  context: {{cluster: beta, user: viewer}}\n\
+         - name: demo\n  context: {{cluster: demo, user: nobody}}\n",
+        alpha_url = alpha.server_url(),
+        beta_url = beta.server_url(),
+        beta_ca = beta.dir().join("certs/apiserver.crt").display(),
+        demo_url = demo.url(),
+        admin = envtest::ADMIN_TOKEN,
+        viewer = envtest::VIEWER_TOKEN,
+    );
+    let atlas = start_atlas(&kubeconfig, quick_timeouts()).await;
+    for context in ["alpha", "beta", "demo"] {
+        let state = wait_for_state(&atlas, context, |state| {
+            matches!(state, ClusterState::Connected { .. })
+        })
+        .await;
+        assert!(
+            matches!(state, ClusterState::Connected { .. }),
+            "{context}: {state:?}"
+        );
+    }
+    let listed = clusters(atlas.addr).await;
+    let states: Vec<(String, String)> = listed["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .map(|entry| {
+            (
+                entry["name"].as_str().unwrap_or_default().to_string(),
+                entry["state"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("alpha", "connected"),
+            ("beta", "connected"),
+            ("demo", "connected")
+        ]
+        .map(|(name, state)| (name.to_string(), state.to_string()))
+    );
+    assert!(
+        listed["clusters"][0]["version"]
+            .as_str()
+            .is_some_and(|version| version.starts_with("v1.36")),
+        "{listed}"
+    );
+
+    // A pod created through kube-atlas, as the page would (its own origin).
+    let origin = format!("http://127.0.0.1:{}", atlas.addr.port());
+    let created = send(
+        atlas.addr,
+        "POST",
+        "/clusters/demo/api/v1/namespaces/default/pods",
+        &[("origin", &origin), ("content-type", "application/json")],
+        POD,
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+
+    // Each prefix reaches its own cluster.
+    for (context, pod) in [
+        ("alpha", "web-alpha"),
+        ("beta", "web-beta"),
+        ("demo", "web-demo"),
+    ] {
+        let (status, body) = get(
+            atlas.addr,
+            &format!("/clusters/{context}/api/v1/namespaces/default/pods"),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 200, "{context}: {body}");
+        assert_eq!(pod_names(&body), [pod], "{context}");
+    }
+    // With its own credentials: beta's viewer may not list kube-system, alpha's admin may.
+    let (status, body) = get(
+        atlas.addr,
+        "/clusters/beta/api/v1/namespaces/kube-system/pods",
+        &[],
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains(r#"User \"viewer\" cannot list"#), "{body}");
+    let (status, _) = get(
+        atlas.addr,
+        "/clusters/alpha/api/v1/namespaces/kube-system/pods",
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+
+    // A watch over a WebSocket passes through to kube-apiserver and back.
+    let (_, list) = get(
+        atlas.addr,
+        "/clusters/beta/api/v1/namespaces/default/pods",
+        &[],
+    )
+    .await;
+    let version: serde_json::Value = serde_json::from_str(&list).expect("list");
+    let resource_version = version["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("0");
+    let stream = tokio::net::TcpStream::connect(atlas.addr)
+        .await
+        .expect("connects");
+    let request = tokio_tungstenite::tungstenite::http::Request::builder()
+        .uri(format!(
+            "ws://127.0.0.1:{}/clusters/beta/api/v1/namespaces/default/pods?watch=true&resourceVersion={resource_version}",
+            atlas.addr.port()
+        ))
+        .header("Host", format!("127.0.0.1:{}", atlas.addr.port()))
+        .header("Origin", &origin)
+        .header("Connection", "Upgrade")
+        .header("Upgrade", "websocket")
+        .header("Sec-WebSocket-Version", "13")
+        .header(
+            "Sec-WebSocket-Key",
+            tokio_tungstenite::tungstenite::handshake::client::generate_key(),
+        )
+        .body(())
+        .expect("request");
+    let (mut socket, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .expect("the watch's WebSocket opens through kube-atlas");
+    beta.kubectl_ok(&["run", "web-beta-2", "--image=nginx", "--namespace=default"])
+        .expect("kubectl run");
+    let event = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match socket.next().await {
+                Some(Ok(message)) if message.is_text() || message.is_binary() => {
+                    let text = String::from_utf8_lossy(&message.into_data()).into_owned();
+                    if text.contains("web-beta-2") {
+                        return text;
+                    }
+                }
+                Some(Ok(_)) => {}
+                other => panic!("the watch ended: {other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the new pod's event arrives over the WebSocket");
+    assert!(event.contains("\"ADDED\""), "{event}");
+
+    // A page of another origin is refused, whichever cluster it asks for.
+    let (status, body) = get(
+        atlas.addr,
+        "/clusters/alpha/api/v1/namespaces/default/pods",
+        &[("origin", "http://evil.example")],
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(!body.contains("web-alpha"));
+
+    // alpha goes away: marked with why; beta and demo go on.
+    let alpha = tokio::task::spawn_blocking(move || {
+        alpha.stop_api_server();
+        alpha
+    })
+    .await
+    .expect("kube-apiserver stops");
+    let gone = wait_for_state(&atlas, "alpha", |state| {
+        matches!(state, ClusterState::Failed { .. })
+    })
+    .await;
+    let ClusterState::Failed { reason } = gone else {
+        panic!("alpha is still {gone:?}");
+    };
+    assert!(
+        reason.starts_with(&format!("unreachable: {}", alpha.server_url())),
+        "{reason}"
+    );
+    let listed = clusters(atlas.addr).await;
+    assert_eq!(listed["clusters"][0]["state"], "failed");
+    assert_eq!(listed["clusters"][0]["reason"], reason.as_str());
+    assert_eq!(listed["clusters"][1]["state"], "connected");
+    assert_eq!(listed["clusters"][2]["state"], "connected");
+    let (status, body) = get(
+        atlas.addr,
+        "/clusters/alpha/api/v1/namespaces/default/pods",
+        &[],
+    )
+    .await;
+    assert_eq!(status, 502, "{body}");
+    assert!(body.contains("cluster alpha: unreachable"), "{body}");
+    for (context, pod) in [("beta", "web-beta"), ("demo", "web-demo")] {
+        let (status, body) = get(
+            atlas.addr,
+            &format!("/clusters/{context}/api/v1/namespaces/default/pods"),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 200, "{context}: {body}");
+        assert!(pod_names(&body).contains(&pod.to_string()), "{context}");
+    }
+    drop(socket);
+    atlas.stop().await;
+    demo.shutdown().await.expect("the demo cluster stops");
+    tokio::task::spawn_blocking(move || drop((alpha, beta)))
+        .await
+        .expect("control planes stop");
+}
