@@ -128,7 +128,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
     })
 }
 
-fn header_text<'a>(request: &'a Request<Body>, name: http::header::HeaderName) -> Option<&'a str> {
+fn header_text(request: &Request<Body>, name: http::header::HeaderName) -> Option<&str> {
     request
         .headers()
         .get(name)

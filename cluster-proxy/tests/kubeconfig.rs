@@ -309,7 +309,7 @@ async fn a_kubeconfig_that_does_not_parse_is_named_with_why() {
         "{error}"
     );
     let missing = folder.path().join("missing.yaml");
-    let error = read_kubeconfigs(&[missing.clone()]).expect_err("missing");
+    let error = read_kubeconfigs(std::slice::from_ref(&missing)).expect_err("missing");
     assert!(error.contains(&missing.display().to_string()), "{error}");
 }
 
