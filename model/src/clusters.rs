@@ -1,0 +1,224 @@
+//! Several clusters behind `kube-atlas`: its `/clusters` answer read, the cluster a page is
+//! on (the `?cluster=` of its URL, so links and reloads stay on it), and the API prefix of a
+//! cluster (`/clusters/{context}`). Under `kubectl proxy` or the demo cluster there is no
+//! `/clusters`, and every path stays as it was.
+
+use serde::Deserialize;
+
+/// A cluster's connection as kube-atlas reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClusterConnection {
+    Connecting,
+    Connected { version: String },
+    Failed { reason: String },
+}
+
+impl ClusterConnection {
+    /// The state's word, as the switcher shows it and tests read it (`data-state`).
+    pub fn word(&self) -> &'static str {
+        match self {
+            ClusterConnection::Connecting => "connecting",
+            ClusterConnection::Connected { .. } => "connected",
+            ClusterConnection::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// One context kube-atlas serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterEntry {
+    pub name: String,
+    pub server: String,
+    pub connection: ClusterConnection,
+}
+
+impl ClusterEntry {
+    /// The line the switcher shows for it: its name and state, with the reason of a failure.
+    pub fn describe(&self) -> String {
+        match &self.connection {
+            ClusterConnection::Connecting => format!("{}: connecting", self.name),
+            ClusterConnection::Connected { version } if version.is_empty() => {
+                format!("{}: connected", self.name)
+            }
+            ClusterConnection::Connected { version } => {
+                format!("{}: connected ({version})", self.name)
+            }
+            ClusterConnection::Failed { reason } => format!("{}: failed: {reason}", self.name),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ClusterList {
+    clusters: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+struct RawEntry {
+    name: String,
+    #[serde(default)]
+    server: String,
+    state: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Reads `GET /clusters`; `None` when the answer is not kube-atlas's (a proxy's 404 page, the
+/// dashboard's own index.html).
+pub fn parse_cluster_list(body: &str) -> Option<Vec<ClusterEntry>> {
+    let list: ClusterList = serde_json::from_str(body).ok()?;
+    Some(
+        list.clusters
+            .into_iter()
+            .map(|raw| ClusterEntry {
+                connection: match raw.state.as_str() {
+                    "connected" => ClusterConnection::Connected {
+                        version: raw.version,
+                    },
+                    "failed" => ClusterConnection::Failed { reason: raw.reason },
+                    _ => ClusterConnection::Connecting,
+                },
+                name: raw.name,
+                server: raw.server,
+            })
+            .collect(),
+    )
+}
+
+/// The cluster to show: the one the URL names when kube-atlas serves it, else the first
+/// connected one, else the first.
+pub fn choose_cluster(entries: &[ClusterEntry], asked: Option<&str>) -> Option<String> {
+    asked
+        .and_then(|asked| entries.iter().find(|entry| entry.name == asked))
+        .or_else(|| {
+            entries
+                .iter()
+                .find(|entry| matches!(entry.connection, ClusterConnection::Connected { .. }))
+        })
+        .or_else(|| entries.first())
+        .map(|entry| entry.name.clone())
+}
+
+/// Percent-encodes all but RFC 3986's unreserved characters (as `encodeURIComponent`, and
+/// stricter): a context name becomes one path segment or query value.
+pub fn encode_component(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// Decodes `%XX` (and `+` as a space, as forms write it); `None` for broken escapes or
+/// bytes that are not UTF-8.
+pub fn decode_component(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'%' => {
+                let hex = text.get(index + 1..index + 3)?;
+                decoded.push(u8::from_str_radix(hex, 16).ok()?);
+                index += 3;
+            }
+            b'+' => {
+                decoded.push(b' ');
+                index += 1;
+            }
+            byte => {
+                decoded.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
+/// The cluster a page URL's query (`location.search`, with or without its `?`) names.
+pub fn cluster_in_query(search: &str) -> Option<String> {
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("cluster="))
+        .and_then(decode_component)
+        .filter(|name| !name.is_empty())
+}
+
+/// The query that puts the page on `cluster`.
+pub fn query_for_cluster(cluster: &str) -> String {
+    format!("?cluster={}", encode_component(cluster))
+}
+
+/// Where kube-atlas serves `cluster`'s API: every API path is appended to it.
+pub fn api_prefix(cluster: &str) -> String {
+    format!("/clusters/{}", encode_component(cluster))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = r#"{"clusters":[
+        {"name":"alpha","server":"https://127.0.0.1:6443","state":"failed","reason":"unreachable: connection refused"},
+        {"name":"arn:aws:eks:eu-west-1:1:cluster/prod","server":"https://x","state":"connected","version":"v1.36.0"},
+        {"name":"demo","server":"http://127.0.0.1:8080","state":"connecting"}]}"#;
+
+    #[test]
+    fn kube_atlas_answers_are_read_others_are_not() {
+        let entries = parse_cluster_list(LIST).expect("kube-atlas's list");
+        assert_eq!(entries.len(), 3);
+        assert_eq!(
+            entries[0].describe(),
+            "alpha: failed: unreachable: connection refused"
+        );
+        assert_eq!(
+            entries[1].describe(),
+            "arn:aws:eks:eu-west-1:1:cluster/prod: connected (v1.36.0)"
+        );
+        assert_eq!(entries[2].connection.word(), "connecting");
+        assert_eq!(parse_cluster_list("<!DOCTYPE html><html>"), None);
+        assert_eq!(parse_cluster_list(r#"{"kind":"Status","code":404}"#), None);
+    }
+
+    #[test]
+    fn the_url_names_the_cluster_else_the_first_connected_one() {
+        let entries = parse_cluster_list(LIST).expect("list");
+        assert_eq!(choose_cluster(&entries, Some("demo")), Some("demo".into()));
+        assert_eq!(
+            choose_cluster(&entries, Some("gone")),
+            Some("arn:aws:eks:eu-west-1:1:cluster/prod".into())
+        );
+        assert_eq!(
+            choose_cluster(&entries, None),
+            Some("arn:aws:eks:eu-west-1:1:cluster/prod".into())
+        );
+        assert_eq!(choose_cluster(&entries[..1], None), Some("alpha".into()));
+        assert_eq!(choose_cluster(&[], None), None);
+    }
+
+    #[test]
+    fn a_cluster_name_round_trips_through_the_query_and_becomes_one_path_segment() {
+        let name = "arn:aws:eks:eu-west-1:1:cluster/prod a+b";
+        let query = query_for_cluster(name);
+        assert_eq!(
+            query,
+            "?cluster=arn%3Aaws%3Aeks%3Aeu-west-1%3A1%3Acluster%2Fprod%20a%2Bb"
+        );
+        assert_eq!(cluster_in_query(&query).as_deref(), Some(name));
+        assert_eq!(
+            cluster_in_query("?x=1&cluster=kind-dev").as_deref(),
+            Some("kind-dev")
+        );
+        assert_eq!(cluster_in_query(""), None);
+        assert_eq!(cluster_in_query("?cluster="), None);
+        assert_eq!(cluster_in_query("?cluster=%ZZ"), None);
+        assert_eq!(api_prefix("kind-dev/x"), "/clusters/kind-dev%2Fx");
+    }
+}
