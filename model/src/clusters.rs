@@ -5,6 +5,10 @@
 
 use serde::Deserialize;
 
+use crate::list_view::{display_row, DisplayRow, DrawnAt, ShownColumn};
+use crate::watch::LiveTable;
+use crate::ResourceId;
+
 /// A cluster's connection as kube-atlas reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClusterConnection {
@@ -161,9 +165,101 @@ pub fn api_prefix(cluster: &str) -> String {
     format!("/clusters/{}", encode_component(cluster))
 }
 
+/// A row of a list merged across clusters: whose it is, and the row as its cluster's list
+/// draws it (its link going to the object on that cluster).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedRow {
+    pub cluster: String,
+    pub row: DisplayRow,
+}
+
+/// Every cluster's rows of the same list, cluster by cluster in the order given (kube-atlas's
+/// order), each cluster's by name; each table drawn with its own columns as `shown_of` picks
+/// them (the same kind's columns, though a server of another version may differ).
+pub fn merged_rows(
+    tables: &[(&str, &LiveTable)],
+    shown_of: impl Fn(&LiveTable) -> Vec<ShownColumn>,
+    resource: &ResourceId,
+    at: DrawnAt,
+) -> Vec<MergedRow> {
+    let mut merged = Vec::new();
+    for (cluster, live) in tables {
+        let shown = shown_of(live);
+        let mut rows: Vec<DisplayRow> = live
+            .table()
+            .rows()
+            .positions()
+            .iter()
+            .filter_map(|position| display_row(live, *position, &shown, resource, at))
+            .collect();
+        rows.sort_by(|a, b| row_name(a).cmp(row_name(b)));
+        merged.extend(rows.into_iter().map(|mut row| {
+            // A relative link: the same dashboard, opened on the row's cluster.
+            row.href = format!("{}{}", query_for_cluster(cluster), row.href);
+            MergedRow {
+                cluster: cluster.to_string(),
+                row,
+            }
+        }));
+    }
+    merged
+}
+
+fn row_name(row: &DisplayRow) -> &str {
+    row.cells
+        .iter()
+        .find(|cell| cell.link)
+        .map(|cell| cell.text.as_str())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::list_view::shown_columns;
+    use crate::table::DecodeOptions;
+    use crate::watch::{StoreChange, WatchStore};
+
+    fn pod(name: &str, uid: &str) -> serde_json::Value {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": uid, "resourceVersion": "1"},
+        })
+    }
+
+    #[test]
+    fn merged_rows_go_cluster_by_cluster_each_by_name_linking_to_their_cluster() {
+        let mut alpha = LiveTable::new(DecodeOptions::default());
+        alpha.apply(
+            StoreChange::Replace(vec![pod("web-2", "a2"), pod("web-1", "a1")]),
+            0.0,
+        );
+        let mut beta = LiveTable::new(DecodeOptions::default());
+        beta.apply(StoreChange::Replace(vec![pod("api", "b1")]), 0.0);
+        let resource = ResourceId::new("", "v1", "pods");
+        let at = DrawnAt {
+            wall: 0,
+            monotonic: 0.0.into(),
+        };
+        let merged = merged_rows(
+            &[("alpha", &alpha), ("beta/prod", &beta)],
+            |live| shown_columns(live.table(), false),
+            &resource,
+            at,
+        );
+        let seen: Vec<(&str, &str)> = merged
+            .iter()
+            .map(|merged| (merged.cluster.as_str(), row_name(&merged.row)))
+            .collect();
+        assert_eq!(
+            seen,
+            [("alpha", "web-1"), ("alpha", "web-2"), ("beta/prod", "api")]
+        );
+        assert_eq!(
+            merged[2].row.href,
+            "?cluster=beta%2Fprod#/obj/core/v1/pods/default/api"
+        );
+    }
 
     const LIST: &str = r#"{"clusters":[
         {"name":"alpha","server":"https://127.0.0.1:6443","state":"failed","reason":"unreachable: connection refused"},
