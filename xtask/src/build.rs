@@ -313,7 +313,11 @@ pub fn demo(args: &[String]) -> Result<()> {
 /// `cargo xtask demo --clusters`: the demo cluster on a free loopback port as the context
 /// `demo`, beside every context of the user's kubeconfig (`--kubeconfig`, else KUBECONFIG or
 /// ~/.kube/config when there is one), all behind one kube-atlas on `listen`.
-fn demo_beside_kubeconfig(listen: &str, kubeconfigs: &[String], passthrough: &[String]) -> Result<()> {
+fn demo_beside_kubeconfig(
+    listen: &str,
+    kubeconfigs: &[String],
+    passthrough: &[String],
+) -> Result<()> {
     cmd::run(cmd::command("cargo").args([
         "build",
         "--quiet",
@@ -339,12 +343,11 @@ fn demo_beside_kubeconfig(listen: &str, kubeconfigs: &[String], passthrough: &[S
     .with_context(|| format!("writing {}", demo_kubeconfig.display()))?;
     let mut files: Vec<String> = kubeconfigs.to_vec();
     if files.is_empty() {
-        let default = std::env::var_os("HOME")
-            .map(|home| PathBuf::from(home).join(".kube/config"));
+        let default = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".kube/config"));
         match std::env::var("KUBECONFIG") {
-            Ok(value) if !value.is_empty() => files.extend(
-                std::env::split_paths(&value).map(|path| path.display().to_string()),
-            ),
+            Ok(value) if !value.is_empty() => {
+                files.extend(std::env::split_paths(&value).map(|path| path.display().to_string()))
+            }
             _ => files.extend(
                 default
                     .filter(|path| path.is_file())
@@ -359,9 +362,20 @@ fn demo_beside_kubeconfig(listen: &str, kubeconfigs: &[String], passthrough: &[S
         .args(passthrough)
         .spawn()
         .context("starting the demo cluster")?;
-    println!("xtask: Kube Atlas for {} and the demo cluster: http://{listen}/  (Ctrl-C stops)", files[..files.len() - 1].join(", "));
+    println!(
+        "xtask: Kube Atlas for {} and the demo cluster: http://{listen}/  (Ctrl-C stops)",
+        files[..files.len() - 1].join(", ")
+    );
     let mut atlas = cmd::command("cargo");
-    atlas.args(["run", "--quiet", "-p", "kube-atlas-server", "--bin", "kube-atlas", "--"]);
+    atlas.args([
+        "run",
+        "--quiet",
+        "-p",
+        "kube-atlas-server",
+        "--bin",
+        "kube-atlas",
+        "--",
+    ]);
     for file in &files {
         atlas.args(["--kubeconfig", file]);
     }
