@@ -1,7 +1,8 @@
 //! Several clusters in one dashboard: two real control planes (kube-apiserver v1.36, one
 //! with the admin's token, one with the viewer's) and the demo cluster behind one kube-atlas.
 //! The header's switcher names each with its state; choosing one shows its pods (the URL
-//! carries it, so a reload stays); a cluster that stops is marked while the others stay live;
+//! carries it, so a reload stays); a list merged from all three has a CLUSTER column; a
+//! cluster that stops is marked while the others stay live;
 //! a page of another origin cannot watch through kube-atlas.
 
 #![cfg(not(target_arch = "wasm32"))]
@@ -130,7 +131,49 @@ async fn switch_between_clusters_and_see_one_go_away() {
         .expect("a second demo pod");
     pods_shown(&harness, &["web-demo", "web-demo-2"]).await;
 
-    // alpha's API server stops: its entry says so; the demo list stays live.
+    // The same list from every cluster, merged, with a CLUSTER column.
+    harness
+        .open(&format!("?cluster=demo{PODS}&clusters=all"))
+        .await;
+    wait_until(
+        "pods of all three clusters",
+        async || merged_rows(&harness.driver).await,
+        |rows| {
+            *rows
+                == [
+                    ("alpha", "web-alpha"),
+                    ("beta", "web-beta"),
+                    ("demo", "web-demo"),
+                    ("demo", "web-demo-2"),
+                ]
+                .map(|(cluster, name)| (cluster.to_string(), name.to_string()))
+        },
+    )
+    .await;
+    assert_eq!(
+        texts_at(&harness.driver, "table.merged-list thead th", None).await[..2],
+        ["CLUSTER".to_string(), "Name".to_string()]
+    );
+    // A row links to its object on its own cluster.
+    let link = harness
+        .driver
+        .execute(
+            "return document.querySelector('tr.merged-row[data-cluster=beta] td.name-cell a').getAttribute('href');",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<String>().ok())
+        .unwrap_or_default();
+    assert_eq!(link, "?cluster=beta#/obj/core/v1/pods/default/web-beta");
+    wait_until(
+        "every cluster's stream live",
+        async || merged_phases(&harness.driver).await,
+        |phases| phases.iter().all(|(_, phase)| phase == "live") && phases.len() == 3,
+    )
+    .await;
+
+    // alpha's API server stops: its entry and its stream say so; the others stay live.
     let several = harness.several();
     tokio::task::block_in_place(|| several.alpha.stop_api_server());
     wait_until(
@@ -163,11 +206,44 @@ async fn switch_between_clusters_and_see_one_go_away() {
         .filter(|(name, _)| name != "alpha")
         .collect();
     assert_eq!(others, all_connected[1..].to_vec());
+    wait_until(
+        "alpha's merged entry marked failed",
+        async || {
+            texts_at(
+                &harness.driver,
+                ".merged-cluster[data-cluster=alpha] .cluster-state",
+                Some("data-state"),
+            )
+            .await
+        },
+        |states| *states == ["failed"],
+    )
+    .await;
     demo_pods
         .delete("web-demo-2", &Default::default())
         .await
         .expect("the second demo pod goes");
-    pods_shown(&harness, &["web-demo"]).await;
+    wait_until(
+        "the demo cluster's rows still follow it",
+        async || merged_rows(&harness.driver).await,
+        |rows| {
+            rows.iter()
+                .any(|(cluster, name)| cluster == "beta" && name == "web-beta")
+                && rows
+                    .iter()
+                    .any(|(cluster, name)| cluster == "demo" && name == "web-demo")
+                && !rows.iter().any(|(_, name)| name == "web-demo-2")
+        },
+    )
+    .await;
+    let phases = merged_phases(&harness.driver).await;
+    assert!(
+        phases
+            .iter()
+            .filter(|(cluster, _)| cluster != "alpha")
+            .all(|(_, phase)| phase == "live"),
+        "{phases:?}"
+    );
 
     // A watch over a WebSocket (which no CORS rule guards) opens from kube-atlas's own page,
     // and is refused to a page of another origin (the demo cluster's own).
@@ -183,6 +259,32 @@ async fn switch_between_clusters_and_see_one_go_away() {
         .expect("the other origin's page");
     assert_eq!(open_watch(&harness.driver, &watch_url).await, "refused");
     harness.stop().await;
+}
+
+/// The merged list's rows: `(cluster, name)`.
+async fn merged_rows(driver: &WebDriver) -> Vec<(String, String)> {
+    driver
+        .execute(
+            "return Array.from(document.querySelectorAll('tr.merged-row')).map(r => [r.dataset.cluster, r.querySelector('td.name-cell').textContent.trim()]);",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<(String, String)>>().ok())
+        .unwrap_or_default()
+}
+
+/// Each cluster's stream phase in the merged list: `(cluster, phase)`.
+async fn merged_phases(driver: &WebDriver) -> Vec<(String, String)> {
+    driver
+        .execute(
+            "return Array.from(document.querySelectorAll('.merged-cluster')).map(c => [c.dataset.cluster, c.querySelector('.stream-status').dataset.phase]);",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<(String, String)>>().ok())
+        .unwrap_or_default()
 }
 
 /// Opens a WebSocket from the current page: "opened" once it opens, "refused" if it fails.
