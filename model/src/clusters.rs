@@ -205,6 +205,38 @@ pub fn merged_rows(
     merged
 }
 
+/// Fields a server sets on every object of its own (identity, bookkeeping, managers): two
+/// clusters' copies of the same object always differ there, so a comparison leaves them out.
+const SERVER_SET: [&str; 6] = [
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "selfLink",
+];
+
+/// The same object on two clusters, field by field (`here` → `there`), without what each
+/// server sets of its own ([`SERVER_SET`] under metadata).
+pub fn compare_across_clusters(
+    here: &serde_json::Value,
+    there: &serde_json::Value,
+) -> Vec<crate::history::diff::FieldChange> {
+    let without_server_set = |object: &serde_json::Value| {
+        let mut object = object.clone();
+        if let Some(metadata) = object
+            .get_mut("metadata")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            for field in SERVER_SET {
+                metadata.remove(field);
+            }
+        }
+        object
+    };
+    crate::history::diff::diff_values(&without_server_set(here), &without_server_set(there))
+}
+
 fn row_name(row: &DisplayRow) -> &str {
     row.cells
         .iter()
@@ -225,6 +257,32 @@ mod tests {
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "uid": uid, "resourceVersion": "1"},
         })
+    }
+
+    #[test]
+    fn a_comparison_shows_what_differs_not_what_each_server_sets() {
+        let here = serde_json::json!({
+            "metadata": {"name": "web", "uid": "a", "resourceVersion": "10", "generation": 3,
+                         "labels": {"tier": "front"}, "managedFields": [{"manager": "kubectl"}]},
+            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "web", "image": "web:1.4"}]}}},
+        });
+        let there = serde_json::json!({
+            "metadata": {"name": "web", "uid": "b", "resourceVersion": "77", "generation": 1,
+                         "labels": {"tier": "front"}},
+            "spec": {"replicas": 5, "template": {"spec": {"containers": [{"name": "web", "image": "web:1.5"}]}}},
+        });
+        let changes: Vec<String> = compare_across_clusters(&here, &there)
+            .iter()
+            .map(|change| change.describe())
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                "spec.replicas: 3 → 5",
+                "spec.template.spec.containers[name=web].image: web:1.4 → web:1.5"
+            ]
+        );
+        assert!(compare_across_clusters(&here, &here).is_empty());
     }
 
     #[test]

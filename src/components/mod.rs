@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod cheat_sheet;
+pub mod cluster_compare;
 pub mod cluster_switcher;
 pub mod code_editor;
 pub mod diagnosis;
@@ -22,6 +23,7 @@ pub mod tree;
 pub mod virtual_table;
 
 pub use cheat_sheet::CheatSheet;
+pub use cluster_compare::ClusterCompare;
 pub use cluster_switcher::ClusterSwitcher;
 pub use diagnosis::{DiagnosisPanel, HealthBadge};
 pub use event_timeline::EventTimeline;

@@ -38,6 +38,16 @@ pub async fn detect() {
     DETECTED.with(|detected| *detected.borrow_mut() = Some((entries, current)));
 }
 
+/// The page's cluster behind kube-atlas; none with one cluster.
+pub fn current_cluster() -> Option<String> {
+    DETECTED.with(|detected| {
+        detected
+            .borrow()
+            .as_ref()
+            .map(|(_, current)| current.clone())
+    })
+}
+
 /// The clusters kube-atlas serves, provided as context when it serves the page.
 #[derive(Clone, Copy)]
 pub struct Clusters {
@@ -98,4 +108,20 @@ pub fn use_clusters() -> Option<Clusters> {
 /// `/clusters/{context}`.
 pub fn api_base() -> String {
     api::base()
+}
+
+/// The object at `path` on kube-atlas's context `cluster` (its API read there, with that
+/// context's credentials); `Ok(None)` when that cluster has no such object (404).
+pub async fn read_on_cluster(
+    path: &str,
+    cluster: &str,
+) -> Result<Option<serde_json::Value>, api::ApiError> {
+    let request = api::ApiRequest::get(path).on_cluster(Some(cluster.to_string()));
+    match api::send(&request, None).await {
+        Ok(fetched) => serde_json::from_str(&fetched.body)
+            .map(Some)
+            .map_err(|e| api::ApiError::Unreachable(format!("the answer is not JSON: {e}"))),
+        Err(error) if error.code() == Some(404) => Ok(None),
+        Err(error) => Err(error),
+    }
 }

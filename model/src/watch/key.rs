@@ -94,10 +94,15 @@ impl WatchKey {
 
     /// A short label for status lines and logs (`pods in default, app=web`).
     pub fn describe(&self) -> String {
-        let mut text = match &self.cluster {
-            Some(cluster) => format!("{cluster}: {}", self.collection_path),
-            None => self.collection_path.clone(),
-        };
+        match &self.cluster {
+            Some(cluster) => format!("{cluster}: {}", self.describe_collection()),
+            None => self.describe_collection(),
+        }
+    }
+
+    /// The collection and its selectors, whichever cluster it is of (a recording's `key`).
+    pub fn describe_collection(&self) -> String {
+        let mut text = self.collection_path.clone();
         for selector in [&self.label_selector, &self.field_selector] {
             if !selector.is_empty() {
                 text.push_str(" · ");
