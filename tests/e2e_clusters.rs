@@ -152,7 +152,7 @@ async fn switch_between_clusters_and_see_one_go_away() {
     .await;
     assert_eq!(
         texts_at(&harness.driver, "table.merged-list thead th", None).await[..2],
-        ["CLUSTER".to_string(), "Name".to_string()]
+        ["CLUSTER".to_string(), "NAME".to_string()]
     );
     // A row links to its object on its own cluster.
     let link = harness
