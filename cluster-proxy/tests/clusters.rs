@@ -1,5 +1,6 @@
 //! Two real control planes (kube-apiserver v1.36, each with its own token: the admin's on
-//! one, the viewer's on the other) and the demo cluster behind one kube-atlas: each answers
+//! one, the viewer's on the other; the first also through a client certificate) and the
+//! demo cluster behind one kube-atlas: each answers
 //! through its own prefix with its own credentials, a WebSocket watch passes through, a
 //! stopped cluster is marked with why while the others go on, and a foreign page is refused.
 
@@ -24,12 +25,107 @@ fn pod_names(list: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A client CA and a certificate it signed for `cert-admin` in group `system:masters`, made
+/// with openssl in `dir`: `(ca.crt, client.crt, client.key)`.
+fn client_certificate(dir: &std::path::Path) -> (String, String, String) {
+    let path = |name: &str| dir.join(name).display().to_string();
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // A v3 certificate for client authentication: rustls refuses v1 ones.
+    let extensions = path("client.ext");
+    std::fs::write(
+        &extensions,
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+    )
+    .expect("extensions file");
+    let (ca_key, ca, key, request, cert) = (
+        path("ca.key"),
+        path("ca.crt"),
+        path("client.key"),
+        path("client.csr"),
+        path("client.crt"),
+    );
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        &ca_key,
+        "-out",
+        &ca,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=atlas-client-ca",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        &key,
+        "-out",
+        &request,
+        "-subj",
+        "/O=system:masters/CN=cert-admin",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &request,
+        "-CA",
+        &ca,
+        "-CAkey",
+        &ca_key,
+        "-CAcreateserial",
+        "-out",
+        &cert,
+        "-days",
+        "1",
+        "-extfile",
+        &extensions,
+    ]);
+    (ca, cert, key)
+}
+
 fn start_plane() -> envtest::ControlPlane {
     envtest::ControlPlane::start(envtest::Options {
         controllers: false,
         nodes: 0,
     })
     .unwrap_or_else(|e| panic!("a control plane starts: {e}"))
+}
+
+/// `kubectl auth whoami` through kube-atlas's `context`: the status and the answer.
+async fn send_review(addr: std::net::SocketAddr, context: &str) -> (u16, String) {
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let response = send(
+        addr,
+        "POST",
+        &format!("/clusters/{context}/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+        &[("origin", &origin), ("content-type", "application/json")],
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#,
+    )
+    .await;
+    let status = response.status().as_u16();
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .expect("the answer")
+        .to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
 }
 
 const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-demo"},"spec":{"containers":[{"name":"web","image":"nginx"}]}}"#;
@@ -40,9 +136,21 @@ const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-dem
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_clusters_behind_one_kube_atlas() {
-    let (mut alpha, beta) = tokio::task::spawn_blocking(|| (start_plane(), start_plane()))
-        .await
-        .expect("control planes");
+    let certificates = tempfile::tempdir().expect("certificates folder");
+    let (client_ca, client_cert, client_key) = client_certificate(certificates.path());
+    let ca_flag = format!("--client-ca-file={client_ca}");
+    let (mut alpha, beta) = tokio::task::spawn_blocking(move || {
+        let mut alpha = start_plane();
+        // alpha also takes client certificates of this CA.
+        alpha.stop_api_server();
+        alpha.add_api_server_args(&[ca_flag]);
+        alpha
+            .start_api_server()
+            .unwrap_or_else(|e| panic!("kube-apiserver with a client CA: {e}"));
+        (alpha, start_plane())
+    })
+    .await
+    .expect("control planes");
     let demo = demo_cluster::start(demo_cluster::Config {
         listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         controllers: false,
@@ -94,10 +202,12 @@ async fn three_clusters_behind_one_kube_atlas() {
          - name: admin\n  user:\n    token: {admin}\n\
          - name: viewer\n  user:\n    token: {viewer}\n\
          - name: nobody\n  user: {{}}\n\
+         - name: cert-admin\n  user:\n    client-certificate: {client_cert}\n    client-key: {client_key}\n\
          contexts:\n\
          - name: alpha\n  context: {{cluster: alpha, user: admin}}\n\
          - name: beta\n  context: {{cluster: beta, user: viewer}}\n\
-         - name: demo\n  context: {{cluster: demo, user: nobody}}\n",
+         - name: demo\n  context: {{cluster: demo, user: nobody}}\n\
+         - name: alpha-cert\n  context: {{cluster: alpha, user: cert-admin}}\n",
         alpha_url = alpha.server_url(),
         beta_url = beta.server_url(),
         beta_ca = beta.dir().join("certs/apiserver.crt").display(),
@@ -106,7 +216,7 @@ async fn three_clusters_behind_one_kube_atlas() {
         viewer = envtest::VIEWER_TOKEN,
     );
     let atlas = start_atlas(&kubeconfig, quick_timeouts()).await;
-    for context in ["alpha", "beta", "demo"] {
+    for context in ["alpha", "beta", "demo", "alpha-cert"] {
         let state = wait_for_state(&atlas, context, |state| {
             matches!(state, ClusterState::Connected { .. })
         })
@@ -133,7 +243,8 @@ async fn three_clusters_behind_one_kube_atlas() {
         [
             ("alpha", "connected"),
             ("beta", "connected"),
-            ("demo", "connected")
+            ("demo", "connected"),
+            ("alpha-cert", "connected")
         ]
         .map(|(name, state)| (name.to_string(), state.to_string()))
     );
@@ -143,6 +254,14 @@ async fn three_clusters_behind_one_kube_atlas() {
             .is_some_and(|version| version.starts_with("v1.36")),
         "{listed}"
     );
+    // The client certificate is who alpha-cert is: kube-apiserver says so.
+    let (status, body) = send_review(atlas.addr, "alpha-cert").await;
+    assert_eq!(status, 201, "{body}");
+    assert!(body.contains(r#""username":"cert-admin""#), "{body}");
+    assert!(body.contains("system:masters"), "{body}");
+    let (status, body) = send_review(atlas.addr, "alpha").await;
+    assert_eq!(status, 201, "{body}");
+    assert!(body.contains(r#""username":"admin""#), "{body}");
 
     // A pod created through kube-atlas, as the page would (its own origin).
     let origin = format!("http://127.0.0.1:{}", atlas.addr.port());

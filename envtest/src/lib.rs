@@ -309,6 +309,12 @@ impl ControlPlane {
         }
     }
 
+    /// Adds flags to kube-apiserver's command line, taking effect at its next
+    /// [`ControlPlane::start_api_server`] (e.g. `--client-ca-file` for client certificates).
+    pub fn add_api_server_args(&mut self, args: &[String]) {
+        self.api_server_args.extend_from_slice(args);
+    }
+
     /// Kills kube-apiserver (as a crash would: open connections drop at once); etcd and the
     /// rest keep running, so [`ControlPlane::start_api_server`] brings the same cluster back.
     pub fn stop_api_server(&mut self) {
