@@ -8,6 +8,7 @@ mod support;
 
 use std::time::Duration;
 
+use envtest::{ContextEntry, Credentials, ServerCheck};
 use futures_util::StreamExt;
 use kube_atlas_server::ClusterState;
 use support::{clusters, get, quick_timeouts, send, start_atlas, wait_for_state};
@@ -160,61 +161,46 @@ async fn three_clusters_behind_one_kube_atlas() {
     .await
     .expect("the demo cluster starts");
     for (plane, pod) in [(&alpha, "web-alpha"), (&beta, "web-beta")] {
-        // No controller manager: the service account its admission asks for is made here.
         plane
-            .kubectl_ok(&["create", "serviceaccount", "default", "--namespace=default"])
-            .unwrap_or_else(|e| panic!("the default service account: {e}"));
+            .prepare_without_controllers()
+            .unwrap_or_else(|e| panic!("pods in default: {e}"));
         plane
             .kubectl_ok(&["run", pod, "--image=nginx", "--namespace=default"])
             .unwrap_or_else(|e| panic!("kubectl run {pod}: {e}"));
     }
-    // No controller manager aggregates the `view` ClusterRole: the viewer reads pods in
-    // default through a Role of its own.
-    for args in [
-        &[
-            "create",
-            "role",
-            "pod-reader",
-            "--verb=get,list,watch",
-            "--resource=pods",
-            "--namespace=default",
-        ][..],
-        &[
-            "create",
-            "rolebinding",
-            "viewers-read-pods",
-            "--role=pod-reader",
-            "--group=viewers",
-            "--namespace=default",
-        ][..],
-    ] {
-        beta.kubectl_ok(args)
-            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"));
-    }
     // alpha: the admin's token, the server's certificate not checked; beta: the viewer's
-    // token, the server checked against its CA file; demo: no credentials.
-    let kubeconfig = format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n\
-         - name: alpha\n  cluster:\n    server: {alpha_url}\n    insecure-skip-tls-verify: true\n\
-         - name: beta\n  cluster:\n    server: {beta_url}\n    certificate-authority: {beta_ca}\n\
-         - name: demo\n  cluster:\n    server: {demo_url}\n\
-         users:\n\
-         - name: admin\n  user:\n    token: {admin}\n\
-         - name: viewer\n  user:\n    token: {viewer}\n\
-         - name: nobody\n  user: {{}}\n\
-         - name: cert-admin\n  user:\n    client-certificate: {client_cert}\n    client-key: {client_key}\n\
-         contexts:\n\
-         - name: alpha\n  context: {{cluster: alpha, user: admin}}\n\
-         - name: beta\n  context: {{cluster: beta, user: viewer}}\n\
-         - name: demo\n  context: {{cluster: demo, user: nobody}}\n\
-         - name: alpha-cert\n  context: {{cluster: alpha, user: cert-admin}}\n",
-        alpha_url = alpha.server_url(),
-        beta_url = beta.server_url(),
-        beta_ca = beta.dir().join("certs/apiserver.crt").display(),
-        demo_url = demo.url(),
-        admin = envtest::ADMIN_TOKEN,
-        viewer = envtest::VIEWER_TOKEN,
-    );
+    // token, the server checked against its CA file; demo: no credentials; alpha-cert: alpha
+    // with a client certificate.
+    let beta_ca = beta.dir().join("certs/apiserver.crt");
+    let kubeconfig = envtest::kubeconfig_of(&[
+        ContextEntry {
+            name: "alpha",
+            server: alpha.server_url(),
+            check: ServerCheck::Unchecked,
+            credentials: Credentials::Token(envtest::ADMIN_TOKEN),
+        },
+        ContextEntry {
+            name: "beta",
+            server: beta.server_url(),
+            check: ServerCheck::CaFile(&beta_ca),
+            credentials: Credentials::Token(envtest::VIEWER_TOKEN),
+        },
+        ContextEntry {
+            name: "demo",
+            server: demo.url(),
+            check: ServerCheck::Unchecked,
+            credentials: Credentials::Anonymous,
+        },
+        ContextEntry {
+            name: "alpha-cert",
+            server: alpha.server_url(),
+            check: ServerCheck::Unchecked,
+            credentials: Credentials::ClientCertificate {
+                cert: &client_cert,
+                key: &client_key,
+            },
+        },
+    ]);
     let atlas = start_atlas(&kubeconfig, quick_timeouts()).await;
     for context in ["alpha", "beta", "demo", "alpha-cert"] {
         let state = wait_for_state(&atlas, context, |state| {

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use crate::list_view::{display_row, DisplayRow, DrawnAt, ShownColumn};
+use crate::request::{decode_query_component, encode_query_component};
 use crate::watch::LiveTable;
 use crate::ResourceId;
 
@@ -105,64 +106,24 @@ pub fn choose_cluster(entries: &[ClusterEntry], asked: Option<&str>) -> Option<S
         .map(|entry| entry.name.clone())
 }
 
-/// Percent-encodes all but RFC 3986's unreserved characters (as `encodeURIComponent`, and
-/// stricter): a context name becomes one path segment or query value.
-pub fn encode_component(text: &str) -> String {
-    let mut encoded = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            encoded.push(byte as char);
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
-}
-
-/// Decodes `%XX` (and `+` as a space, as forms write it); `None` for broken escapes or
-/// bytes that are not UTF-8.
-pub fn decode_component(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'%' => {
-                let hex = text.get(index + 1..index + 3)?;
-                decoded.push(u8::from_str_radix(hex, 16).ok()?);
-                index += 3;
-            }
-            b'+' => {
-                decoded.push(b' ');
-                index += 1;
-            }
-            byte => {
-                decoded.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(decoded).ok()
-}
-
 /// The cluster a page URL's query (`location.search`, with or without its `?`) names.
 pub fn cluster_in_query(search: &str) -> Option<String> {
     search
         .trim_start_matches('?')
         .split('&')
         .find_map(|pair| pair.strip_prefix("cluster="))
-        .and_then(decode_component)
+        .map(decode_query_component)
         .filter(|name| !name.is_empty())
 }
 
 /// The query that puts the page on `cluster`.
 pub fn query_for_cluster(cluster: &str) -> String {
-    format!("?cluster={}", encode_component(cluster))
+    format!("?cluster={}", encode_query_component(cluster))
 }
 
 /// Where kube-atlas serves `cluster`'s API: every API path is appended to it.
 pub fn api_prefix(cluster: &str) -> String {
-    format!("/clusters/{}", encode_component(cluster))
+    format!("/clusters/{}", encode_query_component(cluster))
 }
 
 /// A row of a list merged across clusters: whose it is, and the row as its cluster's list
@@ -372,7 +333,9 @@ mod tests {
         );
         assert_eq!(cluster_in_query(""), None);
         assert_eq!(cluster_in_query("?cluster="), None);
-        assert_eq!(cluster_in_query("?cluster=%ZZ"), None);
+        // A broken escape is kept as written: no cluster has that name, the first connected
+        // one is shown.
+        assert_eq!(cluster_in_query("?cluster=%ZZ").as_deref(), Some("%ZZ"));
         assert_eq!(api_prefix("kind-dev/x"), "/clusters/kind-dev%2Fx");
     }
 }

@@ -392,57 +392,38 @@ impl Harness {
                 .unwrap_or_else(|e| panic!("a control plane starts: {e}"))
             };
             let (alpha, beta) = (start(), start());
-            // No controller manager: no default service account (pods ask for it), no
-            // aggregated `view` role (the viewer reads pods in default through its own).
             for plane in [&alpha, &beta] {
                 plane
-                    .kubectl_ok(&["create", "serviceaccount", "default", "--namespace=default"])
-                    .unwrap_or_else(|e| panic!("the default service account: {e}"));
-            }
-            for args in [
-                &[
-                    "create",
-                    "role",
-                    "pod-reader",
-                    "--verb=get,list,watch",
-                    "--resource=pods",
-                    "--namespace=default",
-                ][..],
-                &[
-                    "create",
-                    "rolebinding",
-                    "viewers-read-pods",
-                    "--role=pod-reader",
-                    "--group=viewers",
-                    "--namespace=default",
-                ][..],
-            ] {
-                beta.kubectl_ok(args)
-                    .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"));
+                    .prepare_without_controllers()
+                    .unwrap_or_else(|e| panic!("pods in default: {e}"));
             }
             (alpha, beta)
         })
         .await
         .expect("control planes");
-        let kubeconfig = format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n\
-             - name: alpha\n  cluster:\n    server: {alpha_url}\n    insecure-skip-tls-verify: true\n\
-             - name: beta\n  cluster:\n    server: {beta_url}\n    insecure-skip-tls-verify: true\n\
-             - name: demo\n  cluster:\n    server: {demo_url}\n\
-             users:\n\
-             - name: admin\n  user:\n    token: {admin}\n\
-             - name: viewer\n  user:\n    token: {viewer}\n\
-             - name: nobody\n  user: {{}}\n\
-             contexts:\n\
-             - name: alpha\n  context: {{cluster: alpha, user: admin}}\n\
-             - name: beta\n  context: {{cluster: beta, user: viewer}}\n\
-             - name: demo\n  context: {{cluster: demo, user: nobody}}\n",
-            alpha_url = alpha.server_url(),
-            beta_url = beta.server_url(),
-            demo_url = harness.base_url,
-            admin = envtest::ADMIN_TOKEN,
-            viewer = envtest::VIEWER_TOKEN,
-        );
+        let context = |name, server, credentials| envtest::ContextEntry {
+            name,
+            server,
+            check: envtest::ServerCheck::Unchecked,
+            credentials,
+        };
+        let kubeconfig = envtest::kubeconfig_of(&[
+            context(
+                "alpha",
+                alpha.server_url(),
+                envtest::Credentials::Token(envtest::ADMIN_TOKEN),
+            ),
+            context(
+                "beta",
+                beta.server_url(),
+                envtest::Credentials::Token(envtest::VIEWER_TOKEN),
+            ),
+            context(
+                "demo",
+                harness.base_url.clone(),
+                envtest::Credentials::Anonymous,
+            ),
+        ]);
         let config =
             kube::config::Kubeconfig::from_yaml(&kubeconfig).expect("the kubeconfig parses");
         let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
