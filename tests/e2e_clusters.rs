@@ -2,7 +2,8 @@
 //! with the admin's token, one with the viewer's) and the demo cluster behind one kube-atlas.
 //! The header's switcher names each with its state; choosing one shows its pods (the URL
 //! carries it, so a reload stays); a list merged from all three has a CLUSTER column; a
-//! cluster that stops is marked while the others stay live;
+//! pod is compared with the same pod on another cluster; a cluster that stops is marked
+//! while the others stay live;
 //! a page of another origin cannot watch through kube-atlas.
 
 #![cfg(not(target_arch = "wasm32"))]
@@ -173,6 +174,62 @@ async fn switch_between_clusters_and_see_one_go_away() {
     )
     .await;
 
+    // The same pod on two clusters, compared field by field from alpha's object page.
+    let several = harness.several();
+    for (plane, image) in [
+        (&several.alpha, "nginx:1.27"),
+        (&several.beta, "nginx:1.28"),
+    ] {
+        plane
+            .kubectl_ok(&[
+                "run",
+                "shared",
+                &format!("--image={image}"),
+                "--namespace=default",
+            ])
+            .unwrap_or_else(|e| panic!("kubectl run shared: {e}"));
+    }
+    harness
+        .open("?cluster=alpha#/obj/core/v1/pods/default/shared")
+        .await;
+    compare_with(&harness.driver, "beta").await;
+    let outcome = wait_for(&harness.driver, ".compare-summary[data-outcome=different]").await;
+    assert!(outcome
+        .text()
+        .await
+        .unwrap_or_default()
+        .contains("from alpha to beta"),);
+    let changes = texts_at(&harness.driver, ".compare-changes li", None).await;
+    assert!(
+        changes
+            .iter()
+            .any(|change| change == "spec.containers[name=shared].image: nginx:1.27 → nginx:1.28"),
+        "{changes:?}"
+    );
+    // Nothing a server sets of its own is reported as a difference.
+    assert!(
+        !changes
+            .iter()
+            .any(|change| change.starts_with("metadata.uid")
+                || change.starts_with("metadata.resourceVersion")),
+        "{changes:?}"
+    );
+    compare_with(&harness.driver, "demo").await;
+    let missing = wait_for(&harness.driver, ".compare-summary[data-outcome=missing]").await;
+    assert_eq!(
+        missing.text().await.unwrap_or_default(),
+        "demo has no such object."
+    );
+    harness
+        .open(&format!("?cluster=demo{PODS}&clusters=all"))
+        .await;
+    wait_until(
+        "every cluster's stream live again",
+        async || merged_phases(&harness.driver).await,
+        |phases| phases.iter().all(|(_, phase)| phase == "live") && phases.len() == 3,
+    )
+    .await;
+
     // alpha's API server stops: its entry and its stream say so; the others stay live.
     let several = harness.several();
     tokio::task::block_in_place(|| several.alpha.stop_api_server());
@@ -259,6 +316,36 @@ async fn switch_between_clusters_and_see_one_go_away() {
         .expect("the other origin's page");
     assert_eq!(open_watch(&harness.driver, &watch_url).await, "refused");
     harness.stop().await;
+}
+
+/// Opens the object page's comparison and chooses `cluster` in it.
+async fn compare_with(driver: &WebDriver, cluster: &str) {
+    let opened = driver
+        .execute(
+            "const d = document.querySelector('details.cluster-compare'); if (d) { d.open = true; } return !!d;",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<bool>().ok())
+        .unwrap_or_default();
+    if !opened {
+        wait_for(driver, "details.cluster-compare").await;
+        driver
+            .execute(
+                "document.querySelector('details.cluster-compare').open = true;",
+                vec![],
+            )
+            .await
+            .expect("the comparison opens");
+    }
+    let select = wait_for(driver, "select[aria-label='Compare with cluster']").await;
+    SelectElement::new(&select)
+        .await
+        .expect("a select")
+        .select_by_value(cluster)
+        .await
+        .expect("the cluster is offered");
 }
 
 /// The merged list's rows: `(cluster, name)`.
