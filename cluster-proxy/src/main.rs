@@ -39,8 +39,19 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+async fn main() -> std::process::ExitCode {
+    match run(Args::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // The reason in words (a kubeconfig that does not parse, a missing context), not a
+            // backtrace.
+            eprintln!("kube-atlas: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
     let kubeconfig = read_kubeconfigs(&args.kubeconfig).map_err(anyhow::Error::msg)?;
     let names = select_contexts(&kubeconfig, &args.context).map_err(anyhow::Error::msg)?;
     if !args.listen.ip().is_loopback() {
