@@ -331,7 +331,7 @@ fn demo_beside_kubeconfig(
         .context("a free port for the demo cluster")?
         .port();
     let demo_listen = format!("127.0.0.1:{demo_port}");
-    let demo_kubeconfig = split::target_dir().join("demo-context.kubeconfig");
+    let demo_kubeconfig = std::env::temp_dir().join("kube-atlas-demo-context.kubeconfig");
     std::fs::write(
         &demo_kubeconfig,
         format!(

@@ -100,7 +100,7 @@ pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn target_dir() -> PathBuf {
+fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target"))
