@@ -13,6 +13,18 @@ use futures_util::StreamExt;
 use kube_atlas_server::ClusterState;
 use support::{clusters, get, quick_timeouts, send, start_atlas, wait_for_state};
 
+/// The pods in `default` of `context`, listed through kube-atlas (which must answer 200).
+async fn default_pods(addr: std::net::SocketAddr, context: &str) -> Vec<String> {
+    let (status, body) = get(
+        addr,
+        &format!("/clusters/{context}/api/v1/namespaces/default/pods"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{context}: {body}");
+    pod_names(&body)
+}
+
 fn pod_names(list: &str) -> Vec<String> {
     let list: serde_json::Value = serde_json::from_str(list).expect("a pod list");
     list["items"]
@@ -267,14 +279,7 @@ async fn three_clusters_behind_one_kube_atlas() {
         ("beta", "web-beta"),
         ("demo", "web-demo"),
     ] {
-        let (status, body) = get(
-            atlas.addr,
-            &format!("/clusters/{context}/api/v1/namespaces/default/pods"),
-            &[],
-        )
-        .await;
-        assert_eq!(status, 200, "{context}: {body}");
-        assert_eq!(pod_names(&body), [pod], "{context}");
+        assert_eq!(default_pods(atlas.addr, context).await, [pod], "{context}");
     }
     // With its own credentials: beta's viewer may not list kube-system, alpha's admin may.
     let (status, body) = get(
@@ -388,14 +393,12 @@ async fn three_clusters_behind_one_kube_atlas() {
     assert_eq!(status, 502, "{body}");
     assert!(body.contains("cluster alpha: unreachable"), "{body}");
     for (context, pod) in [("beta", "web-beta"), ("demo", "web-demo")] {
-        let (status, body) = get(
-            atlas.addr,
-            &format!("/clusters/{context}/api/v1/namespaces/default/pods"),
-            &[],
-        )
-        .await;
-        assert_eq!(status, 200, "{context}: {body}");
-        assert!(pod_names(&body).contains(&pod.to_string()), "{context}");
+        assert!(
+            default_pods(atlas.addr, context)
+                .await
+                .contains(&pod.to_string()),
+            "{context}"
+        );
     }
     drop(socket);
     atlas.stop().await;
