@@ -11,7 +11,7 @@ use send_wrapper::SendWrapper;
 
 use crate::browser::now_ms;
 use crate::components::{
-    ApiTreeView, CheatSheet, Palette, QuickAccess, RecordControl, RequestLogPanel,
+    ApiTreeView, CheatSheet, ClusterSwitcher, Palette, QuickAccess, RecordControl, RequestLogPanel,
 };
 use crate::model::events::{events_api, EventApi};
 use crate::model::palette::PaletteTarget;
@@ -89,6 +89,7 @@ fn with_namespace(page: Page, namespace: Option<String>) -> Page {
 pub fn App() -> impl IntoView {
     let app_started_ms = now_ms();
     let log = request_log::install();
+    crate::state::clusters::Clusters::install();
     WatchHub::install();
     let permissions = PermissionsState::install();
     let discovery = DiscoveryState::new();
@@ -540,6 +541,7 @@ fn Header(
             </a>
             <RecordControl/>
             <span class="header-spacer"></span>
+            <ClusterSwitcher/>
             <label class="hint" for="namespace-select">"Namespace"</label>
             {move || match namespaces.get() {
                 // Namespaces cannot be listed (forbidden): the user types one.

@@ -8,5 +8,9 @@ fn main() {
         kube_atlas::browser::show_app_stopped(&info.to_string());
     }));
     kube_atlas::browser::expose_wasm_memory();
-    leptos::mount::mount_to_body(kube_atlas::App);
+    // Behind kube-atlas, the cluster is known before the first API request.
+    wasm_bindgen_futures::spawn_local(async {
+        kube_atlas::state::clusters::detect().await;
+        leptos::mount::mount_to_body(kube_atlas::App);
+    });
 }

@@ -135,6 +135,7 @@ async fn record_the_example() {
                         object: None,
                         items: None,
                         resource_version: Some(b.metadata.resource_version),
+                        cluster: None,
                     },
                     WatchEvent::Error(_) => continue,
                 };

@@ -309,6 +309,41 @@ impl ControlPlane {
         }
     }
 
+    /// What pods need on a control plane started without controllers: the `default` service
+    /// account in namespace `default` (admission asks for it); and the viewer's read of pods
+    /// there, through a Role of its own (no controller aggregates the `view` ClusterRole).
+    pub fn prepare_without_controllers(&self) -> Result<(), String> {
+        let steps: [&[&str]; 3] = [
+            &["create", "serviceaccount", "default", "--namespace=default"],
+            &[
+                "create",
+                "role",
+                "pod-reader",
+                "--verb=get,list,watch",
+                "--resource=pods",
+                "--namespace=default",
+            ],
+            &[
+                "create",
+                "rolebinding",
+                "viewers-read-pods",
+                "--role=pod-reader",
+                "--group=viewers",
+                "--namespace=default",
+            ],
+        ];
+        for args in steps {
+            self.kubectl_ok(args)?;
+        }
+        Ok(())
+    }
+
+    /// Adds flags to kube-apiserver's command line, taking effect at its next
+    /// [`ControlPlane::start_api_server`] (e.g. `--client-ca-file` for client certificates).
+    pub fn add_api_server_args(&mut self, args: &[String]) {
+        self.api_server_args.extend_from_slice(args);
+    }
+
     /// Kills kube-apiserver (as a crash would: open connections drop at once); etcd and the
     /// rest keep running, so [`ControlPlane::start_api_server`] brings the same cluster back.
     pub fn stop_api_server(&mut self) {
@@ -559,4 +594,61 @@ impl Drop for KubectlProxy {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// How a kubeconfig context checks its server's certificate.
+pub enum ServerCheck<'a> {
+    /// `insecure-skip-tls-verify` (or plain HTTP).
+    Unchecked,
+    /// Against a CA file (`certificate-authority`).
+    CaFile(&'a Path),
+}
+
+/// Who a kubeconfig context is.
+pub enum Credentials<'a> {
+    Anonymous,
+    Token(&'a str),
+    ClientCertificate { cert: &'a str, key: &'a str },
+}
+
+/// One context of [`kubeconfig_of`]: its cluster and user entries are named after it.
+pub struct ContextEntry<'a> {
+    pub name: &'a str,
+    pub server: String,
+    pub check: ServerCheck<'a>,
+    pub credentials: Credentials<'a>,
+}
+
+/// A kubeconfig of several contexts, as a user's kubeconfig holds several clusters.
+pub fn kubeconfig_of(contexts: &[ContextEntry]) -> String {
+    let mut clusters = String::new();
+    let mut users = String::new();
+    let mut named = String::new();
+    for context in contexts {
+        let name = context.name;
+        clusters.push_str(&format!(
+            "- name: {name}\n  cluster:\n    server: {}\n",
+            context.server
+        ));
+        match context.check {
+            ServerCheck::Unchecked if context.server.starts_with("https:") => {
+                clusters.push_str("    insecure-skip-tls-verify: true\n")
+            }
+            ServerCheck::Unchecked => {}
+            ServerCheck::CaFile(ca) => {
+                clusters.push_str(&format!("    certificate-authority: {}\n", ca.display()))
+            }
+        }
+        users.push_str(&match context.credentials {
+            Credentials::Anonymous => format!("- name: {name}\n  user: {{}}\n"),
+            Credentials::Token(token) => format!("- name: {name}\n  user:\n    token: {token}\n"),
+            Credentials::ClientCertificate { cert, key } => format!(
+                "- name: {name}\n  user:\n    client-certificate: {cert}\n    client-key: {key}\n"
+            ),
+        });
+        named.push_str(&format!(
+            "- name: {name}\n  context: {{cluster: {name}, user: {name}}}\n"
+        ));
+    }
+    format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{named}")
 }

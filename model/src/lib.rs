@@ -6,6 +6,7 @@
 
 pub mod age;
 pub mod clock;
+pub mod clusters;
 pub mod diagnosis;
 pub mod discovery;
 pub mod edit;

@@ -114,6 +114,9 @@ pub struct ApiRequest {
     /// Extra headers (e.g. `If-None-Match`).
     pub headers: Vec<(String, String)>,
     pub body: Option<String>,
+    /// The kube-atlas context it goes to when not the page's own (a list merged across
+    /// clusters); `None`: the page's cluster, or the only one.
+    pub cluster: Option<String>,
 }
 
 impl ApiRequest {
@@ -130,7 +133,14 @@ impl ApiRequest {
             accept: JSON.to_string(),
             headers: Vec::new(),
             body,
+            cluster: None,
         }
+    }
+
+    /// The same request, to kube-atlas's context `cluster`.
+    pub fn on_cluster(mut self, cluster: Option<String>) -> ApiRequest {
+        self.cluster = cluster;
+        self
     }
 
     pub fn get(path: &str) -> ApiRequest {

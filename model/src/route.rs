@@ -178,6 +178,8 @@ pub struct ListRoute {
     pub filter: String,
     /// Only rows whose health is not OK.
     pub unhealthy: bool,
+    /// Behind kube-atlas: the same list from every cluster, merged (`clusters=all`).
+    pub all_clusters: bool,
 }
 
 impl ListRoute {
@@ -190,6 +192,7 @@ impl ListRoute {
             sort: None,
             wide: false,
             unhealthy: false,
+            all_clusters: false,
             filter: String::new(),
         }
     }
@@ -348,6 +351,7 @@ fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
             "sort" => route.sort = SortSpec::from_param(&value),
             "wide" => route.wide = matches!(value.as_str(), "1" | "true"),
             "unhealthy" => route.unhealthy = matches!(value.as_str(), "1" | "true"),
+            "clusters" => route.all_clusters = value == "all",
             "q" => route.filter = value,
             _ => {}
         }
@@ -470,6 +474,11 @@ impl Page {
                 push_param(&mut out, "sort", sort.as_deref().unwrap_or_default());
                 push_param(&mut out, "wide", if list.wide { "1" } else { "" });
                 push_param(&mut out, "unhealthy", if list.unhealthy { "1" } else { "" });
+                push_param(
+                    &mut out,
+                    "clusters",
+                    if list.all_clusters { "all" } else { "" },
+                );
                 push_param(&mut out, "q", &list.filter);
                 out
             }
@@ -618,6 +627,7 @@ mod tests {
         list.sort = Some(SortSpec::descending("Up-to-date"));
         list.wide = true;
         list.unhealthy = true;
+        list.all_clusters = true;
         list.filter = "web 1/1 & #x ?y=z %41 + ü".into();
         let page = Page::ResourceList(list);
         let hash = page.to_hash();
@@ -628,7 +638,7 @@ mod tests {
             "{hash}"
         );
         assert!(
-            hash.contains("&sort=-Up-to-date&wide=1&unhealthy=1&q="),
+            hash.contains("&sort=-Up-to-date&wide=1&unhealthy=1&clusters=all&q="),
             "{hash}"
         );
         // One `#`, one `?`: nothing in the values can end the fragment or start a new query.

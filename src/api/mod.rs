@@ -66,6 +66,31 @@ thread_local! {
     static OBSERVER: RefCell<Option<Rc<dyn RequestObserver>>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    // Where the page's cluster's API is: "" same-origin (kubectl proxy, the demo cluster),
+    // `/clusters/{context}` behind kube-atlas. Set once, before the app mounts.
+    static BASE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Puts every API path of the page under `prefix` (see [`crate::model::clusters::api_prefix`]).
+pub fn set_base(prefix: String) {
+    BASE.with(|base| *base.borrow_mut() = prefix);
+}
+
+/// The prefix of the page's cluster's API paths ("" when the page has one cluster).
+pub fn base() -> String {
+    BASE.with(|base| base.borrow().clone())
+}
+
+/// The path (and query) the browser asks for `request`: under its cluster's prefix.
+pub fn full_url(request: &ApiRequest) -> String {
+    let prefix = match &request.cluster {
+        Some(cluster) => crate::model::clusters::api_prefix(cluster),
+        None => base(),
+    };
+    format!("{prefix}{}", request.url())
+}
+
 pub fn set_observer(observer: Rc<dyn RequestObserver>) {
     OBSERVER.with(|slot| *slot.borrow_mut() = Some(observer));
 }
@@ -155,7 +180,7 @@ pub(crate) async fn open(
     request: &ApiRequest,
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<gloo_net::http::Response, NoAnswer> {
-    let url = request.url();
+    let url = full_url(request);
     let mut builder = RequestBuilder::new(&url)
         .method(method_of(request.verb))
         .header("Accept", &request.accept);
@@ -275,6 +300,21 @@ async fn send_once(
         });
     }
     Err((ApiError::from_response(status, &body), retry_after))
+}
+
+/// kube-atlas's list of clusters (`GET /clusters`), read as it is: `None` where no kube-atlas
+/// answers (kubectl proxy, the demo cluster). Not in the request log: it is the server's own
+/// state, asked every few seconds, not an API request.
+pub async fn cluster_list() -> Option<Vec<crate::model::clusters::ClusterEntry>> {
+    let response = RequestBuilder::new("/clusters")
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .ok()?;
+    if response.status() != 200 {
+        return None;
+    }
+    crate::model::clusters::parse_cluster_list(&response.text().await.ok()?)
 }
 
 /// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.

@@ -49,7 +49,7 @@ impl WatchSocket {
             bytes: 0,
             error: None,
         };
-        let url = websocket_url(&request.url())
+        let url = websocket_url(&super::full_url(request))
             .ok_or_else(|| ApiError::Unreachable("no browser location".into()))?;
         match WebSocket::open(&url) {
             Ok(socket) => {

@@ -133,7 +133,8 @@ fn explorer_view(
         Some(n) => NamespaceArg::Named(n.as_str()),
         None => NamespaceArg::All,
     };
-    let origin = page_origin();
+    // Behind kube-atlas, the page's cluster's API is under its prefix.
+    let origin = format!("{}{}", page_origin(), crate::state::clusters::api_base());
     let gv = r.api_version();
     let collection = r.collection_path(ns).template();
     let scope = if res.namespaced {

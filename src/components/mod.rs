@@ -2,11 +2,14 @@
 
 pub mod charts;
 pub mod cheat_sheet;
+pub mod cluster_compare;
+pub mod cluster_switcher;
 pub mod code_editor;
 pub mod diagnosis;
 pub mod event_timeline;
 pub mod explorer;
 pub mod history;
+pub mod merged_list;
 pub mod object_actions;
 pub mod object_editor;
 pub mod palette;
@@ -20,10 +23,13 @@ pub mod tree;
 pub mod virtual_table;
 
 pub use cheat_sheet::CheatSheet;
+pub use cluster_compare::ClusterCompare;
+pub use cluster_switcher::ClusterSwitcher;
 pub use diagnosis::{DiagnosisPanel, HealthBadge};
 pub use event_timeline::EventTimeline;
 pub use explorer::{Copyable, ResourceExplorer};
 pub use history::{ActivityView, BlameView, RecordControl, TimelineView};
+pub use merged_list::MergedList;
 pub use palette::Palette;
 pub use permissions::{use_denial, DenialReason, ForbiddenNotice};
 pub use pod_logs::PodLogs;

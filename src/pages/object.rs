@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::components::object_actions::{DeleteAction, MetadataEditor, ScaleAction};
 use crate::components::object_editor::ObjectEditor;
-use crate::components::{use_denial, ForbiddenNotice};
+use crate::components::{use_denial, ClusterCompare, ForbiddenNotice};
 use crate::components::{
     ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, RolloutView,
     StreamStatusLine, TimelineView,
@@ -259,10 +259,11 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 {identity.namespace.clone().map(|ns| format!(" · namespace {ns}"))}
             </p>
             <h1>{identity.name.clone()}</h1>
-            <p class="mono">{path}</p>
+            <p class="mono">{path.clone()}</p>
             <StreamStatusLine live=state.live.clone() clock=clock/>
             <ForbiddenNotice status=state.live.status.clone() namespaced=identity.namespace.is_some()/>
             {actions}
+            <ClusterCompare path=path.clone() object=state.object/>
             {terminating_note}
             {deleted_note}
             <nav class="tabs" role="tablist" aria-label="Object views">{tab_links}</nav>

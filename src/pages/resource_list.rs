@@ -7,7 +7,9 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::{use_denial, ForbiddenNotice, HealthBadge, StreamStatusLine, VirtualTable};
+use crate::components::{
+    use_denial, ForbiddenNotice, HealthBadge, MergedList, StreamStatusLine, VirtualTable,
+};
 use crate::model::diagnosis::Health;
 use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
 use crate::model::permissions::{Question, Scope};
@@ -17,6 +19,7 @@ use crate::model::table::{DecodeOptions, SortSpec, TableSource};
 use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
 use crate::model::{mapping::NamespaceArg, ResourceId};
 use crate::state::clock::use_clock;
+use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
 use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
@@ -29,6 +32,8 @@ pub struct ListIdentity {
     pub namespace: Option<String>,
     pub label_selector: String,
     pub field_selector: String,
+    /// Merged from every cluster behind kube-atlas.
+    pub all_clusters: bool,
 }
 
 impl ListIdentity {
@@ -38,6 +43,7 @@ impl ListIdentity {
             namespace: route.namespace.clone(),
             label_selector: route.label_selector.clone(),
             field_selector: route.field_selector.clone(),
+            all_clusters: route.all_clusters,
         }
     }
 }
@@ -84,17 +90,15 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
     }
     let label_error = parse_label_selector(&identity.label_selector).err();
     let field_error = parse_field_selector(&identity.field_selector).err();
-    let state = (label_error.is_none() && field_error.is_none()).then(|| {
-        let key = WatchKey::new(path.clone(), Output::Table)
-            .with_labels(identity.label_selector.clone())
-            .with_fields(identity.field_selector.clone());
-        use_watch_table(
-            key,
-            DecodeOptions {
-                show_namespace: namespaced && identity.namespace.is_none(),
-            },
-        )
-    });
+    let key = WatchKey::new(path.clone(), Output::Table)
+        .with_labels(identity.label_selector.clone())
+        .with_fields(identity.field_selector.clone());
+    let options = DecodeOptions {
+        show_namespace: namespaced && identity.namespace.is_none(),
+    };
+    let merged = identity.all_clusters && use_clusters().is_some();
+    let selectors_valid = label_error.is_none() && field_error.is_none();
+    let state = (selectors_valid && !merged).then(|| use_watch_table(key.clone(), options));
     let scope = match (&identity.namespace, namespaced) {
         (_, false) => "cluster-scoped".to_string(),
         (Some(ns), true) => format!("namespace {ns}"),
@@ -142,6 +146,10 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
             <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
             {match state {
                 Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced/> }.into_any(),
+                None if merged && selectors_valid => view! {
+                    <MergedList key=key options=options resource=identity.resource.clone()/>
+                }
+                .into_any(),
                 None => view! {
                     <p class="list-status">"Nothing was requested: fix the selector above."</p>
                 }
@@ -247,6 +255,23 @@ fn ListToolbar(
                 />
                 "Only unhealthy"
             </label>
+            {use_clusters().map(|_| view! {
+                <label class="check" title="The same list from every cluster kube-atlas serves, with a CLUSTER column">
+                    <input
+                        type="checkbox"
+                        aria-label="All clusters"
+                        prop:checked=move || current().is_some_and(|r| r.all_clusters)
+                        on:change=move |e| {
+                            let all = event_target_checked(&e);
+                            if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                                route.all_clusters = all;
+                                navigation.go(Page::ResourceList(route));
+                            }
+                        }
+                    />
+                    "All clusters"
+                </label>
+            })}
         </div>
     }
 }

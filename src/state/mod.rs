@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod clock;
+pub mod clusters;
 pub mod discovery;
 pub mod edit;
 pub mod edit_session;

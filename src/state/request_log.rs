@@ -56,7 +56,8 @@ pub struct RequestLogView {
 impl RequestLogView {
     /// Opens the log on the requests of one collection (a live view's "Requests").
     pub fn show_only(&self, path: String) {
-        self.path_filter.set(Some(path));
+        // Logged paths carry the page's cluster prefix (behind kube-atlas).
+        self.path_filter.set(Some(format!("{}{path}", api::base())));
         self.open.set(true);
     }
 }
@@ -131,7 +132,7 @@ impl RequestObserver for RequestLog {
         let record = RequestRecord {
             id,
             method: request.method().to_string(),
-            path: request.url(),
+            path: api::full_url(request),
             status: None,
             duration_ms: 0.0,
             bytes: 0,

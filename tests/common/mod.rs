@@ -30,7 +30,19 @@ struct RealCluster {
     _scratch: tempfile::TempDir,
 }
 
+/// Two real control planes (`alpha` with the admin's token, `beta` with the viewer's, who
+/// may read pods in `default`) and the demo cluster (`demo`, the harness's own) behind one
+/// kube-atlas serving dist/.
+pub struct SeveralClusters {
+    // Dropped first: kube-atlas goes before the servers it proxies to.
+    pub atlas: kube_atlas_server::RunningServer,
+    pub alpha: envtest::ControlPlane,
+    pub beta: envtest::ControlPlane,
+}
+
 pub struct Harness {
+    /// Behind kube-atlas ([`Harness::start_several`]).
+    several: Option<SeveralClusters>,
     /// The browser's session folder (its profile and temporary files), unique per browser: on
     /// a failed test, chromedriver is killed without a WebDriver quit, and the profile path
     /// finds the orphaned Chromium.
@@ -219,6 +231,7 @@ impl Harness {
         .expect("demo cluster starts");
         let (driver, chromedriver, profile_dir) = start_browser(dark).await;
         Harness {
+            several: None,
             profile_dir,
             base_url: cluster.url(),
             ui_url: format!("{}/", cluster.url()),
@@ -283,6 +296,7 @@ impl Harness {
         .expect("control plane start");
         let (driver, chromedriver, profile_dir) = start_browser(false).await;
         Harness {
+            several: None,
             profile_dir,
             base_url: real.proxy.url(),
             ui_url: format!("{}/ui/", real.proxy.url()),
@@ -373,6 +387,86 @@ impl Harness {
         harness
     }
 
+    /// Two real control planes and the demo cluster behind one kube-atlas serving dist/; the
+    /// browser opens kube-atlas ([`Harness::url`] is its `/`), the harness's own client is the
+    /// demo cluster's.
+    pub async fn start_several() -> Harness {
+        let mut harness = Self::start_cluster(
+            demo_cluster::Config {
+                controllers: false,
+                empty: true,
+                ..Default::default()
+            },
+            false,
+        )
+        .await;
+        let (alpha, beta) = tokio::task::spawn_blocking(|| {
+            let start = || {
+                envtest::ControlPlane::start(envtest::Options {
+                    controllers: false,
+                    nodes: 0,
+                })
+                .unwrap_or_else(|e| panic!("a control plane starts: {e}"))
+            };
+            let (alpha, beta) = (start(), start());
+            for plane in [&alpha, &beta] {
+                plane
+                    .prepare_without_controllers()
+                    .unwrap_or_else(|e| panic!("pods in default: {e}"));
+            }
+            (alpha, beta)
+        })
+        .await
+        .expect("control planes");
+        let context = |name, server, credentials| envtest::ContextEntry {
+            name,
+            server,
+            check: envtest::ServerCheck::Unchecked,
+            credentials,
+        };
+        let kubeconfig = envtest::kubeconfig_of(&[
+            context(
+                "alpha",
+                alpha.server_url(),
+                envtest::Credentials::Token(envtest::ADMIN_TOKEN),
+            ),
+            context(
+                "beta",
+                beta.server_url(),
+                envtest::Credentials::Token(envtest::VIEWER_TOKEN),
+            ),
+            context(
+                "demo",
+                harness.base_url.clone(),
+                envtest::Credentials::Anonymous,
+            ),
+        ]);
+        let config =
+            kube::config::Kubeconfig::from_yaml(&kubeconfig).expect("the kubeconfig parses");
+        let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
+        let atlas = kube_atlas_server::start(
+            kube_atlas_server::Contexts::new(config, names, kube_atlas_server::Timeouts::default()),
+            kube_atlas_server::ServerConfig {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                www: Some(dist_dir()),
+                probe_interval: Duration::from_secs(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("kube-atlas starts");
+        harness.ui_url = format!("{}/", atlas.url());
+        harness.several = Some(SeveralClusters { atlas, alpha, beta });
+        harness
+    }
+
+    /// The clusters behind kube-atlas ([`Harness::start_several`]).
+    pub fn several(&mut self) -> &mut SeveralClusters {
+        self.several
+            .as_mut()
+            .expect("started with Harness::start_several")
+    }
+
     /// The real control plane (restart its API server, run kubectl as the admin); None on the
     /// demo cluster.
     pub fn control_plane(&mut self) -> Option<&mut envtest::ControlPlane> {
@@ -440,6 +534,13 @@ impl Harness {
             .quit()
             .await
             .expect("the browser session ends cleanly");
+        // kube-atlas first: its streams to the demo cluster end before the demo cluster does.
+        if let Some(several) = self.several.take() {
+            several.atlas.stop().await;
+            tokio::task::spawn_blocking(move || drop((several.alpha, several.beta)))
+                .await
+                .expect("the control planes stop");
+        }
         if let Some(cluster) = self.cluster.take() {
             cluster
                 .shutdown()

@@ -253,11 +253,20 @@ const PASSED_WITH_VALUE: [&str; 9] = [
 pub fn demo(args: &[String]) -> Result<()> {
     let mut listen = "127.0.0.1:8001".to_string();
     let mut passthrough: Vec<String> = Vec::new();
+    // `--clusters`: the demo cluster as one more context beside a kubeconfig's, behind
+    // kube-atlas; `--kubeconfig F` (repeatable) names that kubeconfig.
+    let mut clusters = false;
+    let mut kubeconfigs: Vec<String> = Vec::new();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--listen" => {
                 listen = iter.next().context("--listen needs an address")?.clone();
+            }
+            "--clusters" => clusters = true,
+            "--kubeconfig" => {
+                clusters = true;
+                kubeconfigs.push(iter.next().context("--kubeconfig needs a file")?.clone());
             }
             "--speed" => {
                 passthrough.push(arg.clone());
@@ -274,11 +283,15 @@ pub fn demo(args: &[String]) -> Result<()> {
             other => bail!(
                 "unknown demo option `{other}` (use --listen ADDR, --speed F, --empty, \
                  --pods N, --crds N, --churn R, --seed S, --event-ttl D, --chaos SPEC, \
-                 --token-auth-file PATH, --tls-cert-file PATH, --tls-private-key-file PATH)"
+                 --token-auth-file PATH, --tls-cert-file PATH, --tls-private-key-file PATH, \
+                 --clusters, --kubeconfig FILE)"
             ),
         }
     }
     release_ui()?;
+    if clusters {
+        return demo_beside_kubeconfig(&listen, &kubeconfigs, &passthrough);
+    }
     cmd::run(cmd::command("cargo").args(["build", "--quiet", "-p", "demo-cluster"]))?;
     println!("xtask: Kube Atlas on the demo cluster: http://{listen}/  (Ctrl-C stops)");
     let mut child = cmd::command("cargo")
@@ -293,6 +306,89 @@ pub fn demo(args: &[String]) -> Result<()> {
     let status = child.wait()?;
     if !status.success() && status.code().is_some() {
         bail!("demo cluster exited with {status}");
+    }
+    Ok(())
+}
+
+/// `cargo xtask demo --clusters`: the demo cluster on a free loopback port as the context
+/// `demo`, beside every context of the user's kubeconfig (`--kubeconfig`, else KUBECONFIG or
+/// ~/.kube/config when there is one), all behind one kube-atlas on `listen`.
+fn demo_beside_kubeconfig(
+    listen: &str,
+    kubeconfigs: &[String],
+    passthrough: &[String],
+) -> Result<()> {
+    cmd::run(cmd::command("cargo").args([
+        "build",
+        "--quiet",
+        "-p",
+        "demo-cluster",
+        "-p",
+        "kube-atlas-server",
+    ]))?;
+    let demo_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .context("a free port for the demo cluster")?
+        .port();
+    let demo_listen = format!("127.0.0.1:{demo_port}");
+    let demo_kubeconfig = std::env::temp_dir().join("kube-atlas-demo-context.kubeconfig");
+    std::fs::write(
+        &demo_kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster:\n    server: http://{demo_listen}\n\
+             users:\n- name: demo\n  user: {{}}\n\
+             contexts:\n- name: demo\n  context: {{cluster: demo, user: demo}}\n"
+        ),
+    )
+    .with_context(|| format!("writing {}", demo_kubeconfig.display()))?;
+    let mut files: Vec<String> = kubeconfigs.to_vec();
+    if files.is_empty() {
+        let default = std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".kube/config"));
+        match std::env::var("KUBECONFIG") {
+            Ok(value) if !value.is_empty() => {
+                files.extend(std::env::split_paths(&value).map(|path| path.display().to_string()))
+            }
+            _ => files.extend(
+                default
+                    .filter(|path| path.is_file())
+                    .map(|path| path.display().to_string()),
+            ),
+        }
+    }
+    files.push(demo_kubeconfig.display().to_string());
+    let mut demo = cmd::command("cargo")
+        .args(["run", "--quiet", "-p", "demo-cluster", "--"])
+        .args(["--listen", &demo_listen])
+        .args(passthrough)
+        .spawn()
+        .context("starting the demo cluster")?;
+    println!(
+        "xtask: Kube Atlas for {} and the demo cluster: http://{listen}/  (Ctrl-C stops)",
+        files[..files.len() - 1].join(", ")
+    );
+    let mut atlas = cmd::command("cargo");
+    atlas.args([
+        "run",
+        "--quiet",
+        "-p",
+        "kube-atlas-server",
+        "--bin",
+        "kube-atlas",
+        "--",
+    ]);
+    for file in &files {
+        atlas.args(["--kubeconfig", file]);
+    }
+    let mut atlas = atlas
+        .args(["--listen", listen, "--www", DIST])
+        .spawn()
+        .context("starting kube-atlas")?;
+    ctrlc::set_handler(|| {}).context("installing the Ctrl-C handler")?;
+    let status = atlas.wait()?;
+    let _ = demo.kill();
+    let _ = demo.wait();
+    if !status.success() && status.code().is_some() {
+        bail!("kube-atlas exited with {status}");
     }
     Ok(())
 }

@@ -29,6 +29,9 @@ commands:
                               build, then serve the UI and the demo cluster on one origin;
                               --pods/--crds/--churn: load mode (a big, busy cluster);
                               --token-auth-file: RBAC for token users (see demo-cluster/README.md)
+  demo --clusters [--kubeconfig F]...
+                              the demo cluster as one more context beside the kubeconfig's
+                              (default: KUBECONFIG or ~/.kube/config), all behind kube-atlas
   test                        fmt, clippy, native tests, browser component tests, e2e tests,
                               the benchmarks in quick mode
                               (their screenshots go to target/screenshots)

@@ -31,9 +31,9 @@ const WASM_OPT_FLAGS: [&str; 5] = [
 ];
 
 /// Replaces Trunk's single module in `dist` with the split one. `glue_stem` is the name of
-/// Trunk's JS glue without `.js` (`kube-atlas-<hash>`), which keeps its name.
+/// Trunk's JS glue without `.js` (`kube-atlas-app-<hash>`), which keeps its name.
 pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
-    let linked = target_dir().join("wasm32-unknown-unknown/release/kube-atlas.wasm");
+    let linked = target_dir().join("wasm32-unknown-unknown/release/kube-atlas-app.wasm");
     let input = std::fs::read(&linked).with_context(|| format!("reading {}", linked.display()))?;
     let work = target_dir().join("split");
     if work.exists() {

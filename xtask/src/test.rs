@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 14] = [
+const E2E_TARGETS: [&str; 15] = [
     "e2e",
     "e2e_browse",
     "e2e_logs",
@@ -156,6 +156,7 @@ const E2E_TARGETS: [&str; 14] = [
     "e2e_a11y",
     "e2e_chaos",
     "e2e_overview",
+    "e2e_clusters",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to

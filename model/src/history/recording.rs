@@ -8,6 +8,9 @@
 //!   initial list, with `"items"`), `RELIST` (a relist that replaced everything, with
 //!   `"items"`) or `BOOKMARK` (with `"resourceVersion"`).
 //!
+//! Behind kube-atlas each line also names its cluster (`"cluster": "<context>"`), so the
+//! same collection of two clusters replays as two.
+//!
 //! Unknown fields are ignored and unknown types skipped, so later versions can add to it.
 //! A line that is not JSON stops the reading with its line number.
 
@@ -60,9 +63,26 @@ pub struct Record {
         skip_serializing_if = "Option::is_none"
     )]
     pub resource_version: Option<String>,
+    /// The kube-atlas context the watch was of; none with one cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
 }
 
 impl Record {
+    /// The same record, of kube-atlas's context `cluster`.
+    pub fn on_cluster(mut self, cluster: Option<String>) -> Record {
+        self.cluster = cluster;
+        self
+    }
+
+    /// Which replayed store it goes to: its key, apart per cluster.
+    pub fn store_key(&self) -> String {
+        match &self.cluster {
+            Some(cluster) => format!("{cluster}: {}", self.key),
+            None => self.key.clone(),
+        }
+    }
+
     /// The store change it replays as (None for bookmarks).
     pub fn store_change(&self) -> Option<StoreChange> {
         match self.record_type {
@@ -91,6 +111,7 @@ impl Record {
             object,
             items,
             resource_version: None,
+            cluster: None,
         }
     }
 }
@@ -163,7 +184,7 @@ impl Recording {
         for record in self.records.iter().take_while(|r| r.t <= until_ms) {
             if let Some(change) = record.store_change() {
                 stores
-                    .entry(record.key.clone())
+                    .entry(record.store_key())
                     .or_default()
                     .apply(&change, start_ms + record.t);
             }
@@ -254,7 +275,7 @@ impl Player {
         };
         if let Some(change) = record.store_change() {
             self.stores
-                .entry(record.key.clone())
+                .entry(record.store_key())
                 .or_default()
                 .apply(&change, self.start_ms + record.t);
         }
@@ -292,6 +313,7 @@ mod tests {
                     object: None,
                     items: None,
                     resource_version: Some("3".into()),
+                    cluster: None,
                 },
                 Record::of_change(900.0, key, &StoreChange::Delete(cm(4, "y")), false),
             ],
@@ -311,6 +333,43 @@ mod tests {
         let all = parsed.replay(f64::INFINITY, 0.0);
         assert!(all[key].timeline("u").is_some_and(|t| t.deleted));
         assert_eq!(parsed.played(600.0), 3);
+    }
+
+    #[test]
+    fn each_line_keeps_its_cluster_and_two_clusters_replay_apart() {
+        let key = "/api/v1/namespaces/demo/configmaps";
+        let recording = Recording {
+            header: Some(Header {
+                version: 1,
+                started_at: "2026-11-26T05:00:00Z".into(),
+                note: String::new(),
+            }),
+            records: vec![
+                Record::of_change(0.0, key, &StoreChange::Append(vec![cm(1, "x")]), false)
+                    .on_cluster(Some("alpha".into())),
+                Record::of_change(10.0, key, &StoreChange::Append(vec![cm(1, "z")]), false)
+                    .on_cluster(Some("beta".into())),
+            ],
+        };
+        let text = recording.to_jsonl();
+        assert!(
+            text.lines()
+                .nth(1)
+                .is_some_and(|line| line.contains(r#""cluster":"alpha""#)),
+            "{text}"
+        );
+        let parsed = Recording::parse(&text).expect("parses");
+        assert_eq!(parsed, recording);
+        let stores = parsed.replay(f64::INFINITY, 0.0);
+        assert_eq!(
+            stores.keys().cloned().collect::<Vec<_>>(),
+            [format!("alpha: {key}"), format!("beta: {key}")]
+        );
+        // A line without a cluster (one cluster, or an older recording) replays as before.
+        assert_eq!(
+            Record::of_change(0.0, key, &StoreChange::Append(vec![]), false).store_key(),
+            key
+        );
     }
 
     #[test]

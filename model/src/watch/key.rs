@@ -64,6 +64,9 @@ pub struct WatchKey {
     pub label_selector: String,
     pub field_selector: String,
     pub output: Output,
+    /// Behind kube-atlas, the context it is of when not the page's own (a list merged across
+    /// clusters): the same collection of two clusters is two streams.
+    pub cluster: Option<String>,
 }
 
 impl WatchKey {
@@ -73,7 +76,14 @@ impl WatchKey {
             label_selector: String::new(),
             field_selector: String::new(),
             output,
+            cluster: None,
         }
+    }
+
+    /// The same collection in kube-atlas's context `cluster`.
+    pub fn on_cluster(mut self, cluster: Option<String>) -> WatchKey {
+        self.cluster = cluster;
+        self
     }
 
     pub fn with_labels(mut self, selector: impl Into<String>) -> WatchKey {
@@ -88,6 +98,14 @@ impl WatchKey {
 
     /// A short label for status lines and logs (`pods in default, app=web`).
     pub fn describe(&self) -> String {
+        match &self.cluster {
+            Some(cluster) => format!("{cluster}: {}", self.describe_collection()),
+            None => self.describe_collection(),
+        }
+    }
+
+    /// The collection and its selectors, whichever cluster it is of (a recording's `key`).
+    pub fn describe_collection(&self) -> String {
         let mut text = self.collection_path.clone();
         for selector in [&self.label_selector, &self.field_selector] {
             if !selector.is_empty() {
@@ -102,6 +120,7 @@ impl WatchKey {
         request
             .query("labelSelector", &self.label_selector)
             .query("fieldSelector", &self.field_selector)
+            .on_cluster(self.cluster.clone())
     }
 
     /// One page of the list: the first (`continue_token` None) is read at the latest

@@ -9,7 +9,7 @@ use super::WatchHub;
 use crate::browser::now_ms;
 use crate::model::history::recording::{Header, FORMAT_VERSION};
 use crate::model::history::{Record, Recording};
-use crate::model::watch::StoreChange;
+use crate::model::watch::{StoreChange, WatchKey};
 
 /// The recording in progress, shared by every stream.
 pub(super) type Recorder = Rc<RefCell<Option<ActiveRecording>>>;
@@ -18,6 +18,14 @@ pub(super) type Recorder = Rc<RefCell<Option<ActiveRecording>>>;
 pub struct ActiveRecording {
     pub started_ms: f64,
     pub recording: Recording,
+}
+
+/// The cluster a stream's records name: its own, else the page's (behind kube-atlas); none
+/// with one cluster.
+pub(super) fn recorded_cluster(key: &WatchKey) -> Option<String> {
+    key.cluster
+        .clone()
+        .or_else(crate::state::clusters::current_cluster)
 }
 
 impl WatchHub {
@@ -35,13 +43,16 @@ impl WatchHub {
         };
         for stream in self.streams() {
             if let Some(items) = stream.objects_for_recording() {
-                let key = stream.key().describe();
-                recording.records.push(Record::of_change(
-                    0.0,
-                    &key,
-                    &StoreChange::Append(items),
-                    false,
-                ));
+                let key = stream.key();
+                recording.records.push(
+                    Record::of_change(
+                        0.0,
+                        &key.describe_collection(),
+                        &StoreChange::Append(items),
+                        false,
+                    )
+                    .on_cluster(recorded_cluster(&key)),
+                );
             }
         }
         let recorder = self.inner.with_value(|inner| Rc::clone(&inner.recorder));

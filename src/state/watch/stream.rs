@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::channel::oneshot;
 use leptos::prelude::*;
 
-use super::recording::Recorder;
+use super::recording::{recorded_cluster, Recorder};
 use super::{HubInner, StreamTransport, Streams};
 use crate::browser::{document_hidden, monotonic_now, now_ms, wall_now};
 use crate::model::history::{HistoryStore, Record, RecordType};
@@ -163,9 +163,14 @@ impl<S: StreamStore> KeyStream<S> {
             return;
         };
         let t = now_ms() - active.started_ms;
-        let key = self.watcher.borrow().key().describe();
+        let (key, cluster) = {
+            let watcher = self.watcher.borrow();
+            let key = watcher.key();
+            (key.describe_collection(), recorded_cluster(key))
+        };
         for change in changes {
-            let record = Record::of_change(t, &key, change, observed.is_added());
+            let record =
+                Record::of_change(t, &key, change, observed.is_added()).on_cluster(cluster.clone());
             active.recording.records.push(record);
         }
         if let Observed::Bookmark { resource_version } = observed {
@@ -176,6 +181,7 @@ impl<S: StreamStore> KeyStream<S> {
                 object: None,
                 items: None,
                 resource_version: Some(resource_version.clone()),
+                cluster,
             });
         }
     }

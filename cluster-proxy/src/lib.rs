@@ -1,0 +1,183 @@
+//! `kube-atlas`: the dashboard for several real clusters in one command. Serves the built
+//! dashboard and proxies `/clusters/{context}/…` to each context of a kubeconfig with that
+//! context's credentials (kube-rs's kubeconfig support: tokens, client certificates, exec
+//! plugins, OIDC, proxies, CA data); `GET /clusters` lists the contexts with their connection
+//! state. Like `kubectl proxy`, it answers loopback hosts only and refuses pages of other
+//! origins; credentials never reach the page.
+
+pub mod contexts;
+pub mod proxy;
+pub mod routing;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use http::{Request, StatusCode};
+use tower_http::services::ServeDir;
+
+pub use contexts::{ClusterEntry, ClusterState, Contexts, Timeouts};
+use routing::Route;
+
+/// How the server runs.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub listen: SocketAddr,
+    /// The built dashboard (dist/); without it only the API paths answer.
+    pub www: Option<PathBuf>,
+    /// Host names answered besides the loopback ones.
+    pub accepted_hosts: Vec<String>,
+    /// How often every context's `/version` is asked.
+    pub probe_interval: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8001)),
+            www: None,
+            accepted_hosts: Vec::new(),
+            probe_interval: Duration::from_secs(5),
+        }
+    }
+}
+
+struct Shared {
+    contexts: Contexts,
+    accepted_hosts: Vec<String>,
+    www: Option<ServeDir>,
+}
+
+/// A started server; [`RunningServer::stop`] (or dropping it) ends it.
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    server: tokio::task::JoinHandle<()>,
+    prober: tokio::task::JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every context with its state now.
+    pub fn entries(&self) -> Vec<ClusterEntry> {
+        self.shared.contexts.entries()
+    }
+
+    pub async fn stop(mut self) {
+        self.prober.abort();
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let _ = (&mut self.server).await;
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.prober.abort();
+        self.server.abort();
+    }
+}
+
+/// Binds `config.listen`, probes every context at once and then every
+/// `config.probe_interval`, and serves.
+pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<RunningServer> {
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    let addr = listener.local_addr()?;
+    let shared = Arc::new(Shared {
+        contexts,
+        accepted_hosts: config.accepted_hosts,
+        www: config.www.map(ServeDir::new),
+    });
+    let prober = {
+        let shared = shared.clone();
+        let interval = config.probe_interval;
+        tokio::spawn(async move {
+            loop {
+                shared.contexts.probe_all().await;
+                tokio::time::sleep(interval).await;
+            }
+        })
+    };
+    let app = axum::Router::new()
+        .fallback(handle)
+        .with_state(shared.clone());
+    let (shutdown, shutdown_signal) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = shutdown_signal.await;
+            })
+            .await;
+    });
+    Ok(RunningServer {
+        addr,
+        shared,
+        shutdown: Some(shutdown),
+        server,
+        prober,
+    })
+}
+
+fn header_text(request: &Request<Body>, name: http::header::HeaderName) -> Option<&str> {
+    request
+        .headers()
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Response {
+    let checked = routing::check_host_and_origin(
+        header_text(&request, http::header::HOST),
+        header_text(&request, http::header::ORIGIN),
+        &shared.accepted_hosts,
+    );
+    if let Err(refusal) = checked {
+        return proxy::status_response(StatusCode::FORBIDDEN, "Forbidden", &refusal.message());
+    }
+    let path = request.uri().path().to_string();
+    let query = request.uri().query().map(str::to_string);
+    match routing::route(&path, query.as_deref()) {
+        None => proxy::status_response(
+            StatusCode::NOT_FOUND,
+            "NotFound",
+            &format!("{path} names no context"),
+        ),
+        Some(Route::ClusterList) => {
+            axum::Json(serde_json::json!({ "clusters": shared.contexts.entries() })).into_response()
+        }
+        Some(Route::Cluster { context, upstream }) => match shared.contexts.get(&context) {
+            Some(slot) => {
+                proxy::forward(slot.clone(), shared.contexts.timeouts, request, upstream).await
+            }
+            None => proxy::status_response(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                &format!("kube-atlas serves no context {context:?}"),
+            ),
+        },
+        Some(Route::Static) => match &shared.www {
+            Some(files) => {
+                let mut files = files.clone();
+                match tower::ServiceExt::oneshot(&mut files, request).await {
+                    Ok(response) => response.map(Body::new),
+                    Err(never) => match never {},
+                }
+            }
+            None => (
+                StatusCode::NOT_FOUND,
+                "kube-atlas was started without the dashboard's files (--www dist)",
+            )
+                .into_response(),
+        },
+    }
+}

@@ -1,0 +1,157 @@
+//! Forwarding one request to a context's API server through its kube-rs client (which adds
+//! the context's credentials): the answer streamed back as it comes (watches and followed
+//! logs are never buffered), and WebSocket upgrades joined end to end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use hyper_util::rt::TokioIo;
+
+use crate::contexts::{failure_of_request_error, ContextSlot, Failure, Timeouts};
+use crate::routing::{forwarded_request_header, forwarded_response_header};
+
+/// The largest request body passed on. Request bodies (objects to create, patches) are read
+/// whole first: kube-rs's client takes a body it can replay; kube-apiserver itself refuses
+/// objects over 3 MiB.
+pub const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
+
+/// How long an API server may take to start answering (the status line and headers; a watch
+/// or a followed log answers at once and then streams for as long as it likes).
+pub const RESPONSE_HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A Kubernetes `Status` document, as the page reads every API error.
+pub fn status_response(code: StatusCode, reason: &str, message: &str) -> Response {
+    let status = serde_json::json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code.as_u16(),
+    });
+    (
+        code,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        status.to_string(),
+    )
+        .into_response()
+}
+
+fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get(http::header::UPGRADE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
+}
+
+/// The answer for a request that reached no API server: the cluster's entry is marked with
+/// why, and the page reads the same reason.
+fn unreachable(slot: &ContextSlot, failure: &Failure) -> Response {
+    slot.set_failed(failure);
+    status_response(
+        StatusCode::BAD_GATEWAY,
+        "ServiceUnavailable",
+        &format!("cluster {}: {}", slot.name, failure.reason()),
+    )
+}
+
+/// Sends `request` to `upstream` (path and query) on `slot`'s API server.
+pub async fn forward(
+    slot: Arc<ContextSlot>,
+    timeouts: Timeouts,
+    mut request: Request<Body>,
+    upstream: String,
+) -> Response {
+    let client = match slot.client(timeouts.credentials).await {
+        Ok(client) => client,
+        Err(failure) => return unreachable(&slot, &failure),
+    };
+    let is_upgrade = is_websocket_upgrade(request.headers());
+    let downstream_upgrade = is_upgrade.then(|| hyper::upgrade::on(&mut request));
+    let (parts, body) = request.into_parts();
+    let body: Bytes = if is_upgrade {
+        Bytes::new()
+    } else {
+        match http_body_util::Limited::new(body, MAX_REQUEST_BODY)
+            .collect()
+            .await
+        {
+            Ok(collected) => collected.to_bytes(),
+            Err(error) => {
+                return status_response(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "RequestEntityTooLarge",
+                    &format!("the request body could not be read: {error}"),
+                )
+            }
+        }
+    };
+    let mut builder = Request::builder().method(parts.method).uri(upstream);
+    for (name, value) in &parts.headers {
+        if forwarded_request_header(name.as_str(), is_upgrade) {
+            builder = builder.header(name, value);
+        }
+    }
+    let upstream_request = match builder.body(kube::client::Body::from(body)) {
+        Ok(request) => request,
+        Err(error) => {
+            return status_response(
+                StatusCode::BAD_REQUEST,
+                "BadRequest",
+                &format!("the request cannot be passed on: {error}"),
+            )
+        }
+    };
+    let answer =
+        tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, client.send(upstream_request)).await;
+    let mut response = match answer {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => {
+            return unreachable(&slot, &failure_of_request_error(&error, &slot.server))
+        }
+        Err(_) => {
+            return unreachable(
+                &slot,
+                &Failure::NoAnswer {
+                    server: slot.server.clone(),
+                    after: RESPONSE_HEADERS_TIMEOUT,
+                },
+            )
+        }
+    };
+    let switching = response.status() == StatusCode::SWITCHING_PROTOCOLS;
+    if let (true, Some(downstream_upgrade)) = (switching, downstream_upgrade) {
+        let upstream_upgrade = hyper::upgrade::on(&mut response);
+        tokio::spawn(async move {
+            let (Ok(downstream), Ok(upstream)) = tokio::join!(downstream_upgrade, upstream_upgrade)
+            else {
+                return;
+            };
+            let mut downstream = TokioIo::new(downstream);
+            let mut upstream = TokioIo::new(upstream);
+            // Ends when either side closes; the other side's close follows from the drop.
+            let _ = tokio::io::copy_bidirectional(&mut downstream, &mut upstream).await;
+        });
+    }
+    let (parts, body) = response.into_parts();
+    let mut answer = Response::builder().status(parts.status);
+    for (name, value) in &parts.headers {
+        if forwarded_response_header(name.as_str(), switching) {
+            answer = answer.header(name, value);
+        }
+    }
+    // Frames go to the page as they arrive: a watch event or a log line is not held back.
+    answer.body(Body::new(body)).unwrap_or_else(|error| {
+        status_response(
+            StatusCode::BAD_GATEWAY,
+            "InternalError",
+            &format!("the answer cannot be passed back: {error}"),
+        )
+    })
+}
