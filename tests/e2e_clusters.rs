@@ -155,6 +155,7 @@ async fn switch_between_clusters_and_see_one_go_away() {
         texts_at(&harness.driver, "table.merged-list thead th", None).await[..2],
         ["CLUSTER".to_string(), "NAME".to_string()]
     );
+    harness.screenshot("clusters-merged-list").await;
     // A row links to its object on its own cluster.
     let link = harness
         .driver
@@ -199,6 +200,7 @@ async fn switch_between_clusters_and_see_one_go_away() {
         .await
         .unwrap_or_default()
         .contains("from alpha to beta"),);
+    harness.screenshot("clusters-compare").await;
     let changes = texts_at(&harness.driver, ".compare-changes li", None).await;
     assert!(
         changes
@@ -293,6 +295,7 @@ async fn switch_between_clusters_and_see_one_go_away() {
         },
     )
     .await;
+    harness.screenshot("clusters-one-gone").await;
     let phases = merged_phases(&harness.driver).await;
     assert!(
         phases
