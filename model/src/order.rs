@@ -74,7 +74,7 @@ mod tests {
             let mut descending = items;
             sort_by(&mut descending, |a, b| b.0.cmp(&a.0));
             let mut expected_descending = sorted.clone();
-            expected_descending.sort_by(|a, b| b.0.cmp(&a.0));
+            expected_descending.sort_by_key(|item| std::cmp::Reverse(item.0));
             assert_eq!(descending, expected_descending);
         }
     }
