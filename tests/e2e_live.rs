@@ -91,6 +91,26 @@ async fn assert_not_reloaded(driver: &WebDriver) {
     );
 }
 
+/// Labels ConfigMap `name` `color=<color>` and waits for the object page to show it.
+async fn label_and_see(harness: &Harness, config_maps: &Api<ConfigMap>, name: &str, color: &str) {
+    config_maps
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"color": color}}})),
+        )
+        .await
+        .expect("labelled");
+    let shown = format!("color={color}");
+    wait_until_within(
+        "the new label shown",
+        PATIENCE,
+        async || text_at(&harness.driver, "[aria-label=Labels]").await,
+        |labels| labels.contains(&shown),
+    )
+    .await;
+}
+
 async fn wait_live(driver: &WebDriver) {
     wait_for(driver, ".stream-status[data-phase=live]").await;
 }
@@ -314,21 +334,7 @@ async fn silent_websockets_fall_back_to_chunked_http_watches(backend: Backend) {
     .await;
     wait_live(&harness.driver).await;
     // Only an HTTP watch can bring this change through the silent proxy.
-    config_maps
-        .patch(
-            "watched",
-            &PatchParams::default(),
-            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"color": "blue"}}})),
-        )
-        .await
-        .expect("labelled");
-    wait_until_within(
-        "the new label shown",
-        PATIENCE,
-        async || text_at(&harness.driver, "[aria-label=Labels]").await,
-        |labels| labels.contains("color=blue"),
-    )
-    .await;
+    label_and_see(&harness, &config_maps, "watched", "blue").await;
     harness.stop().await;
 }
 
@@ -392,21 +398,7 @@ async fn a_watch_moved_to_http_by_a_failed_socket_goes_back_to_the_socket(backen
     );
     wait_live(&harness.driver).await;
     // Live on the socket: a change shows.
-    config_maps
-        .patch(
-            "quiet",
-            &PatchParams::default(),
-            &Patch::Merge(serde_json::json!({"metadata": {"labels": {"color": "green"}}})),
-        )
-        .await
-        .expect("labelled");
-    wait_until_within(
-        "the new label shown",
-        PATIENCE,
-        async || text_at(&harness.driver, "[aria-label=Labels]").await,
-        |labels| labels.contains("color=green"),
-    )
-    .await;
+    label_and_see(&harness, &config_maps, "quiet", "green").await;
     harness.stop().await;
 }
 
