@@ -3,6 +3,7 @@
 Each CHECK is one behaviour; the Rust test runs each as its own test. Exits non-zero with the
 failed assertion on a mismatch."""
 import sys
+import time
 
 from kubernetes import client, watch
 
@@ -152,7 +153,13 @@ def pod_logs():
         if running:
             w.stop()
     assert running, "the pod never ran"
+    # A container writes its start-up lines over its first moments, as nginx does, so a
+    # client that reads the moment it runs may see only the first ones: read until it is there.
+    deadline = time.monotonic() + PATIENCE
     log = core.read_namespaced_pod_log("logger", "default")
+    while "Configuration complete; ready for start up" not in log and time.monotonic() < deadline:
+        time.sleep(0.1)
+        log = core.read_namespaced_pod_log("logger", "default")
     assert "Configuration complete; ready for start up" in log, log
     stamped = core.read_namespaced_pod_log("logger", "default", timestamps=True, tail_lines=1)
     assert len(stamped.strip().splitlines()) == 1 and "Z " in stamped, stamped
