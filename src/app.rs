@@ -158,7 +158,22 @@ pub fn App() -> impl IntoView {
         }
         Shown::Screen(screen.get())
     });
-    // The namespace list, once discovery says namespaces exist (and again on reconnect).
+    // The namespace list: asked at once, beside discovery (every Kubernetes API server serves
+    // namespaces; an answer that is not a list leaves the user typing one), so its answer is
+    // drawn while discovery is still on its way rather than after the tree; asked again
+    // while still empty once discovery says namespaces exist (a reconnect).
+    let namespaces_asked = StoredValue::new(false);
+    let ask_namespaces = move || {
+        if namespaces_asked.get_value() {
+            return;
+        }
+        namespaces_asked.set_value(true);
+        spawn_local(async move {
+            namespaces.set(load_namespaces().await);
+            namespaces_asked.set_value(false);
+        });
+    };
+    ask_namespaces();
     Effect::new(move |_| {
         let serves_namespaces = tree.with(|t| {
             t.find(&ResourceId::new("", "v1", "namespaces"))
@@ -166,7 +181,7 @@ pub fn App() -> impl IntoView {
         });
         if serves_namespaces && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
         {
-            spawn_local(async move { namespaces.set(load_namespaces().await) });
+            ask_namespaces();
         }
     });
 
@@ -334,6 +349,7 @@ pub fn App() -> impl IntoView {
         found
     });
 
+    crate::browser::mark("kube-atlas:app-set-up");
     view! {
         <div class="app">
             <Header discovery=discovery navigation=navigation namespaces=namespaces/>

@@ -37,6 +37,33 @@ pub fn document_hidden() -> bool {
         .is_some_and(|d| d.hidden())
 }
 
+/// The text of the page's element with this id, if there is one.
+pub fn element_text(id: &str) -> Option<String> {
+    web_sys::window()?
+        .document()?
+        .get_element_by_id(id)?
+        .text_content()
+}
+
+/// Records `performance.mark(name)`: a moment of page start-up that `cargo xtask bench ui`
+/// prints beside the requests, so a slow first paint says which step took the time.
+pub fn mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        performance.mark(name).ok();
+    }
+}
+
+/// Resolves once the current DOM changes are painted, or after `at_most_ms` (a hidden tab
+/// paints nothing): for work that must not delay a first paint.
+pub async fn painted_or_after(at_most_ms: u32) {
+    let (painted, on_paint) = futures::channel::oneshot::channel::<()>();
+    after_next_paint("kube-atlas:deferred-work", move |_| {
+        let _ = painted.send(());
+    });
+    let timeout = gloo_timers::future::TimeoutFuture::new(at_most_ms);
+    futures::future::select(on_paint, timeout).await;
+}
+
 /// Calls `then` with [`now_ms`] once the current DOM changes have been laid out and painted:
 /// a `requestAnimationFrame` callback runs just before the next paint, and a zero-delay
 /// timeout queued from it runs just after. Also records a `performance.mark(name)` there, so

@@ -7,10 +7,10 @@ fn main() {
         console_error_panic_hook::hook(info);
         kube_atlas::browser::show_app_stopped(&info.to_string());
     }));
+    kube_atlas::browser::mark("kube-atlas:main");
     kube_atlas::browser::expose_wasm_memory();
     // Behind kube-atlas, the cluster is known before the first API request.
-    wasm_bindgen_futures::spawn_local(async {
-        kube_atlas::state::clusters::detect().await;
-        leptos::mount::mount_to_body(kube_atlas::App);
-    });
+    kube_atlas::state::clusters::detect();
+    kube_atlas::browser::mark("kube-atlas:mount");
+    leptos::mount::mount_to_body(kube_atlas::App);
 }

@@ -111,7 +111,7 @@ async fn tree_ready_time_with_300_crd_groups() {
             .await;
             measure(
                 &harness,
-                &format!("http://127.0.0.1:{port}/"),
+                &format!("http://127.0.0.1:{port}/#/api"),
                 &format!("real fixture + {groups} synthetic CRD groups"),
                 &mut figures,
             )
@@ -137,20 +137,64 @@ const API_REQUESTS_SCRIPT: &str = r#"
         .length;
 "#;
 
+/// Where the last load's time went (ms from navigation start): each request the page made
+/// (wasm modules, API requests) with when it was asked and answered, and the app's marks, so a
+/// slow tree says whether modules, requests or the page's own work took the time.
+const WHERE_THE_TIME_WENT_SCRIPT: &str = r#"
+    const entries = performance.getEntriesByType("resource").map((e) => {
+        const url = new URL(e.name);
+        const path = url.pathname.replace(/-[0-9a-f]{16}/, "") + url.search;
+        return `${path.slice(0, 70)} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`;
+    });
+    const marks = performance.getEntriesByType("mark")
+        .map((m) => `${m.name} ${Math.round(m.startTime)}`);
+    const nav = performance.getEntriesByType("navigation")[0];
+    return [`document ${Math.round(nav.responseEnd)}, DOMContentLoaded ${Math.round(nav.domContentLoadedEventEnd)}`]
+        .concat(entries, marks);
+"#;
+
+/// The long animation frames of the load (over 50 ms): when, how long, how much was script
+/// and when style and layout began, so a slow paint says whether the page's code or the
+/// browser's layout took the time.
+const LONG_FRAMES_SCRIPT: &str = r#"
+    const done = arguments[arguments.length - 1];
+    const report = (entries) => done(entries.map((f) => {
+        const script = f.scripts.reduce((sum, s) => sum + s.duration, 0);
+        const invokers = f.scripts.map((s) => `${s.invoker} ${Math.round(s.duration)}`).join(", ");
+        return `long frame ${Math.round(f.startTime)}+${Math.round(f.duration)}: script ${Math.round(script)} (${invokers}), style and layout from ${Math.round(f.styleAndLayoutStart - f.startTime)}`;
+    }));
+    new PerformanceObserver((list, observer) => { observer.disconnect(); report(list.getEntries()); })
+        .observe({ type: "long-animation-frame", buffered: true });
+    setTimeout(() => report([]), 1000);
+"#;
+
+/// Opens `url` and waits until the app has taken the time its tree was painted (the sidebar's
+/// `data-ready-ms`).
+async fn open_until_the_tree_is_painted(harness: &Harness, url: &str) -> WebElement {
+    harness.driver.goto(url).await.expect("page loads");
+    harness
+        .driver
+        .query(By::Css("nav.sidebar[data-ready-ms]"))
+        .wait(Duration::from_secs(30), Duration::from_millis(20))
+        .first()
+        .await
+        .expect("tree rendered")
+}
+
 async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Figures) {
     let mut samples = Vec::new();
     let mut app_samples = Vec::new();
     let mut groups_shown = 0;
     let mut api_requests = 0.0;
     for _ in 0..loads() {
-        harness.driver.goto(url).await.expect("page loads");
-        let nav = harness
+        // Another document first: going to the same address with a #fragment is a same-document
+        // navigation, which would measure nothing after the first load.
+        harness
             .driver
-            .query(By::Css("nav.sidebar[data-ready-ms]"))
-            .wait(Duration::from_secs(30), Duration::from_millis(20))
-            .first()
+            .goto("about:blank")
             .await
-            .expect("tree rendered");
+            .expect("blank page");
+        let nav = open_until_the_tree_is_painted(harness, url).await;
         let attr_ms = |name: &'static str| {
             let nav = nav.clone();
             async move {
@@ -183,6 +227,29 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             .unwrap_or_default();
     }
     assert!(groups_shown > 0, "the tree drew rows ({scenario})");
+    if std::env::var_os("KUBE_ATLAS_BENCH_PROFILE").is_some() {
+        profile_one_load(harness, url, scenario).await;
+    }
+    if let Ok(answer) = harness
+        .driver
+        .execute(WHERE_THE_TIME_WENT_SCRIPT, vec![])
+        .await
+    {
+        let lines = answer.json().as_array().cloned().unwrap_or_default();
+        println!("bench ui: where the last load's time went (ms from navigation; {scenario}):");
+        for line in lines {
+            println!("bench ui:   {}", line.as_str().unwrap_or_default());
+        }
+    }
+    if let Ok(answer) = harness
+        .driver
+        .execute_async(LONG_FRAMES_SCRIPT, vec![])
+        .await
+    {
+        for line in answer.json().as_array().cloned().unwrap_or_default() {
+            println!("bench ui:   {}", line.as_str().unwrap_or_default());
+        }
+    }
     // The first load of an origin in a fresh profile is cold (nothing cached, wasm compiled
     // from scratch); the later ones are warm (HTTP and code caches filled).
     let mut report = |label: &str, what: &str, all: &[f64]| {
@@ -229,4 +296,97 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
         groups_shown as f64,
         "groups",
     );
+}
+
+/// With `KUBE_ATLAS_BENCH_PROFILE=1`: one more warm load under V8's sampling profiler (over
+/// the DevTools protocol), printing the functions that took the most time of their own until
+/// the tree was painted. Wasm functions are named only in a build that keeps the name
+/// section (the shipped one does not: copy `target/split/bindgen/*_bg.wasm` over the
+/// dist's main module to read them).
+async fn profile_one_load(harness: &Harness, url: &str, scenario: &str) {
+    let devtools = harness.driver.cdp();
+    harness
+        .driver
+        .goto("about:blank")
+        .await
+        .expect("blank page");
+    let started = async {
+        devtools
+            .send_raw("Profiler.enable", serde_json::json!({}))
+            .await?;
+        devtools
+            .send_raw(
+                "Profiler.setSamplingInterval",
+                serde_json::json!({"interval": 100}),
+            )
+            .await?;
+        devtools
+            .send_raw("Profiler.start", serde_json::json!({}))
+            .await
+    };
+    if let Err(error) = started.await {
+        println!("bench ui: no profile ({error})");
+        return;
+    }
+    let nav = open_until_the_tree_is_painted(harness, url).await;
+    let painted_ms: f64 = nav
+        .attr("data-ready-ms")
+        .await
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default();
+    let Ok(stopped) = devtools
+        .send_raw("Profiler.stop", serde_json::json!({}))
+        .await
+    else {
+        println!("bench ui: the profiler did not stop");
+        return;
+    };
+    let profile = &stopped["profile"];
+    let mut names = std::collections::HashMap::new();
+    for node in profile["nodes"].as_array().into_iter().flatten() {
+        let frame = &node["callFrame"];
+        let function = frame["functionName"].as_str().unwrap_or_default();
+        let file = frame["url"]
+            .as_str()
+            .unwrap_or_default()
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        let name = match (function, file) {
+            ("", "") => "(anonymous)".to_string(),
+            ("", file) => format!("(anonymous) {file}"),
+            (function, _) => function.to_string(),
+        };
+        names.insert(node["id"].as_i64().unwrap_or_default(), name);
+    }
+    // Sample i lasted until sample i+1: its delta is the next one's.
+    let samples: Vec<i64> = profile["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_i64())
+        .collect();
+    let deltas: Vec<f64> = profile["timeDeltas"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d.as_f64())
+        .collect();
+    let mut self_ms: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    for (i, node) in samples.iter().enumerate() {
+        let lasted_us = deltas.get(i + 1).copied().unwrap_or_default();
+        let name = names.get(node).map(String::as_str).unwrap_or("?");
+        *self_ms.entry(name).or_default() += lasted_us / 1000.0;
+    }
+    let mut ranked: Vec<(&str, f64)> = self_ms.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!(
+        "bench ui: profile of one warm load ({scenario}; tree painted at {painted_ms:.0} ms), self time by function:"
+    );
+    for (name, ms) in ranked.into_iter().take(40) {
+        let shown: String = name.chars().take(110).collect();
+        println!("bench ui:   {ms:7.1} ms  {shown}");
+    }
 }

@@ -50,6 +50,8 @@ struct Shared {
     contexts: Contexts,
     accepted_hosts: Vec<String>,
     www: Option<ServeDir>,
+    /// The dashboard's index.html, read from `www` on each request (a rebuild shows at once).
+    index_html: Option<PathBuf>,
 }
 
 /// A started server; [`RunningServer::stop`] (or dropping it) ends it.
@@ -96,6 +98,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
     let shared = Arc::new(Shared {
         contexts,
         accepted_hosts: config.accepted_hosts,
+        index_html: config.www.as_ref().map(|dir| dir.join("index.html")),
         www: config.www.map(ServeDir::new),
     });
     let prober = {
@@ -165,6 +168,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
                 &format!("kube-atlas serves no context {context:?}"),
             ),
         },
+        Some(Route::Static) if path == "/" || path == "/index.html" => index_page(&shared).await,
         Some(Route::Static) => match &shared.www {
             Some(files) => {
                 let mut files = files.clone();
@@ -179,5 +183,36 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
             )
                 .into_response(),
         },
+    }
+}
+
+/// The dashboard's page with the cluster list in it, so the page knows its clusters before its
+/// first request instead of asking `/clusters` first (a round trip on every page start).
+async fn index_page(shared: &Shared) -> Response {
+    let Some(path) = &shared.index_html else {
+        return (
+            StatusCode::NOT_FOUND,
+            "kube-atlas was started without the dashboard's files (--www dist)",
+        )
+            .into_response();
+    };
+    match tokio::fs::read_to_string(path).await {
+        Ok(html) => {
+            let clusters = serde_json::json!({ "clusters": shared.contexts.entries() });
+            (
+                [
+                    (http::header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    // The states in it are of this moment: never reused from a cache.
+                    (http::header::CACHE_CONTROL, "no-cache"),
+                ],
+                routing::with_cluster_list(&html, &clusters.to_string()),
+            )
+                .into_response()
+        }
+        Err(error) => (
+            StatusCode::NOT_FOUND,
+            format!("kube-atlas could not read {}: {error}", path.display()),
+        )
+            .into_response(),
     }
 }

@@ -50,6 +50,24 @@ pub fn route(path: &str, query: Option<&str>) -> Option<Route> {
     })
 }
 
+/// The id of the element of the served page that holds `GET /clusters`'s answer; the
+/// dashboard reads it instead of asking (`src/state/clusters.rs`).
+pub const CLUSTER_LIST_ELEMENT_ID: &str = "kube-atlas-clusters";
+
+/// `index_html` with `clusters_json` (the `/clusters` answer) in a JSON script element before
+/// `</head>`. A `<` in the JSON (a context named `</script>…`) is written `\u003c`, the same
+/// string to a JSON parser, so the text cannot end the element.
+pub fn with_cluster_list(index_html: &str, clusters_json: &str) -> String {
+    let element = format!(
+        r#"<script type="application/json" id="{CLUSTER_LIST_ELEMENT_ID}">{}</script>"#,
+        clusters_json.replace('<', "\\u003c")
+    );
+    match index_html.find("</head>") {
+        Some(at) => format!("{}{element}{}", &index_html[..at], &index_html[at..]),
+        None => format!("{element}{index_html}"),
+    }
+}
+
 /// The host names kube-atlas answers by default, as `kubectl proxy`'s `--accept-hosts`
 /// default: a page on another name (DNS rebinding) cannot use the credentials it holds.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -177,6 +195,24 @@ mod tests {
             context: context.into(),
             upstream: upstream.into(),
         })
+    }
+
+    #[test]
+    fn the_page_carries_the_cluster_list_and_a_name_cannot_end_its_element() {
+        let json = r#"{"clusters":[{"name":"</script><b>x"}]}"#;
+        let page = with_cluster_list(
+            "<html><head><title>t</title></head><body></body></html>",
+            json,
+        );
+        assert_eq!(page.matches("</script>").count(), 1, "{page}");
+        let start = page.find(r#"id="kube-atlas-clusters">"#).expect("element") + 25;
+        let end = page.find("</script>").expect("end");
+        let parsed: serde_json::Value = serde_json::from_str(&page[start..end]).expect("JSON");
+        assert_eq!(parsed["clusters"][0]["name"], "</script><b>x");
+        assert!(
+            page.ends_with("</script></head><body></body></html>"),
+            "{page}"
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@ use http_body_util::BodyExt;
 use kube_atlas_server::contexts::read_kubeconfigs;
 use kube_atlas_server::ClusterState;
 use support::{
-    clusters, get as get_text, quick_timeouts, send, settled_state, start_atlas, write_script,
+    clusters, get as get_text, quick_timeouts, send, settled_state, start_atlas,
+    start_atlas_serving, write_script,
 };
 use tokio::sync::Notify;
 
@@ -173,6 +174,57 @@ async fn a_token_reaches_the_server_and_the_pages_own_credentials_do_not() {
     // The page never sees the token: not in /clusters either.
     let listed = clusters(atlas.addr).await.to_string();
     assert!(!listed.contains(GOOD_TOKEN), "{listed}");
+    atlas.stop().await;
+}
+
+#[tokio::test]
+async fn the_served_page_carries_the_clusters_and_their_states() {
+    let stand_in = start_stand_in().await;
+    let config = kubeconfig(
+        stand_in.addr,
+        &[
+            ("dev", token_user(GOOD_TOKEN)),
+            ("old", token_user("expired")),
+        ],
+    );
+    let www = tempfile::tempdir().expect("temporary directory");
+    std::fs::write(
+        www.path().join("index.html"),
+        "<html><head><title>Kube Atlas</title></head><body></body></html>",
+    )
+    .expect("index.html written");
+    let atlas =
+        start_atlas_serving(&config, quick_timeouts(), Some(www.path().to_path_buf())).await;
+    settled_state(&atlas, "dev").await;
+    settled_state(&atlas, "old").await;
+    let (status, page) = get_text(atlas.addr, "/", &[]).await;
+    assert_eq!(status, 200, "{page}");
+    // The page reads its clusters from this element instead of asking /clusters first.
+    let opening = r#"<script type="application/json" id="kube-atlas-clusters">"#;
+    let start = page.find(opening).expect("the cluster list element") + opening.len();
+    let end = start + page[start..].find("</script>").expect("its end");
+    let carried: serde_json::Value = serde_json::from_str(&page[start..end]).expect("JSON");
+    assert_eq!(carried, clusters(atlas.addr).await, "{page}");
+    let states: Vec<(&str, &str)> = carried["clusters"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default(),
+                c["state"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [("dev", "connected"), ("old", "failed")],
+        "{carried}"
+    );
+    assert!(
+        page.contains("Kube Atlas") && !page.contains(GOOD_TOKEN),
+        "{page}"
+    );
     atlas.stop().await;
 }
 

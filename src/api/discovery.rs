@@ -35,6 +35,7 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
     .await;
     let api = require("/api", api)?;
     let apis = require("/apis", apis)?;
+    crate::browser::mark("kube-atlas:discovery-received");
     let mut requests = 2;
     let api_doc = parse_api_root(&api.content_type, &api.body)
         .map_err(|e| DiscoveryLoadError::NotKubernetes(e.to_string()))?;
@@ -44,8 +45,10 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
     // As client-go does: the aggregated form is used only when both roots came back
     // aggregated; otherwise walk the legacy documents.
     if let (ApiRootDoc::Aggregated(core), ApisRootDoc::Aggregated(named)) = (&api_doc, &apis_doc) {
+        let discovery = tree_from_aggregated(Some(core), named);
+        crate::browser::mark("kube-atlas:discovery-parsed");
         return Ok(LoadedDiscovery {
-            discovery: tree_from_aggregated(Some(core), named),
+            discovery,
             aggregated: true,
             apis_etag: apis.etag,
             requests,

@@ -145,8 +145,46 @@ pub fn ApiTreeView(
         event.prevent_default();
     };
 
+    // One click handler for the whole tree (hundreds of rows, each with two handlers, cost
+    // more to build than to draw): the row is found from the clicked element's `data-key`.
+    let on_click = move |event: web_sys::MouseEvent| {
+        let Some(target) = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        let Some(dom_key) = target
+            .closest("[role=treeitem]")
+            .ok()
+            .flatten()
+            .and_then(|item| item.get_attribute("data-key"))
+        else {
+            return;
+        };
+        let Some((key, expandable)) = rows.with_untracked(|rows| {
+            rows.iter()
+                .find(|row| row.key.dom_key() == dom_key)
+                .map(|row| (row.key.clone(), row.expandable))
+        }) else {
+            return;
+        };
+        let on_twisty = target.closest(".twisty").ok().flatten().is_some();
+        if on_twisty && expandable && matches!(key, NodeKey::Resource(_)) {
+            // The twisty of a resource toggles its subresources without changing the
+            // selection.
+            expanded.update(|set| {
+                if !set.remove(&key) {
+                    set.insert(key);
+                }
+            });
+        } else {
+            activate(key);
+        }
+    };
+
     view! {
-        <ul class="tree" role="tree" aria-label="API groups, versions and resources" on:keydown=on_keydown>
+        <ul class="tree" role="tree" aria-label="API groups, versions and resources" on:keydown=on_keydown on:click=on_click>
             {move || {
                 let tree = tree.read();
                 let selected_id = selected.get();
@@ -186,10 +224,7 @@ pub fn ApiTreeView(
                         } else {
                             ""
                         };
-                        let click_key = key.clone();
-                        let toggle_key = key.clone();
                         let expandable = described.row.expandable;
-                        let is_resource = matches!(key, NodeKey::Resource(_));
                         view! {
                             <li
                                 role="treeitem"
@@ -202,27 +237,8 @@ pub fn ApiTreeView(
                                 <div
                                     class=format!("tree-row depth-{}", depth.min(2))
                                     style=(depth == 3).then_some("padding-left: 58px")
-                                    on:click=move |_| activate(click_key.clone())
                                 >
-                                    <span
-                                        class="twisty"
-                                        aria-hidden="true"
-                                        on:click=move |event| {
-                                            // The twisty of a resource toggles its subresources
-                                            // without changing the selection.
-                                            if is_resource && expandable {
-                                                event.stop_propagation();
-                                                let key = toggle_key.clone();
-                                                expanded.update(|set| {
-                                                    if !set.remove(&key) {
-                                                        set.insert(key);
-                                                    }
-                                                });
-                                            }
-                                        }
-                                    >
-                                        {twisty}
-                                    </span>
+                                    <span class="twisty" aria-hidden="true">{twisty}</span>
                                     <span
                                         class=if depth == 0 { "group-label" } else { "node-label" }
                                         title=described.label.clone()

@@ -97,31 +97,36 @@ fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
                 </p>
             </div>
             <div class="card">
-                <table class="props overview-groups" aria-label="API groups">
-                    <tr><th>"Group"</th><th>"Versions"</th><th>"Resources"</th></tr>
+                // A grid of rows rather than a <table>: table rows cannot skip their layout,
+                // these do while off screen (content-visibility), and clusters have hundreds
+                // of groups.
+                <div class="overview-groups" role="table" aria-label="API groups">
+                    <div class="overview-groups-head" role="row">
+                        <span role="columnheader">"Group"</span>
+                        <span role="columnheader">"Versions"</span>
+                        <span role="columnheader">"Resources"</span>
+                    </div>
                     {groups
                         .into_iter()
                         .map(|(name, versions, count)| {
                             let data_group = name.clone();
                             view! {
-                                <tr class="overview-group" data-group=data_group>
-                                    <td class="mono">{name}</td>
-                                    <td>
-                                        <span class="chips">
-                                            {versions
-                                                .into_iter()
-                                                .map(|(v, preferred)| {
-                                                    view! { <span class="chip" class:preferred=preferred>{v}</span> }
-                                                })
-                                                .collect_view()}
-                                        </span>
-                                    </td>
-                                    <td>{count}</td>
-                                </tr>
+                                <div class="overview-group" role="row" data-group=data_group>
+                                    <span class="mono" role="cell">{name}</span>
+                                    <span class="chips" role="cell">
+                                        {versions
+                                            .into_iter()
+                                            .map(|(v, preferred)| {
+                                                view! { <span class="chip" class:preferred=preferred>{v}</span> }
+                                            })
+                                            .collect_view()}
+                                    </span>
+                                    <span role="cell">{count}</span>
+                                </div>
                             }
                         })
                         .collect_view()}
-                </table>
+                </div>
             </div>
         </section>
     }

@@ -13,6 +13,9 @@ use crate::model::clusters::{
     api_prefix, choose_cluster, cluster_in_query, query_for_cluster, ClusterEntry,
 };
 
+/// The element kube-atlas writes the cluster list into (`kube_atlas_server::routing`).
+const CLUSTER_LIST_ELEMENT_ID: &str = "kube-atlas-clusters";
+
 /// How often kube-atlas is asked for the clusters' states.
 const REFRESH: Duration = Duration::from_secs(5);
 
@@ -21,11 +24,15 @@ thread_local! {
     static DETECTED: RefCell<Option<(Vec<ClusterEntry>, String)>> = const { RefCell::new(None) };
 }
 
-/// Asks for kube-atlas's clusters; when it answers, puts the page on the cluster its URL
-/// names (else the first connected one) by setting the API prefix. Runs once, before the app
-/// mounts, so the first request already goes to the right cluster.
-pub async fn detect() {
-    let Some(entries) = api::cluster_list().await else {
+/// Reads the clusters kube-atlas wrote into the page it served (the `/clusters` answer in a
+/// JSON script element; no request, so the first API request is not held up by a round trip)
+/// and puts the page on the cluster its URL names (else the first connected one) by setting
+/// the API prefix. Runs once, before the app mounts. Under `kubectl proxy` or the demo
+/// cluster the element is absent and nothing changes.
+pub fn detect() {
+    let Some(entries) = crate::browser::element_text(CLUSTER_LIST_ELEMENT_ID)
+        .and_then(|text| crate::model::clusters::parse_cluster_list(&text))
+    else {
         return;
     };
     let search = web_sys::window()

@@ -67,6 +67,8 @@ impl DiscoveryState {
         let owner = Owner::current();
         spawn_local(async move {
             self.reload().await;
+            // The CRD watch lists every CRD: after the tree is painted, not before.
+            crate::browser::painted_or_after(1_000).await;
             if self.serves_crds() {
                 match &owner {
                     Some(owner) => owner.with(|| self.watch_crds()),

@@ -18,6 +18,15 @@ use kube_atlas_server::{ClusterState, Contexts, RunningServer, ServerConfig, Tim
 /// kube-atlas on a free loopback port serving every context of `kubeconfig`, probing every
 /// 300 ms.
 pub async fn start_atlas(kubeconfig: &str, timeouts: Timeouts) -> RunningServer {
+    start_atlas_serving(kubeconfig, timeouts, None).await
+}
+
+/// [`start_atlas`], serving the dashboard's files from `www` when given.
+pub async fn start_atlas_serving(
+    kubeconfig: &str,
+    timeouts: Timeouts,
+    www: Option<std::path::PathBuf>,
+) -> RunningServer {
     let config = Kubeconfig::from_yaml(kubeconfig).expect("the test's kubeconfig parses");
     let names = select_contexts(&config, &[]).expect("contexts");
     kube_atlas_server::start(
@@ -25,6 +34,7 @@ pub async fn start_atlas(kubeconfig: &str, timeouts: Timeouts) -> RunningServer 
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             probe_interval: Duration::from_millis(300),
+            www,
             ..ServerConfig::default()
         },
     )
