@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use common::bench::{self, Figures};
 use common::{
-    page_memory_mib, wait_for, wait_until_within, Harness, FRAMES_START_SCRIPT, FRAMES_STOP_SCRIPT,
+    page_memory_mib, profile, wait_for, wait_until_within, Harness, FRAMES_START_SCRIPT,
+    FRAMES_STOP_SCRIPT,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
@@ -94,6 +95,9 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
             .execute(FRAMES_START_SCRIPT, vec![])
             .await
             .expect("frames start");
+        if profile::wanted() {
+            profile::start(&harness.driver).await.expect("profiler");
+        }
         let started = Instant::now();
         if step == "create" {
             deployments
@@ -118,6 +122,15 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
         // Let the last writes reach the page.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let frames = measure_frames(&harness.driver).await;
+        if profile::wanted() {
+            profile::stop_and_print(
+                &harness.driver,
+                "bench timeline",
+                &format!("the page during rollout step {step:?}"),
+                40,
+            )
+            .await;
+        }
         let rows = activity_rows(&harness.driver).await;
         let took_s = started.elapsed().as_secs_f64();
         let number = |name: &str| frames[name].as_f64().unwrap_or(0.0);
@@ -133,6 +146,27 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
             measure("activity-compute"),
             measure("activity-compute-and-draw"),
         );
+        // Where the longest frames went: script (by invoker), style and layout, render.
+        for frame in frames["longest"].as_array().into_iter().flatten() {
+            let scripts: Vec<String> = frame["scripts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| {
+                    format!(
+                        "{} {:.0}",
+                        s["invoker"].as_str().unwrap_or_default(),
+                        s["duration"].as_f64().unwrap_or_default()
+                    )
+                })
+                .collect();
+            println!(
+                "bench timeline:   long frame {:.0} ms: style and layout {:.0} ms, scripts [{}]",
+                frame["duration"].as_f64().unwrap_or_default(),
+                frame["styleLayout"].as_f64().unwrap_or_default(),
+                scripts.join(", ")
+            );
+        }
         assert!(rows > 0, "the activity view drew rows");
         for (name, goal, value, unit) in [
             ("took_s", None, took_s, "s"),

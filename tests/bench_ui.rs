@@ -12,6 +12,7 @@ mod common;
 use std::time::Duration;
 
 use common::bench::{self, Figures};
+use common::profile;
 use common::Harness;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
@@ -227,7 +228,7 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             .unwrap_or_default();
     }
     assert!(groups_shown > 0, "the tree drew rows ({scenario})");
-    if std::env::var_os("KUBE_ATLAS_BENCH_PROFILE").is_some() {
+    if profile::wanted() {
         profile_one_load(harness, url, scenario).await;
     }
     if let Ok(answer) = harness
@@ -298,95 +299,30 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
     );
 }
 
-/// With `KUBE_ATLAS_BENCH_PROFILE=1`: one more warm load under V8's sampling profiler (over
-/// the DevTools protocol), printing the functions that took the most time of their own until
-/// the tree was painted. Wasm functions are named only in a build that keeps the name
-/// section (the shipped one does not: copy `target/split/bindgen/*_bg.wasm` over the
-/// dist's main module to read them).
+/// With `KUBE_ATLAS_BENCH_PROFILE=1`: one more warm load under V8's sampling profiler,
+/// printing the functions that took the most time of their own until the tree was painted.
 async fn profile_one_load(harness: &Harness, url: &str, scenario: &str) {
-    let devtools = harness.driver.cdp();
     harness
         .driver
         .goto("about:blank")
         .await
         .expect("blank page");
-    let started = async {
-        devtools
-            .send_raw("Profiler.enable", serde_json::json!({}))
-            .await?;
-        devtools
-            .send_raw(
-                "Profiler.setSamplingInterval",
-                serde_json::json!({"interval": 100}),
-            )
-            .await?;
-        devtools
-            .send_raw("Profiler.start", serde_json::json!({}))
-            .await
-    };
-    if let Err(error) = started.await {
+    if let Err(error) = profile::start(&harness.driver).await {
         println!("bench ui: no profile ({error})");
         return;
     }
     let nav = open_until_the_tree_is_painted(harness, url).await;
-    let painted_ms: f64 = nav
+    let painted_ms = nav
         .attr("data-ready-ms")
         .await
         .ok()
         .flatten()
-        .and_then(|v| v.parse().ok())
         .unwrap_or_default();
-    let Ok(stopped) = devtools
-        .send_raw("Profiler.stop", serde_json::json!({}))
-        .await
-    else {
-        println!("bench ui: the profiler did not stop");
-        return;
-    };
-    let profile = &stopped["profile"];
-    let mut names = std::collections::HashMap::new();
-    for node in profile["nodes"].as_array().into_iter().flatten() {
-        let frame = &node["callFrame"];
-        let function = frame["functionName"].as_str().unwrap_or_default();
-        let file = frame["url"]
-            .as_str()
-            .unwrap_or_default()
-            .rsplit('/')
-            .next()
-            .unwrap_or_default();
-        let name = match (function, file) {
-            ("", "") => "(anonymous)".to_string(),
-            ("", file) => format!("(anonymous) {file}"),
-            (function, _) => function.to_string(),
-        };
-        names.insert(node["id"].as_i64().unwrap_or_default(), name);
-    }
-    // Sample i lasted until sample i+1: its delta is the next one's.
-    let samples: Vec<i64> = profile["samples"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_i64())
-        .collect();
-    let deltas: Vec<f64> = profile["timeDeltas"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|d| d.as_f64())
-        .collect();
-    let mut self_ms: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
-    for (i, node) in samples.iter().enumerate() {
-        let lasted_us = deltas.get(i + 1).copied().unwrap_or_default();
-        let name = names.get(node).map(String::as_str).unwrap_or("?");
-        *self_ms.entry(name).or_default() += lasted_us / 1000.0;
-    }
-    let mut ranked: Vec<(&str, f64)> = self_ms.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-    println!(
-        "bench ui: profile of one warm load ({scenario}; tree painted at {painted_ms:.0} ms), self time by function:"
-    );
-    for (name, ms) in ranked.into_iter().take(40) {
-        let shown: String = name.chars().take(110).collect();
-        println!("bench ui:   {ms:7.1} ms  {shown}");
-    }
+    profile::stop_and_print(
+        &harness.driver,
+        "bench ui",
+        &format!("one warm load ({scenario}; tree painted at {painted_ms} ms)"),
+        40,
+    )
+    .await;
 }

@@ -17,6 +17,7 @@ use super::selector::escape_field_value;
 use super::text::with_visible_controls;
 use super::tree::{ApiTree, ResourceId};
 use super::watch::{ObjectCache, Output, WatchKey};
+use crate::pointer::Pointer;
 
 /// An Event's `type`: only `Normal` and `Warning` are defined, anything else is kept as sent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -206,7 +207,7 @@ pub fn event_record(object: &Value) -> Option<EventRecord> {
         "" => format!("{}/{name}", namespace.as_deref().unwrap_or_default()),
         uid => uid.to_string(),
     };
-    let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str);
+    let text = |pointer: &str| object.at(pointer).and_then(Value::as_str);
     let first_text = |pointers: &[&str]| {
         pointers
             .iter()
@@ -216,7 +217,7 @@ pub fn event_record(object: &Value) -> Option<EventRecord> {
             .to_string()
     };
     let time = |pointer: &str| text(pointer).and_then(parse_timestamp);
-    let number = |pointer: &str| object.pointer(pointer).and_then(Value::as_u64);
+    let number = |pointer: &str| object.at(pointer).and_then(Value::as_u64);
     let (message, regarding, component, instance, counts, first, lasts) = match api {
         EventApi::CoreV1 => (
             "/message",
@@ -265,7 +266,7 @@ pub fn event_record(object: &Value) -> Option<EventRecord> {
         // Shown as is in timelines and the activity view: controls made visible.
         message: with_visible_controls(text(message).unwrap_or_default()).into_owned(),
         regarding: object
-            .pointer(regarding)
+            .at(regarding)
             .and_then(ObjectRef::of)
             .unwrap_or_default(),
         related: object.get("related").and_then(ObjectRef::of),

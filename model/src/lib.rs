@@ -25,6 +25,7 @@ pub mod owners;
 pub mod pacing;
 pub mod palette;
 pub mod permissions;
+pub mod pointer;
 pub mod quick_access;
 pub mod request;
 pub mod retry;

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::pointer::Pointer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -120,7 +121,7 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
 /// its first owner).
 pub fn controller_uid(object: &Value) -> Option<&str> {
     let owners = object
-        .pointer("/metadata/ownerReferences")
+        .at("/metadata/ownerReferences")
         .and_then(Value::as_array)?;
     owners
         .iter()

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::age::{age_of, EpochMillis};
 use super::meta::{text_field, ObjectMeta, OwnerReference};
+use crate::pointer::Pointer;
 
 /// Values longer than this (in characters), or on several lines, start folded.
 pub const FOLD_AFTER_CHARS: usize = 80;
@@ -141,16 +142,14 @@ pub fn object_overview(object: &Value, now: EpochMillis) -> ObjectOverview {
             .and_then(|created| age_of(created, now)),
         creation_timestamp: meta.creation_timestamp.clone(),
         deletion_timestamp: meta.deletion_timestamp.clone(),
-        generation: object
-            .pointer("/metadata/generation")
-            .and_then(Value::as_i64),
+        generation: object.at("/metadata/generation").and_then(Value::as_i64),
         observed_generation: object
-            .pointer("/status/observedGeneration")
+            .at("/status/observedGeneration")
             .and_then(Value::as_i64),
         labels: entries(&meta.labels),
         annotations: entries(&meta.annotations),
         conditions: object
-            .pointer("/status/conditions")
+            .at("/status/conditions")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -164,7 +163,7 @@ pub fn object_overview(object: &Value, now: EpochMillis) -> ObjectOverview {
 
 fn managed_fields_count(object: &Value) -> usize {
     object
-        .pointer("/metadata/managedFields")
+        .at("/metadata/managedFields")
         .and_then(Value::as_array)
         .map_or(0, Vec::len)
 }
@@ -181,11 +180,11 @@ pub struct Terminating {
 /// Whether `object` is being deleted, and what it waits for.
 pub fn terminating(object: &Value) -> Option<Terminating> {
     let since = object
-        .pointer("/metadata/deletionTimestamp")?
+        .at("/metadata/deletionTimestamp")?
         .as_str()?
         .to_string();
     let finalizers: Vec<&str> = object
-        .pointer("/metadata/finalizers")
+        .at("/metadata/finalizers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

@@ -413,7 +413,6 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
     // Rows newest first, keyed so that a new write draws one row, not the whole table; and
     // how many older ones are left out.
     let shown = Memo::new(move |_| {
-        let lane_count = lanes.with(Vec::len);
         activity.with(|activity| {
             let all = activity.rows(grouped.get());
             let limit = limit.get();
@@ -422,7 +421,7 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
                 .into_iter()
                 .rev()
                 .take(limit)
-                .map(|row| ShownRow::of(activity, &row.items, lane_count))
+                .map(|row| ShownRow::of(activity, &row.items))
                 .collect::<Vec<_>>();
             (rows, hidden)
         })
@@ -481,22 +480,27 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
                                     .map(|lane| lane.label.clone())
                                     .unwrap_or_default()
                             });
-                            let cells = (0..row.lane_count)
-                                .map(|lane| {
-                                    if lane != row.items[0].lane {
-                                        return view! { <td></td> }.into_any();
-                                    }
-                                    let heard_as = format!("{lane_label}, {time}: ");
-                                    tree.with_value(|tree| item_cell(&row.items, tree, heard_as))
-                                })
-                                .collect_view();
+                            // The lanes before and after the row's own are one spanning cell
+                            // each; the one after follows the lane count, so a new lane (lanes
+                            // are added at the end) widens it instead of drawing every row
+                            // again.
+                            let lane = row.items[0].lane;
+                            let heard_as = format!("{lane_label}, {time}: ");
+                            let cell = tree.with_value(|tree| item_cell(&row.items, tree, heard_as));
+                            let before = (lane > 0).then(|| view! { <td colspan=lane.to_string()></td> });
+                            let after = move || {
+                                let rest = lanes.with(Vec::len).saturating_sub(lane + 1);
+                                (rest > 0).then(|| view! { <td colspan=rest.to_string()></td> })
+                            };
                             view! {
                                 <tr class="activity-row">
                                     <td class="when">
                                         <span class="mono">{time.clone()}</span>
                                         <span class="when-lane" aria-hidden="true">{lane_label.clone()}</span>
                                     </td>
-                                    {cells}
+                                    {before}
+                                    {cell}
+                                    {after}
                                 </tr>
                             }
                         }
@@ -522,12 +526,13 @@ pub fn ActivityView(#[prop(into)] activity: Signal<Activity>, tree: ApiTree) -> 
 #[derive(Debug, Clone, PartialEq)]
 struct ShownRow {
     key: String,
-    lane_count: usize,
     items: Vec<ActivityItem>,
 }
 
 impl ShownRow {
-    fn of(activity: &Activity, indexes: &[usize], lane_count: usize) -> ShownRow {
+    /// The row of `indexes`' items; its key changes when what it draws does (its lane, its
+    /// group's size and ends), not when a lane is added elsewhere.
+    fn of(activity: &Activity, indexes: &[usize]) -> ShownRow {
         let items: Vec<ActivityItem> = indexes.iter().map(|i| activity.items[*i].clone()).collect();
         let identity = |item: &ActivityItem| match &item.detail {
             ItemDetail::Write(w) => format!("{}#{}", w.uid, w.seq),
@@ -535,16 +540,13 @@ impl ShownRow {
             ItemDetail::Past(p) => format!("{}:{}", p.uid, p.summary),
         };
         let key = format!(
-            "{lane_count}|{}|{}|{}",
+            "{}|{}|{}|{}",
+            items.first().map(|item| item.lane).unwrap_or_default(),
             items.len(),
             items.first().map(identity).unwrap_or_default(),
             items.last().map(identity).unwrap_or_default()
         );
-        ShownRow {
-            key,
-            lane_count,
-            items,
-        }
+        ShownRow { key, items }
     }
 }
 

@@ -13,6 +13,7 @@ use crate::model::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
 
 use super::permissions::DenialReason;
+use crate::model::pointer::Pointer;
 
 /// Why an action did not happen: input refused before sending, or the server's answer.
 #[derive(Debug, Clone)]
@@ -109,7 +110,7 @@ pub fn DeleteAction(
                     // Finalizers hold the object: the answer is the object, marked.
                     let held = written
                         .object
-                        .pointer("/metadata/deletionTimestamp")
+                        .at("/metadata/deletionTimestamp")
                         .is_some();
                     if held {
                         "Deletion requested: the object is Terminating until its finalizers are done."
@@ -187,7 +188,7 @@ pub fn DeleteAction(
 
 /// The replicas the object asks for (`spec.replicas`), when it says.
 fn desired_replicas(object: &Value) -> Option<u64> {
-    object.pointer("/spec/replicas").and_then(Value::as_u64)
+    object.at("/spec/replicas").and_then(Value::as_u64)
 }
 
 /// Scale through `/scale`, as `kubectl scale` does.

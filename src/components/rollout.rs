@@ -9,6 +9,7 @@ use crate::components::history::past_time_text;
 use crate::components::DenialReason;
 use crate::model::edit::RollbackStep;
 use crate::model::history::{PastTime, RolloutRevision};
+use crate::model::pointer::Pointer;
 use crate::state::rollback::UseRollback;
 
 /// The revisions, newest first; `rollback` for a Deployment.
@@ -79,8 +80,7 @@ fn revision_view(
                 holders
                     .iter()
                     .find(|h| {
-                        h.pointer("/metadata/name").and_then(Value::as_str)
-                            == Some(holder_name.as_str())
+                        h.at("/metadata/name").and_then(Value::as_str) == Some(holder_name.as_str())
                     })
                     .cloned()
             });
@@ -130,7 +130,7 @@ fn RollbackReview(rollback: UseRollback) -> impl IntoView {
                 "Roll back to revision {} ({})",
                 r.revision,
                 r.replica_set
-                    .pointer("/metadata/name")
+                    .at("/metadata/name")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             );

@@ -15,6 +15,7 @@ use crate::model::edit::{
 };
 use crate::model::errors::ApiError;
 use crate::model::permissions::{Question, Scope};
+use crate::model::pointer::Pointer;
 use crate::model::route::{CreateRoute, ObjectRoute, Page};
 use crate::state::discovery::DiscoveryState;
 use crate::state::edit;
@@ -202,7 +203,7 @@ async fn create_one(plan: CreatePlan, dry_run: bool) -> DocumentResult {
         Ok(written) => {
             let name = written
                 .object
-                .pointer("/metadata/name")
+                .at("/metadata/name")
                 .and_then(|n| n.as_str())
                 .map(str::to_string)
                 .or(plan.name.clone());
@@ -221,7 +222,7 @@ async fn create_one(plan: CreatePlan, dry_run: bool) -> DocumentResult {
                     plan.label,
                     written
                         .object
-                        .pointer("/metadata/name")
+                        .at("/metadata/name")
                         .and_then(|n| n.as_str())
                         .unwrap_or("?")
                 ),

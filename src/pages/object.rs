@@ -23,6 +23,7 @@ use crate::model::object_view::{
 };
 use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::permissions::{Question, Scope};
+use crate::model::pointer::Pointer;
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::text::with_visible_controls;
 use crate::model::watch::StreamPhase;
@@ -292,7 +293,7 @@ impl ObjectPageParts {
         let root = Signal::derive(move || {
             object.with(|o| {
                 o.as_ref()
-                    .and_then(|o| o.pointer("/metadata/uid"))
+                    .and_then(|o| o.at("/metadata/uid"))
                     .and_then(Value::as_str)
                     .map(str::to_string)
             })
@@ -334,7 +335,7 @@ impl ObjectPageParts {
                 Signal::derive(move || {
                     object.with(|o| {
                         o.as_ref()
-                            .and_then(|o| o.pointer(&format!("/metadata/{}", map.field())))
+                            .and_then(|o| o.at(&format!("/metadata/{}", map.field())))
                             .and_then(Value::as_object)
                             .map(|m| m.keys().cloned().collect::<Vec<_>>())
                             .unwrap_or_default()
@@ -417,7 +418,7 @@ impl ObjectPageParts {
             let o = o.as_ref()?;
             Some(EventScope::Object {
                 namespace: self.identity.namespace.clone(),
-                uid: o.pointer("/metadata/uid")?.as_str()?.to_string(),
+                uid: o.at("/metadata/uid")?.as_str()?.to_string(),
                 kind: o
                     .get("kind")
                     .and_then(Value::as_str)
@@ -483,7 +484,7 @@ fn timeline_of(state: &ObjectState) -> Signal<Option<ObjectTimeline>> {
     Signal::derive(move || {
         let uid = object.with(|o| {
             o.as_ref()
-                .and_then(|o| o.pointer("/metadata/uid"))
+                .and_then(|o| o.at("/metadata/uid"))
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })?;

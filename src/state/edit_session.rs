@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::browser::{local_storage_get, local_storage_remove, local_storage_set, wall_now};
 use crate::model::edit::{draft_key, Draft, EditSession, EditTarget, Pick, Write};
+use crate::model::pointer::Pointer;
 use crate::model::ResourceId;
 use crate::state::edit::{self, Written};
 use crate::state::navigation::use_navigation;
@@ -75,7 +76,7 @@ pub fn use_edit_session(
     let server_version = Memo::new(move |_| {
         object.with(|o| {
             o.as_ref()
-                .and_then(|o| o.pointer("/metadata/resourceVersion"))
+                .and_then(|o| o.at("/metadata/resourceVersion"))
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::api;
+use crate::model::pointer::Pointer;
 
 /// Names of the namespaces for the global selector; None when they cannot be listed (then
 /// the user types one).
@@ -16,7 +17,7 @@ pub async fn load_namespaces() -> Option<Vec<String>> {
         .and_then(|i| i.as_array())
         .into_iter()
         .flatten()
-        .filter_map(|item| item.pointer("/metadata/name").and_then(|n| n.as_str()))
+        .filter_map(|item| item.at("/metadata/name").and_then(|n| n.as_str()))
         .map(str::to_string)
         .collect();
     crate::model::order::sort(&mut names);

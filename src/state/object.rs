@@ -16,6 +16,7 @@ use crate::model::history::{past_entries, HistoryStore, Loaded, PastEntry};
 use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
+use crate::model::pointer::Pointer;
 use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::selector::escape_field_value;
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
@@ -116,7 +117,7 @@ pub fn load_object(
             cache
                 .iter()
                 .find(|o| {
-                    o.pointer("/metadata/namespace")
+                    o.at("/metadata/namespace")
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         == ns

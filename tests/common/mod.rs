@@ -1237,6 +1237,148 @@ pub mod bench {
     }
 }
 
+/// V8's sampling profiler over the DevTools protocol, for the benchmarks' "where the time
+/// went" (`KUBE_ATLAS_BENCH_PROFILE=1`). Wasm functions are named only in a build that keeps
+/// the name section; the shipped one does not (copy `target/split/bindgen/*_bg.wasm` and
+/// `target/split/pieces/*.wasm` over the dist's modules to read them).
+pub mod profile {
+    use std::collections::HashMap;
+
+    use thirtyfour::prelude::*;
+
+    /// Whether the run asked for profiles.
+    pub fn wanted() -> bool {
+        std::env::var_os("KUBE_ATLAS_BENCH_PROFILE").is_some()
+    }
+
+    /// Starts sampling every 100 µs.
+    pub async fn start(driver: &WebDriver) -> WebDriverResult<()> {
+        let devtools = driver.cdp();
+        devtools
+            .send_raw("Profiler.enable", serde_json::json!({}))
+            .await?;
+        devtools
+            .send_raw(
+                "Profiler.setSamplingInterval",
+                serde_json::json!({"interval": 100}),
+            )
+            .await?;
+        devtools
+            .send_raw("Profiler.start", serde_json::json!({}))
+            .await?;
+        Ok(())
+    }
+
+    /// Stops sampling and prints, after `prefix`, the `top` functions by the time spent in
+    /// them (not in what they called).
+    pub async fn stop_and_print(driver: &WebDriver, prefix: &str, what: &str, top: usize) {
+        let Ok(stopped) = driver
+            .cdp()
+            .send_raw("Profiler.stop", serde_json::json!({}))
+            .await
+        else {
+            println!("{prefix}: the profiler did not stop");
+            return;
+        };
+        let profile = &stopped["profile"];
+        let mut names = HashMap::new();
+        for node in profile["nodes"].as_array().into_iter().flatten() {
+            let frame = &node["callFrame"];
+            let function = frame["functionName"].as_str().unwrap_or_default();
+            let file = frame["url"]
+                .as_str()
+                .unwrap_or_default()
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            let name = match (function, file) {
+                ("", "") => "(anonymous)".to_string(),
+                ("", file) => format!("(anonymous) {file}"),
+                (function, _) => function.to_string(),
+            };
+            names.insert(node["id"].as_i64().unwrap_or_default(), name);
+        }
+        let samples = profile["samples"].as_array().cloned().unwrap_or_default();
+        let deltas = profile["timeDeltas"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut self_ms: HashMap<&str, f64> = HashMap::new();
+        for (i, node) in samples.iter().enumerate() {
+            // Sample i lasted until sample i+1: its length is the next one's delta.
+            let lasted_us = deltas
+                .get(i + 1)
+                .and_then(|d| d.as_f64())
+                .unwrap_or_default();
+            let name = node
+                .as_i64()
+                .and_then(|id| names.get(&id))
+                .map(String::as_str)
+                .unwrap_or("?");
+            *self_ms.entry(name).or_default() += lasted_us / 1000.0;
+        }
+        let mut ranked: Vec<(&str, f64)> = self_ms.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        println!("{prefix}: profile of {what}, self time by function:");
+        for (name, ms) in ranked.iter().take(top) {
+            println!("{prefix}:   {ms:7.1} ms  {}", short(name));
+        }
+        // Who called the costliest of the page's own functions: the commonest chains of
+        // callers (three deep) by the time under them.
+        let mut parent = HashMap::new();
+        for node in profile["nodes"].as_array().into_iter().flatten() {
+            let id = node["id"].as_i64().unwrap_or_default();
+            for child in node["children"].as_array().into_iter().flatten() {
+                if let Some(child) = child.as_i64() {
+                    parent.insert(child, id);
+                }
+            }
+        }
+        let own = |name: &str| !name.starts_with('(') && !name.contains(".js");
+        for (name, _) in ranked.iter().filter(|(name, _)| own(name)).take(8) {
+            let mut chains: HashMap<Vec<&str>, f64> = HashMap::new();
+            for (i, node) in samples.iter().enumerate() {
+                let Some(id) = node.as_i64() else { continue };
+                if names.get(&id).map(String::as_str) != Some(*name) {
+                    continue;
+                }
+                let mut chain = Vec::new();
+                let mut at = id;
+                while chain.len() < 3 {
+                    let Some(up) = parent.get(&at) else { break };
+                    chain.push(names.get(up).map(String::as_str).unwrap_or("?"));
+                    at = *up;
+                }
+                let lasted_us = deltas
+                    .get(i + 1)
+                    .and_then(|d| d.as_f64())
+                    .unwrap_or_default();
+                *chains.entry(chain).or_default() += lasted_us / 1000.0;
+            }
+            let mut chains: Vec<_> = chains.into_iter().collect();
+            chains.sort_by(|a, b| b.1.total_cmp(&a.1));
+            println!("{prefix}:   called from, for {}:", short(name));
+            for (chain, ms) in chains.into_iter().take(3) {
+                let chain: Vec<String> = chain.iter().map(|n| short(n)).collect();
+                println!("{prefix}:     {ms:6.1} ms  <- {}", chain.join(" <- "));
+            }
+        }
+    }
+
+    /// A function's name short enough for a line: Rust's mangled paths without their hash.
+    fn short(name: &str) -> String {
+        let name = name
+            .replace("$LT$", "<")
+            .replace("$GT$", ">")
+            .replace("$u20$", " ")
+            .replace("$RF$", "&")
+            .replace("$C$", ",")
+            .replace("..", "::");
+        let name = name.trim_start_matches("_ZN");
+        name.chars().take(100).collect()
+    }
+}
+
 /// The request log's rows, oldest first: (method, status as shown, path as shown). Opens
 /// the log to read it (a closed log draws no rows) and closes it again.
 pub async fn logged_requests(driver: &WebDriver) -> Vec<(String, String, String)> {

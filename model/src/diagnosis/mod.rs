@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::age::EpochMillis;
 use crate::events::EventRecord;
 use crate::meta::controller_uid;
+use crate::pointer::Pointer;
 
 /// How an object is doing, worst last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,12 +62,7 @@ pub struct Subject {
 
 impl Subject {
     pub fn of(object: &Value) -> Option<Subject> {
-        let text = |p: &str| {
-            object
-                .pointer(p)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
+        let text = |p: &str| object.at(p).and_then(Value::as_str).map(str::to_string);
         Some(Subject {
             kind: text("/kind")?,
             api_version: text("/apiVersion").unwrap_or_default(),
@@ -242,14 +238,14 @@ pub fn diagnose(
     let by_uid: HashMap<&str, &Value> = loaded
         .iter()
         .chain(std::iter::once(root))
-        .filter_map(|o| Some((o.pointer("/metadata/uid")?.as_str()?, o)))
+        .filter_map(|o| Some((o.at("/metadata/uid")?.as_str()?, o)))
         .collect();
     // Each loaded object's path up to the root (None: not under the root).
     let chain_to_root = |object: &Value| -> Option<Vec<Subject>> {
         let mut chain = Vec::new();
         let mut current = object;
         for _ in 0..16 {
-            let uid = current.pointer("/metadata/uid").and_then(Value::as_str)?;
+            let uid = current.at("/metadata/uid").and_then(Value::as_str)?;
             if uid == root_subject.uid {
                 return Some(chain);
             }
@@ -265,7 +261,7 @@ pub fn diagnose(
     let mut siblings: HashMap<(String, String), usize> = HashMap::new();
     let mut fine: BTreeMap<String, usize> = BTreeMap::new();
     let objects = std::iter::once(root).chain(loaded.iter().filter(|o| {
-        o.pointer("/metadata/uid").and_then(Value::as_str) != Some(root_subject.uid.as_str())
+        o.at("/metadata/uid").and_then(Value::as_str) != Some(root_subject.uid.as_str())
     }));
     for object in objects {
         let Some(chain) = chain_to_root(object) else {
@@ -352,7 +348,7 @@ pub fn diagnose(
 /// traffic to it goes nowhere. A Service without a selector (its endpoints written by hand)
 /// is not judged.
 fn service_cause(service: &Value, subject: &Subject, loaded: &[Value]) -> Option<Cause> {
-    let selector = service.pointer("/spec/selector")?.as_object()?;
+    let selector = service.at("/spec/selector")?.as_object()?;
     if selector.is_empty() {
         return None;
     }
@@ -363,10 +359,10 @@ fn service_cause(service: &Value, subject: &Subject, loaded: &[Value]) -> Option
     let selected: Vec<&Value> = loaded
         .iter()
         .filter(|o| o.get("kind").and_then(Value::as_str) == Some("Pod"))
-        .filter(|o| o.pointer("/metadata/namespace") == service.pointer("/metadata/namespace"))
+        .filter(|o| o.at("/metadata/namespace") == service.at("/metadata/namespace"))
         .filter(|pod| {
             wanted.iter().all(|(key, value)| {
-                pod.pointer("/metadata/labels")
+                pod.at("/metadata/labels")
                     .and_then(|labels| labels.get(*key))
                     .and_then(Value::as_str)
                     == Some(*value)
@@ -376,7 +372,7 @@ fn service_cause(service: &Value, subject: &Subject, loaded: &[Value]) -> Option
     let ready = selected
         .iter()
         .filter(|pod| {
-            pod.pointer("/status/conditions")
+            pod.at("/status/conditions")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()

@@ -9,6 +9,7 @@ use super::{Evidence, Finding, Health, Subject};
 use crate::age::{parse_timestamp, EpochMillis};
 use crate::events::EventRecord;
 use crate::object_view::terminating;
+use crate::pointer::Pointer;
 
 /// Waiting reasons of a container that will not get better by waiting.
 const FAILING_WAIT_REASONS: [&str; 6] = [
@@ -24,16 +25,16 @@ const FAILING_WAIT_REASONS: [&str; 6] = [
 const STUCK_TERMINATING_MS: EpochMillis = 60_000;
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
+    value.at(pointer).and_then(Value::as_str)
 }
 
 fn number(value: &Value, pointer: &str) -> Option<i64> {
-    value.pointer(pointer).and_then(Value::as_i64)
+    value.at(pointer).and_then(Value::as_i64)
 }
 
 fn conditions(object: &Value) -> impl Iterator<Item = &Value> {
     object
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -142,12 +143,7 @@ fn pod_findings(pod: &Value, subject: &Subject, events: &[EventRecord]) -> Vec<F
     }
     let statuses = ["/status/initContainerStatuses", "/status/containerStatuses"]
         .into_iter()
-        .flat_map(|p| {
-            pod.pointer(p)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        });
+        .flat_map(|p| pod.at(p).and_then(Value::as_array).into_iter().flatten());
     for status in statuses {
         let container = text(status, "/name").unwrap_or_default();
         let restarts = number(status, "/restartCount").unwrap_or(0);
@@ -159,7 +155,7 @@ fn pod_findings(pod: &Value, subject: &Subject, events: &[EventRecord]) -> Vec<F
         }
         let message = text(status, "/state/waiting/message").unwrap_or_default();
         let image = text(status, "/image").unwrap_or_default();
-        let last = status.pointer("/lastState/terminated");
+        let last = status.at("/lastState/terminated");
         let (sentence, rule, check) = match reason {
             "CrashLoopBackOff" => {
                 let exit = last.and_then(|t| number(t, "/exitCode"));
@@ -371,7 +367,7 @@ fn claim_findings(claim: &Value, subject: &Subject, events: &[EventRecord]) -> V
         .max_by_key(|e| e.last_seen_ms);
     let failed = warning(events, subject, &["ProvisioningFailed"]);
     let no_class = claim
-        .pointer("/spec/storageClassName")
+        .at("/spec/storageClassName")
         .is_none_or(Value::is_null)
         && failed.is_none();
     let (health, sentence, rule) = match (waiting, failed) {
@@ -442,7 +438,7 @@ fn node_findings(node: &Value, subject: &Subject) -> Vec<Finding> {
             findings.push(f);
         }
     }
-    if node.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+    if node.at("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
         let mut f = finding(
             subject,
             Health::Warning,

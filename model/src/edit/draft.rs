@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::pointer::Pointer;
 use crate::tree::ResourceId;
 
 /// An edit in progress.
@@ -45,7 +46,7 @@ impl Draft {
 }
 
 fn resource_version(object: &Value) -> Option<&str> {
-    object.pointer("/metadata/resourceVersion")?.as_str()
+    object.at("/metadata/resourceVersion")?.as_str()
 }
 
 /// Marks a cluster-scoped object's (absent) namespace; no namespace can be named `_`.

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::editable::without_bookkeeping;
 use crate::history::diff::merge_key_for;
 use crate::history::{diff_values, FieldChange, FieldPath, Segment};
+use crate::pointer::Pointer;
 
 /// The result of replaying your edit onto the latest object.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +73,7 @@ pub fn three_way(
         &mut conflicts,
     )
     .unwrap_or(Value::Null);
-    if let Some(version) = theirs.pointer("/metadata/resourceVersion") {
+    if let Some(version) = theirs.at("/metadata/resourceVersion") {
         if let Some(metadata) = merged.get_mut("metadata").and_then(Value::as_object_mut) {
             metadata.insert("resourceVersion".into(), version.clone());
         }
@@ -428,7 +429,7 @@ mod tests {
         assert_eq!(merge.merged["metadata"]["resourceVersion"], json!("9"));
         // Bookkeeping and subresource status are neither changes nor in the editor's copy.
         assert_eq!(merge.merged.get("status"), None);
-        assert_eq!(merge.merged.pointer("/metadata/generation"), None);
+        assert_eq!(merge.merged.at("/metadata/generation"), None);
         let theirs_paths: Vec<String> = merge.theirs.iter().map(|c| c.path.to_string()).collect();
         assert_eq!(
             theirs_paths,
@@ -553,7 +554,7 @@ mod tests {
     /// What the editor holds of `object`: no bookkeeping but the resourceVersion.
     fn editable_copy(object: &Value) -> Value {
         let mut copy = without_bookkeeping(object, true);
-        if let Some(version) = object.pointer("/metadata/resourceVersion") {
+        if let Some(version) = object.at("/metadata/resourceVersion") {
             copy["metadata"]["resourceVersion"] = version.clone();
         }
         copy

@@ -15,6 +15,7 @@ use super::locate::line_of_field;
 use super::merge::{resolve, three_way, Merge, Pick};
 use crate::errors::ApiError;
 use crate::history::FieldChange;
+use crate::pointer::Pointer;
 use crate::yaml::to_yaml;
 
 /// What the last action came to.
@@ -77,7 +78,7 @@ pub fn yaml_of(object: &Value) -> String {
 }
 
 fn resource_version_of(object: &Value) -> Option<&str> {
-    object.pointer("/metadata/resourceVersion")?.as_str()
+    object.at("/metadata/resourceVersion")?.as_str()
 }
 
 #[derive(Debug, Clone, PartialEq)]

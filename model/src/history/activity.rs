@@ -29,11 +29,12 @@ use super::past::{past_entries, ActorSource, Loaded, PastEntry, PastKind};
 use super::timeline::{HistoryStore, ObjectTimeline, Revision, RevisionKind};
 use crate::events::{event_record, EventRecord};
 use crate::meta::controller_uid;
+use crate::pointer::Pointer;
 
 /// An Event object as the page saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeenEvent {
-    pub record: EventRecord,
+    pub record: Arc<EventRecord>,
     /// When the page last received it (browser clock, like revisions' `observed_ms`).
     pub observed_ms: f64,
 }
@@ -46,7 +47,7 @@ pub fn seen_events(store: &HistoryStore) -> Vec<SeenEvent> {
         .filter(|t| t.revisions.iter().any(|r| r.kind != RevisionKind::Listed))
         .filter_map(|t| {
             Some(SeenEvent {
-                record: event_record(&t.latest)?,
+                record: t.event.clone()?,
                 observed_ms: t.revisions.back()?.observed_ms,
             })
         })
@@ -197,7 +198,7 @@ pub const MAX_CHANGE_LINES: usize = 12;
 
 fn owner_uids(object: &Value) -> Vec<&str> {
     object
-        .pointer("/metadata/ownerReferences")
+        .at("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -267,12 +268,37 @@ fn event_lane_id(event: &EventRecord) -> (String, String) {
     }
 }
 
-fn nearest<'a>(events: impl Iterator<Item = &'a SeenEvent>, at_ms: f64) -> Option<&'a SeenEvent> {
-    events.min_by(|a, b| {
-        (a.observed_ms - at_ms)
-            .abs()
-            .total_cmp(&(b.observed_ms - at_ms).abs())
-    })
+/// Of `events` (oldest first), the one nearest in time to `at_ms` that passes `wanted` (on
+/// a tie, the earlier). Looks outward from `at_ms`, nearest first, so it usually stops after
+/// a few: a rollout's hundreds of writes each look among hundreds of Events about their
+/// owner.
+fn nearest<'a>(
+    events: &[&'a SeenEvent],
+    at_ms: f64,
+    wanted: impl Fn(&SeenEvent) -> bool,
+) -> Option<&'a SeenEvent> {
+    let split = events.partition_point(|e| e.observed_ms < at_ms);
+    let (mut before, mut after) = (split, split);
+    loop {
+        let earlier = before.checked_sub(1).map(|i| events[i]);
+        let later = events.get(after).copied();
+        let take_earlier = match (earlier, later) {
+            (None, None) => return None,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(e), Some(l)) => at_ms - e.observed_ms <= l.observed_ms - at_ms,
+        };
+        let candidate = if take_earlier {
+            before -= 1;
+            events[before]
+        } else {
+            after += 1;
+            events[after - 1]
+        };
+        if wanted(candidate) {
+            return Some(candidate);
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -282,8 +308,21 @@ struct Inference {
     how: String,
 }
 
-/// Event objects by the uid of the object they concern.
+/// Event objects by the uid of the object they concern, oldest first.
 type EventsAbout<'a> = HashMap<&'a str, Vec<&'a SeenEvent>>;
+
+fn events_about(events: &[SeenEvent]) -> EventsAbout<'_> {
+    let mut about: EventsAbout = HashMap::new();
+    for event in events {
+        if let Some(uid) = event.record.regarding.uid.as_deref() {
+            about.entry(uid).or_default().push(event);
+        }
+    }
+    for list in about.values_mut() {
+        crate::order::sort_by(list, |a, b| a.observed_ms.total_cmp(&b.observed_ms));
+    }
+    about
+}
 
 fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbout) -> Inference {
     // A pod's node and an object's controller do not change over its life, so the newest
@@ -291,17 +330,10 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
     let object = &timeline.latest;
     let uid = timeline.identity.uid.as_str();
     let name = timeline.identity.name.as_str();
-    let about = |target: &str| {
-        events
-            .get(target)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .copied()
-    };
+    let about = |target: &str| events.get(target).map(Vec::as_slice).unwrap_or_default();
     if revision.writers.iter().any(|w| w.manager == "kubelet") {
         let node = object
-            .pointer("/spec/nodeName")
+            .at("/spec/nodeName")
             .and_then(Value::as_str)
             .unwrap_or("an unknown node");
         return Inference {
@@ -315,10 +347,9 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
         .iter()
         .any(|w| w.evidence == Evidence::Binding)
     {
-        let scheduled = nearest(
-            about(uid).filter(|e| e.record.reason == "Scheduled"),
-            revision.observed_ms,
-        );
+        let scheduled = nearest(about(uid), revision.observed_ms, |e| {
+            e.record.reason == "Scheduled"
+        });
         return match scheduled {
             Some(e) => {
                 let (id, label) = event_lane_id(&e.record);
@@ -344,10 +375,9 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
     // names this object.
     if !status_write {
         if let Some(owner) = controller_uid(object).map(str::to_string) {
-            let naming = nearest(
-                about(&owner).filter(|e| !name.is_empty() && e.record.message.contains(name)),
-                revision.observed_ms,
-            );
+            let naming = nearest(about(&owner), revision.observed_ms, |e| {
+                !name.is_empty() && e.record.message.contains(name)
+            });
             if let Some(e) = naming {
                 let (id, label) = event_lane_id(&e.record);
                 let manager = revision
@@ -369,13 +399,9 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
     let manager = revision.writers.first().map(|w| w.manager.clone());
     // Status writes (and writes no owner Event explains): the component reporting about it.
     if let Some(manager) = manager.as_deref().filter(|m| !m.is_empty()) {
-        let reporter = nearest(
-            about(uid).filter(|e| {
-                e.record.reporting_component != "kubelet"
-                    && !e.record.reporting_component.is_empty()
-            }),
-            revision.observed_ms,
-        );
+        let reporter = nearest(about(uid), revision.observed_ms, |e| {
+            e.record.reporting_component != "kubelet" && !e.record.reporting_component.is_empty()
+        });
         if let (true, Some(e)) = (manager == "kube-controller-manager", reporter) {
             let (id, label) = event_lane_id(&e.record);
             return Inference {
@@ -465,12 +491,7 @@ pub fn activity_with_past(
 ) -> Activity {
     let mut kept: HashMap<(String, u64), Arc<WriteItem>> = HashMap::new();
     let chain = chain_of(root, timelines);
-    let mut events_about: EventsAbout = HashMap::new();
-    for event in events {
-        if let Some(uid) = event.record.regarding.uid.as_deref() {
-            events_about.entry(uid).or_default().push(event);
-        }
-    }
+    let events_about = events_about(events);
     let mut lanes = Lanes {
         lanes: Vec::new(),
         index: HashMap::new(),
@@ -707,7 +728,7 @@ fn past_lane(
         };
     }
     let name = object
-        .pointer("/metadata/name")
+        .at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     let (about, named) = match &entry.kind {
@@ -742,7 +763,7 @@ fn past_lane(
     match manager {
         Some(manager) if manager.name == "kubelet" => {
             let node = object
-                .pointer("/spec/nodeName")
+                .at("/spec/nodeName")
                 .and_then(Value::as_str)
                 .unwrap_or("an unknown node");
             Inference {
@@ -811,7 +832,7 @@ fn add_past(
                         .and_then(Value::as_str)
                         .unwrap_or_default(),
                     object
-                        .pointer("/metadata/name")
+                        .at("/metadata/name")
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                 );
@@ -925,6 +946,57 @@ impl Activity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn event_at(at: f64, message: &str) -> SeenEvent {
+        let mut event = scheduled_event_for_nearest();
+        Arc::make_mut(&mut event.record).message = message.to_string();
+        event.observed_ms = at;
+        event
+    }
+
+    fn scheduled_event_for_nearest() -> SeenEvent {
+        let record = event_record(&json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "demo", "uid": "e", "resourceVersion": "1"},
+            "involvedObject": {"kind": "ReplicaSet", "name": "rs", "namespace": "demo", "uid": "rs"},
+            "reason": "SuccessfulCreate", "message": "", "type": "Normal", "count": 1,
+            "source": {"component": "replicaset-controller"}
+        }))
+        .expect("an Event");
+        SeenEvent {
+            record: Arc::new(record),
+            observed_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_nearest_wanted_event_is_found_looking_outward_and_a_tie_goes_to_the_earlier() {
+        let events: Vec<SeenEvent> = [
+            (10.0, "Created pod: a"),
+            (20.0, "Created pod: b"),
+            (30.0, "Created pod: a"),
+            (40.0, "Created pod: c"),
+            (50.0, "Created pod: b"),
+        ]
+        .iter()
+        .map(|(at, message)| event_at(*at, message))
+        .collect();
+        let sorted: Vec<&SeenEvent> = events.iter().collect();
+        let at = |found: Option<&SeenEvent>| found.map(|e| e.observed_ms);
+        let naming = |name: &'static str| move |e: &SeenEvent| e.record.message.contains(name);
+        assert_eq!(at(nearest(&sorted, 26.0, naming("pod: a"))), Some(30.0));
+        assert_eq!(at(nearest(&sorted, 24.0, naming("pod: a"))), Some(30.0));
+        assert_eq!(
+            at(nearest(&sorted, 20.0, naming("pod: a"))),
+            Some(10.0),
+            "a tie: the earlier"
+        );
+        assert_eq!(at(nearest(&sorted, 44.0, naming("pod: b"))), Some(50.0));
+        assert_eq!(at(nearest(&sorted, 0.0, naming("pod: c"))), Some(40.0));
+        assert_eq!(at(nearest(&sorted, 99.0, naming("pod: a"))), Some(30.0));
+        assert_eq!(at(nearest(&sorted, 30.0, naming("pod: z"))), None);
+        assert_eq!(at(nearest(&[], 30.0, naming("pod: a"))), None);
+    }
     use crate::watch::StoreChange;
     use serde_json::json;
 
@@ -1011,7 +1083,7 @@ mod tests {
         }))
         .expect("an Event");
         SeenEvent {
-            record,
+            record: Arc::new(record),
             observed_ms: at,
         }
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::diff::FieldChange;
 use super::fields::{managed_entries, FieldSet, ManagedEntry, ObjectPath, Segment, Step};
+use crate::pointer::Pointer;
 
 /// How a writer was worked out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +132,7 @@ fn contains(outer: &Value, inner: &Value) -> bool {
 
 fn node_name(object: &Value) -> &str {
     object
-        .pointer("/spec/nodeName")
+        .at("/spec/nodeName")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::pointer::Pointer;
 use serde_json::{Map, Value};
 
 /// One step from a node to a child in an object: a map key or a list position.
@@ -203,7 +204,7 @@ fn text_of(value: &Value, key: &str) -> String {
 /// The object's `metadata.managedFields`.
 pub fn managed_entries(object: &Value) -> Vec<ManagedEntry> {
     object
-        .pointer("/metadata/managedFields")
+        .at("/metadata/managedFields")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

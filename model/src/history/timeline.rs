@@ -17,6 +17,8 @@ use serde_json::Value;
 use super::attribution::{writers, Writer};
 use super::diff::{diff_values, FieldChange};
 use super::fields::Segment;
+use crate::events::{event_record, EventRecord};
+use crate::pointer::Pointer;
 use crate::watch::StoreChange;
 
 /// How a revision was seen.
@@ -89,12 +91,7 @@ pub struct ObjectIdentity {
 
 impl ObjectIdentity {
     fn of(object: &Value) -> Option<ObjectIdentity> {
-        let text = |p: &str| {
-            object
-                .pointer(p)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
+        let text = |p: &str| object.at(p).and_then(Value::as_str).map(str::to_string);
         Some(ObjectIdentity {
             uid: text("/metadata/uid")?,
             api_version: text("/apiVersion").unwrap_or_default(),
@@ -114,6 +111,9 @@ pub struct ObjectTimeline {
     pub dropped: usize,
     /// The newest version (the base of the next diff).
     pub latest: Value,
+    /// `latest` read as an Event object (None for other kinds): read once per write, not on
+    /// every activity recompute and stream status.
+    pub event: Option<Arc<EventRecord>>,
     pub deleted: bool,
 }
 
@@ -230,24 +230,37 @@ pub struct HistoryStore {
 
 fn resource_version(object: &Value) -> String {
     object
-        .pointer("/metadata/resourceVersion")
+        .at("/metadata/resourceVersion")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
 }
 
 fn uid_of(object: &Value) -> Option<&str> {
-    object.pointer("/metadata/uid").and_then(Value::as_str)
+    object.at("/metadata/uid").and_then(Value::as_str)
 }
 
-/// The object without what every write changes (resourceVersion, managedFields).
+/// The object without what every write changes (resourceVersion, managedFields). Copied
+/// without them rather than copied whole and pruned: managedFields is often the largest part
+/// of an object, and this runs twice for every write recorded.
 fn without_bookkeeping(object: &Value) -> Value {
-    let mut copy = object.clone();
-    if let Some(meta) = copy.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.remove("managedFields");
-        meta.remove("resourceVersion");
-    }
-    copy
+    let Some(fields) = object.as_object() else {
+        return object.clone();
+    };
+    let copy = fields.iter().map(|(key, value)| {
+        let value = match (key.as_str(), value.as_object()) {
+            ("metadata", Some(metadata)) => Value::Object(
+                metadata
+                    .iter()
+                    .filter(|(field, _)| *field != "managedFields" && *field != "resourceVersion")
+                    .map(|(field, value)| (field.clone(), value.clone()))
+                    .collect(),
+            ),
+            _ => value.clone(),
+        };
+        (key.clone(), value)
+    });
+    Value::Object(copy.collect())
 }
 
 /// What stays of a deleted object: no managedFields, annotations, status, data, and of the
@@ -372,6 +385,7 @@ impl HistoryStore {
                 revisions: VecDeque::new(),
                 dropped: 0,
                 latest: Value::Null,
+                event: None,
                 deleted: false,
             });
         timeline.identity = identity.clone();
@@ -383,6 +397,7 @@ impl HistoryStore {
         } else {
             object.clone()
         };
+        timeline.event = event_record(&timeline.latest).map(Arc::new);
         timeline.deleted = deleted;
         timeline.revisions.push_back(revision);
         self.arrival.push_back((seq, identity.uid.clone()));
@@ -505,6 +520,20 @@ mod tests {
                             "managedFields": [{"manager": "ctl", "operation": "Update", "time": time,
                                                "fieldsV1": {"f:spec": {"f:holderIdentity": {}, "f:renewTime": {}}}}]},
                "spec": {"holderIdentity": holder, "renewTime": renew}})
+    }
+
+    #[test]
+    fn bookkeeping_is_left_out_and_the_rest_kept_in_order() {
+        let object = lease(7, "a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
+        let kept = without_bookkeeping(&object);
+        let mut expected = object.clone();
+        let metadata = expected["metadata"].as_object_mut().expect("metadata");
+        metadata.remove("managedFields");
+        metadata.remove("resourceVersion");
+        assert_eq!(kept, expected);
+        let keys: Vec<&String> = kept["metadata"].as_object().expect("map").keys().collect();
+        assert_eq!(keys, ["name", "namespace", "uid"]);
+        assert_eq!(without_bookkeeping(&json!([1])), json!([1]));
     }
 
     #[test]
@@ -646,9 +675,9 @@ mod tests {
         let a = store.timeline("a").expect("a");
         assert!(a.deleted);
         assert_eq!(a.latest.get("data"), None);
-        assert_eq!(a.latest.pointer("/metadata/name"), Some(&json!("cm-a")));
+        assert_eq!(a.latest.at("/metadata/name"), Some(&json!("cm-a")));
         let last = a.revisions.back().and_then(Revision::object).expect("last");
-        assert_eq!(last.pointer("/data/k"), Some(&json!("z")));
+        assert_eq!(last.at("/data/k"), Some(&json!("z")));
         assert_eq!(
             store
                 .timeline("a")

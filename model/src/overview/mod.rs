@@ -19,19 +19,20 @@ use crate::diagnosis::rules::object_findings;
 use crate::diagnosis::{Health, Subject};
 use crate::events::EventRecord;
 use crate::meta::controller_uid;
+use crate::pointer::Pointer;
 use quantity::{cpu_millis, whole_units};
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
+    value.at(pointer).and_then(Value::as_str)
 }
 
 fn number(value: &Value, pointer: &str) -> Option<i64> {
-    value.pointer(pointer).and_then(Value::as_i64)
+    value.at(pointer).and_then(Value::as_i64)
 }
 
 fn array<'a>(value: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> {
     value
-        .pointer(pointer)
+        .at(pointer)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -108,7 +109,7 @@ pub fn node_summary<'a>(nodes: impl IntoIterator<Item = &'a Value>) -> NodeSumma
                 problems.push((*pressure).to_string());
             }
         }
-        if node.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+        if node.at("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
             summary.cordoned += 1;
             problems.push("cordoned".to_string());
         }
@@ -339,7 +340,7 @@ pub fn workload_summary<'a>(
 pub fn pod_requests(pod: &Value) -> (i64, i64) {
     let request = |container: &Value, resource: &str| -> i64 {
         let quantity = container
-            .pointer(&format!("/resources/requests/{resource}"))
+            .at(&format!("/resources/requests/{resource}"))
             .and_then(Value::as_str);
         match (resource, quantity) {
             ("cpu", Some(q)) => cpu_millis(q).unwrap_or(0),
@@ -363,7 +364,7 @@ pub fn pod_requests(pod: &Value) -> (i64, i64) {
             }
         }
         let overhead = pod
-            .pointer(&format!("/spec/overhead/{resource}"))
+            .at(&format!("/spec/overhead/{resource}"))
             .and_then(Value::as_str)
             .and_then(|q| {
                 if resource == "cpu" {

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::rule::{PolicyRule, ResourceRequest};
+use crate::pointer::Pointer;
 
 /// Where a request is made.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -423,7 +424,7 @@ pub fn self_subject_review_request() -> Value {
 impl UserInfo {
     pub fn from_answer(answer: &Value) -> Result<UserInfo, String> {
         let info = answer
-            .pointer("/status/userInfo")
+            .at("/status/userInfo")
             .filter(|i| i.is_object())
             .ok_or("the self subject review has no userInfo")?;
         Ok(UserInfo {

@@ -1,6 +1,7 @@
 //! Watch events as they arrive: one JSON event per WebSocket message, or per line of a
 //! chunked HTTP body.
 
+use crate::pointer::Pointer;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -169,7 +170,7 @@ fn event_of(value: Value) -> Result<WatchEvent, WatchDecodeError> {
 impl WatchEvent {
     pub fn resource_version(&self) -> Option<&str> {
         self.object
-            .pointer("/metadata/resourceVersion")
+            .at("/metadata/resourceVersion")
             .and_then(Value::as_str)
             .filter(|rv| !rv.is_empty())
     }
@@ -197,7 +198,7 @@ impl WatchEvent {
             message: text("message"),
             retry_after_seconds: self
                 .object
-                .pointer("/details/retryAfterSeconds")
+                .at("/details/retryAfterSeconds")
                 .and_then(Value::as_u64)
                 .and_then(|s| u32::try_from(s).ok()),
         })
@@ -208,7 +209,7 @@ impl WatchEvent {
         self.event_type == EventType::Bookmark
             && self
                 .object
-                .pointer("/metadata/annotations")
+                .at("/metadata/annotations")
                 .and_then(|a| a.get(INITIAL_EVENTS_END))
                 .and_then(Value::as_str)
                 == Some("true")

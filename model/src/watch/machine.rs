@@ -15,6 +15,7 @@ use super::backoff::Backoff;
 use super::event::{EventType, WatchEvent};
 use super::key::{split_page, WatchKey};
 use crate::errors::ApiError;
+use crate::pointer::Pointer;
 use crate::request::ApiRequest;
 
 /// How the initial state is read.
@@ -95,7 +96,7 @@ impl Observed {
             Input::Event(event) if event.event_type == EventType::Added => Observed::Added,
             Input::Event(event) if event.event_type == EventType::Bookmark => event
                 .object
-                .pointer("/metadata/resourceVersion")
+                .at("/metadata/resourceVersion")
                 .and_then(Value::as_str)
                 .map_or(Observed::Other, |rv| Observed::Bookmark {
                     resource_version: rv.to_string(),
@@ -769,7 +770,7 @@ fn retry_after(error: &ApiError) -> Option<u32> {
 
 /// Same uid, or (without uids) same namespace and name.
 pub fn same_object(a: &Value, b: &Value) -> bool {
-    let field = |v: &Value, path: &str| v.pointer(path).and_then(Value::as_str).map(str::to_string);
+    let field = |v: &Value, path: &str| v.at(path).and_then(Value::as_str).map(str::to_string);
     match (field(a, "/metadata/uid"), field(b, "/metadata/uid")) {
         (Some(x), Some(y)) => x == y,
         _ => {

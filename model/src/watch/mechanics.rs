@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::event::EventType;
 use super::machine::{Command, Input, WatchStatus};
+use crate::pointer::Pointer;
 
 /// One thing that happened on a watch.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,7 +127,7 @@ pub struct MechanicsLog {
 
 fn text(value: &Value, pointer: &str) -> String {
     value
-        .pointer(pointer)
+        .at(pointer)
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
@@ -227,7 +228,7 @@ fn object_name(object: &Value) -> String {
     let meta = object
         .get("metadata")
         .filter(|m| m.get("name").is_some())
-        .or_else(|| object.pointer("/rows/0/object/metadata"));
+        .or_else(|| object.at("/rows/0/object/metadata"));
     let Some(meta) = meta else {
         return String::new();
     };

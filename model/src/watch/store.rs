@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::machine::StoreChange;
 use crate::diagnosis::rows::row_health;
 use crate::diagnosis::Health;
+use crate::pointer::Pointer;
 use crate::table::{
     decode_table_value, fallback_row, row_key_of_object, DecodeOptions, RowKey, Table, TablePage,
 };
@@ -30,7 +31,7 @@ pub trait WatchStore {
 pub type ObjectKey = (String, String);
 
 fn text<'a>(object: &'a Value, pointer: &str) -> Option<&'a str> {
-    object.pointer(pointer).and_then(Value::as_str)
+    object.at(pointer).and_then(Value::as_str)
 }
 
 pub fn object_key(object: &Value) -> Option<ObjectKey> {

@@ -12,6 +12,8 @@
 //! which came first is not recorded; each manager's earlier writes are gone, and are said to
 //! be.
 
+use crate::pointer::Pointer;
+
 pub mod rollout;
 pub mod shown;
 #[cfg(test)]
@@ -573,7 +575,7 @@ impl<'a> Identity<'a> {
     fn of(object: &'a Value) -> Identity<'a> {
         let text = |pointer: &str| {
             object
-                .pointer(pointer)
+                .at(pointer)
                 .and_then(Value::as_str)
                 .filter(|t| !t.is_empty())
         };
@@ -633,7 +635,7 @@ impl<'a> EventPool<'a> {
         let object = Identity::of(loaded.object);
         let owner_refs: Vec<Identity> = loaded
             .object
-            .pointer("/metadata/ownerReferences")
+            .at("/metadata/ownerReferences")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -692,7 +694,7 @@ fn take<'a>(
 }
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
+    value.at(pointer).and_then(Value::as_str)
 }
 
 fn second_of(text: Option<&str>) -> Option<i64> {
@@ -830,7 +832,7 @@ fn created(object: &Value, pool: &mut EventPool) -> Option<PastEntry> {
 fn deletion(object: &Value, pool: &mut EventPool) -> Option<PastEntry> {
     let timestamp = text(object, "/metadata/deletionTimestamp")?;
     let grace = object
-        .pointer("/metadata/deletionGracePeriodSeconds")
+        .at("/metadata/deletionGracePeriodSeconds")
         .and_then(Value::as_i64);
     // The timestamp is when the object may go: the request plus its grace period.
     let time = match (parse_timestamp(timestamp), grace) {
@@ -839,7 +841,7 @@ fn deletion(object: &Value, pool: &mut EventPool) -> Option<PastEntry> {
         (None, _) => PastTime::Unknown,
     };
     let finalizers = object
-        .pointer("/metadata/finalizers")
+        .at("/metadata/finalizers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -878,7 +880,7 @@ fn deletion(object: &Value, pool: &mut EventPool) -> Option<PastEntry> {
 fn scheduled(object: &Value, pool: &mut EventPool) -> Option<(PastEntry, bool)> {
     let node_name = text(object, "/spec/nodeName").filter(|n| !n.is_empty());
     let condition = object
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -936,7 +938,7 @@ fn scheduled(object: &Value, pool: &mut EventPool) -> Option<(PastEntry, bool)> 
 fn conditions(object: &Value, skip: Option<&str>) -> Vec<PastEntry> {
     let entries = managed_entries(object);
     let list = object
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
@@ -1015,7 +1017,7 @@ fn containers(object: &Value, pool: &mut EventPool) -> Vec<PastEntry> {
         ("initContainerStatuses", true),
     ] {
         let statuses = object
-            .pointer(&format!("/status/{list}"))
+            .at(&format!("/status/{list}"))
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default();
@@ -1102,7 +1104,7 @@ fn containers(object: &Value, pool: &mut EventPool) -> Vec<PastEntry> {
                 writers(&mut entry);
                 out.push(entry);
             }
-            let last = status.pointer("/lastState/terminated");
+            let last = status.at("/lastState/terminated");
             if let Some(last) = last {
                 let finished = last.get("finishedAt").and_then(Value::as_str);
                 let exit_code = last.get("exitCode").and_then(Value::as_i64);

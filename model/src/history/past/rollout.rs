@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::age::{parse_timestamp, EpochMillis};
 use crate::history::diff::{diff_values, FieldChange};
 use crate::history::fields::{FieldPath, Segment};
+use crate::pointer::Pointer;
 
 pub const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
 /// Earlier revision numbers of a ReplicaSet a rollback brought back.
@@ -74,12 +75,12 @@ impl RolloutRevision {
 }
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
+    value.at(pointer).and_then(Value::as_str)
 }
 
 fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
     object
-        .pointer("/metadata/annotations")
+        .at("/metadata/annotations")
         .and_then(|a| a.get(key))
         .and_then(Value::as_str)
 }
@@ -87,7 +88,7 @@ fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
 /// Whether `object`'s controller is `owner` (by uid; by kind and name when either has none).
 pub fn controlled_by(object: &Value, owner: &Value) -> bool {
     let references = object
-        .pointer("/metadata/ownerReferences")
+        .at("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
@@ -163,13 +164,13 @@ fn with_diffs(mut revisions: Vec<RolloutRevision>) -> Vec<RolloutRevision> {
 pub fn rollout_history(deployment: &Value, replica_sets: &[Value]) -> Vec<RolloutRevision> {
     let current_number: Option<u64> =
         annotation(deployment, REVISION_ANNOTATION).and_then(|r| r.parse().ok());
-    let deployment_template = deployment.pointer("/spec/template").map(without_hash_label);
+    let deployment_template = deployment.at("/spec/template").map(without_hash_label);
     let revisions = replica_sets
         .iter()
         .filter(|rs| controlled_by(rs, deployment))
         .filter_map(|rs| {
             let revision: u64 = annotation(rs, REVISION_ANNOTATION)?.parse().ok()?;
-            let template = without_hash_label(rs.pointer("/spec/template")?);
+            let template = without_hash_label(rs.at("/spec/template")?);
             let created = text(rs, "/metadata/creationTimestamp").map(str::to_string);
             Some(RolloutRevision {
                 revision,
@@ -178,7 +179,7 @@ pub fn rollout_history(deployment: &Value, replica_sets: &[Value]) -> Vec<Rollou
                 uid: text(rs, "/metadata/uid").map(str::to_string),
                 created_ms: created.as_deref().and_then(parse_timestamp),
                 created,
-                replicas: rs.pointer("/spec/replicas").and_then(Value::as_u64),
+                replicas: rs.at("/spec/replicas").and_then(Value::as_u64),
                 // Without the Deployment's annotation, the template it runs says which.
                 current: match current_number {
                     Some(number) => number == revision,
@@ -207,7 +208,7 @@ pub fn controller_revision_history(owner: &Value, revisions: &[Value]) -> Vec<Ro
         .filter(|r| controlled_by(r, owner))
         .filter_map(|r| {
             let revision = r.get("revision").and_then(Value::as_u64)?;
-            let mut template = r.pointer("/data/spec/template")?.clone();
+            let mut template = r.at("/data/spec/template")?.clone();
             // The stored form is a strategic merge patch that replaces the whole template.
             if let Some(map) = template.as_object_mut() {
                 map.remove("$patch");
@@ -245,7 +246,7 @@ fn rollback_annotations(deployment: &Value, replica_set: &Value) -> Map<String, 
     let empty = Map::new();
     let of = |object: &Value| {
         object
-            .pointer("/metadata/annotations")
+            .at("/metadata/annotations")
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_else(|| empty.clone())
@@ -266,7 +267,7 @@ fn rollback_annotations(deployment: &Value, replica_set: &Value) -> Map<String, 
 
 fn rollback_pod_template(replica_set: &Value) -> Value {
     replica_set
-        .pointer("/spec/template")
+        .at("/spec/template")
         .map(without_hash_label)
         .unwrap_or_else(|| json!({}))
 }
