@@ -181,6 +181,9 @@ pub(crate) async fn open(
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<gloo_net::http::Response, NoAnswer> {
     let url = full_url(request);
+    if let Some(answered) = take_prefetched(request, &url).await {
+        return Ok(answered);
+    }
     let mut builder = RequestBuilder::new(&url)
         .method(method_of(request.verb))
         .header("Accept", &request.accept);
@@ -205,6 +208,32 @@ pub(crate) async fn open(
             NoAnswer::Failed(error.to_string())
         }
     })
+}
+
+/// The page's preloader (written by `cargo xtask build`, run before the app's module has
+/// loaded) asks for discovery at once, so its answer is on its way while the app starts:
+/// `window.__kubeAtlasPrefetched` maps `"{accept}\n{url}"` to the fetch's promise. The first
+/// plain GET of the same URL with the same Accept takes the answer (once); a failed prefetch
+/// is asked again as usual.
+async fn take_prefetched(request: &ApiRequest, url: &str) -> Option<gloo_net::http::Response> {
+    use wasm_bindgen::JsCast;
+    if request.verb != crate::model::request::Verb::Get
+        || request.body.is_some()
+        || !request.headers.is_empty()
+    {
+        return None;
+    }
+    let window = web_sys::window()?;
+    let prefetched = js_sys::Reflect::get(&window, &"__kubeAtlasPrefetched".into())
+        .ok()?
+        .dyn_into::<js_sys::Map>()
+        .ok()?;
+    let key = wasm_bindgen::JsValue::from_str(&format!("{}\n{url}", request.accept));
+    let promise = prefetched.get(&key).dyn_into::<js_sys::Promise>().ok()?;
+    prefetched.delete(&key);
+    let answer = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    let response = answer.dyn_into::<web_sys::Response>().ok()?;
+    Some(response.into())
 }
 
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving

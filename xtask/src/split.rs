@@ -130,6 +130,10 @@ fn page_module_of(hash: &str) -> &'static str {
         .map_or(FALLBACK_PAGE, |(_, page)| page)
 }
 
+/// The Accept header the app asks discovery with (`model::discovery::DISCOVERY_ACCEPT`, kept
+/// equal by a test): the preloader must ask the same for the app to take its answers.
+const DISCOVERY_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
 /// Writes `{glue_stem}-preload.js` and loads it first from index.html: at page start it asks
 /// for the wasm modules of the page the address opens (`<link rel=preload>`, which the split
 /// loader's fetches then find), beside the shell's own module. Without it they were fetched
@@ -163,6 +167,7 @@ fn write_preloader(
     }
     let routes = serde_json::to_string(&ROUTE_PAGES)?;
     let modules = serde_json::to_string(&modules)?;
+    let discovery_accept = serde_json::to_string(DISCOVERY_ACCEPT)?;
     let script = format!(
         "// Written by `cargo xtask build` (xtask/src/split.rs): asks at page start for the wasm
 // modules of the page the address opens, beside the shell's own module.
@@ -180,6 +185,15 @@ for (const file of modules[page] ?? []) {{
   link.crossOrigin = \"anonymous\";
   link.href = new URL(`./${{file}}`, import.meta.url).href;
   document.head.append(link);
+}}
+// Discovery too, so its answer travels while the shell's module loads and starts: the app's
+// first GET of the same path with the same Accept takes it (src/api/mod.rs,
+// take_prefetched). Behind kube-atlas (the page carries its cluster list) the paths depend
+// on the cluster the app picks, and the app asks itself.
+if (!document.getElementById(\"kube-atlas-clusters\")) {{
+  const accept = {discovery_accept};
+  window.__kubeAtlasPrefetched = new Map([\"/api\", \"/apis\"].map((path) =>
+    [`${{accept}}\n${{path}}`, fetch(path, {{ headers: {{ Accept: accept }} }})]));
 }}
 "
     );
@@ -340,6 +354,14 @@ mod tests {
 
     /// The preloader's rule picks, for each kind of page the app routes to, the module whose
     /// split point draws it (`src/pages/chunks.rs`, `src/app.rs`).
+    #[test]
+    fn the_preloader_asks_discovery_as_the_app_does() {
+        assert_eq!(
+            DISCOVERY_ACCEPT,
+            kube_atlas_model::discovery::DISCOVERY_ACCEPT
+        );
+    }
+
     #[test]
     fn the_preloader_picks_the_module_of_each_routed_page() {
         let pods = ResourceId::new("", "v1", "pods");
