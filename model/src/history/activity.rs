@@ -47,7 +47,7 @@ pub fn seen_events(store: &HistoryStore) -> Vec<SeenEvent> {
         .filter(|t| t.revisions.iter().any(|r| r.kind != RevisionKind::Listed))
         .filter_map(|t| {
             Some(SeenEvent {
-                record: t.event.clone()?,
+                record: t.event()?,
                 observed_ms: t.revisions.back()?.observed_ms,
             })
         })

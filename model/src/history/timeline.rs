@@ -111,13 +111,33 @@ pub struct ObjectTimeline {
     pub dropped: usize,
     /// The newest version (the base of the next diff).
     pub latest: Value,
-    /// `latest` read as an Event object (None for other kinds): read once per write, not on
-    /// every activity recompute and stream status.
-    pub event: Option<Arc<EventRecord>>,
+    /// `latest` read as an Event object (None for other kinds), filled when first asked (see
+    /// [`ObjectTimeline::event`]) and emptied by the next write.
+    event: EventCache,
     pub deleted: bool,
 }
 
+/// What `latest` reads as an Event object, once asked: derived from `latest`, so two
+/// timelines are equal whether or not theirs was filled yet.
+#[derive(Debug, Clone, Default)]
+struct EventCache(std::sync::OnceLock<Option<Arc<EventRecord>>>);
+
+impl PartialEq for EventCache {
+    fn eq(&self, _: &EventCache) -> bool {
+        true
+    }
+}
+
 impl ObjectTimeline {
+    /// The newest version read as an Event object (None for other kinds): read once per
+    /// write, not on every activity recompute and stream status that asks.
+    pub fn event(&self) -> Option<Arc<EventRecord>> {
+        self.event
+            .0
+            .get_or_init(|| event_record(&self.latest).map(Arc::new))
+            .clone()
+    }
+
     pub fn revision(&self, seq: u64) -> Option<&Revision> {
         self.revisions.iter().find(|r| r.seq == seq)
     }
@@ -385,7 +405,7 @@ impl HistoryStore {
                 revisions: VecDeque::new(),
                 dropped: 0,
                 latest: Value::Null,
-                event: None,
+                event: EventCache::default(),
                 deleted: false,
             });
         timeline.identity = identity.clone();
@@ -397,7 +417,7 @@ impl HistoryStore {
         } else {
             object.clone()
         };
-        timeline.event = event_record(&timeline.latest).map(Arc::new);
+        timeline.event = EventCache::default();
         timeline.deleted = deleted;
         timeline.revisions.push_back(revision);
         self.arrival.push_back((seq, identity.uid.clone()));
