@@ -73,10 +73,8 @@ pub fn after_next_paint(name: &'static str, then: impl FnOnce(f64) + 'static) {
         return;
     };
     let after_paint = Closure::once_into_js(move || {
-        if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-            // A mark is only a diagnostic: the time below is what callers use.
-            performance.mark(name).ok();
-        }
+        // A mark is only a diagnostic: the time below is what callers use.
+        mark(name);
         then(now_ms());
     });
     let before_paint = Closure::once_into_js(move || {

@@ -231,6 +231,10 @@ async fn take_prefetched(request: &ApiRequest, url: &str) -> Option<gloo_net::ht
     let key = wasm_bindgen::JsValue::from_str(&format!("{}\n{url}", request.accept));
     let promise = prefetched.get(&key).dyn_into::<js_sys::Promise>().ok()?;
     prefetched.delete(&key);
+    if prefetched.size() == 0 {
+        // Every answer taken: later requests need not look.
+        js_sys::Reflect::delete_property(&window, &"__kubeAtlasPrefetched".into()).ok();
+    }
     let answer = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
     let response = answer.dyn_into::<web_sys::Response>().ok()?;
     Some(response.into())

@@ -947,25 +947,19 @@ impl Activity {
 mod tests {
     use super::*;
 
+    /// A replicaset-controller Event with `message`, seen at `at`.
     fn event_at(at: f64, message: &str) -> SeenEvent {
-        let mut event = scheduled_event_for_nearest();
-        Arc::make_mut(&mut event.record).message = message.to_string();
-        event.observed_ms = at;
-        event
-    }
-
-    fn scheduled_event_for_nearest() -> SeenEvent {
         let record = event_record(&json!({
             "apiVersion": "v1", "kind": "Event",
             "metadata": {"name": "e", "namespace": "demo", "uid": "e", "resourceVersion": "1"},
             "involvedObject": {"kind": "ReplicaSet", "name": "rs", "namespace": "demo", "uid": "rs"},
-            "reason": "SuccessfulCreate", "message": "", "type": "Normal", "count": 1,
+            "reason": "SuccessfulCreate", "message": message, "type": "Normal", "count": 1,
             "source": {"component": "replicaset-controller"}
         }))
         .expect("an Event");
         SeenEvent {
             record: Arc::new(record),
-            observed_ms: 0.0,
+            observed_ms: at,
         }
     }
 
