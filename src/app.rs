@@ -10,9 +10,7 @@ use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use crate::browser::now_ms;
-use crate::components::{
-    ApiTreeView, CheatSheet, ClusterSwitcher, Palette, QuickAccess, RecordControl, RequestLogPanel,
-};
+use crate::components::{ApiTreeView, QuickAccess};
 use crate::model::events::{events_api, EventApi};
 use crate::model::palette::PaletteTarget;
 use crate::model::permissions::{Permission, Question, Scope};
@@ -30,6 +28,9 @@ use crate::state::navigation::Navigation;
 use crate::state::permissions::{last_namespace, remember_namespace, PermissionsState};
 use crate::state::request_log;
 use crate::state::watch::WatchHub;
+
+mod deferred;
+use deferred::{ShellPart, ShellState};
 
 /// Which page to build: a new list or object is a new page; sort, filter, wide and tab are
 /// read by the page itself, so changing them does not reload anything.
@@ -305,12 +306,26 @@ pub fn App() -> impl IntoView {
     // bench`): effects run after the DOM update, and the time is taken after the next paint.
     let ready_ms = RwSignal::new(None::<f64>);
     let ready_pending = StoredValue::new(false);
+    // The shell's other parts (`deferred`) are fetched and drawn once the tree is painted, or
+    // once discovery failed, or after two seconds whatever happened, so neither their code
+    // nor their drawing delays the tree.
+    let extras_due = RwSignal::new(false);
+    set_timeout(
+        move || extras_due.set(true),
+        std::time::Duration::from_secs(2),
+    );
+    Effect::new(move |_| {
+        if discovery.fatal.with(Option::is_some) {
+            extras_due.set(true);
+        }
+    });
     Effect::new(move |_| {
         let has_groups = tree.with(|t| !t.groups.is_empty());
         if has_groups && ready_ms.get_untracked().is_none() && !ready_pending.get_value() {
             ready_pending.set_value(true);
             crate::browser::after_next_paint("kube-atlas:tree-painted", move |ms| {
                 ready_ms.set(Some(ms));
+                extras_due.set(true);
             });
         }
     });
@@ -349,10 +364,24 @@ pub fn App() -> impl IntoView {
         found
     });
 
+    let shell = DeferredShell {
+        due: extras_due,
+        state: ShellState {
+            tree: tree.into(),
+            palette_open,
+            cheat_sheet_open,
+            namespace,
+            namespaces: namespaces.into(),
+            loaded_objects,
+            choose_from_palette,
+            log,
+        },
+    };
+
     crate::browser::mark("kube-atlas:app-set-up");
     view! {
         <div class="app">
-            <Header discovery=discovery navigation=navigation namespaces=namespaces/>
+            <Header discovery=discovery navigation=navigation namespaces=namespaces shell=shell/>
             <nav
                 class="sidebar"
                 aria-label="API hierarchy"
@@ -433,16 +462,9 @@ pub fn App() -> impl IntoView {
                     }
                 }}
             </main>
-            <RequestLogPanel log=log/>
-            <Palette
-                tree=tree.into()
-                open=palette_open
-                namespace=namespace
-                namespaces=namespaces.into()
-                loaded=loaded_objects
-                on_choose=choose_from_palette
-            />
-            <CheatSheet open=cheat_sheet_open/>
+            {deferred_part(shell, ShellPart::RequestLog)}
+            {deferred_part(shell, ShellPart::Palette)}
+            {deferred_part(shell, ShellPart::CheatSheet)}
         </div>
     }
 }
@@ -455,9 +477,44 @@ where
     Load: Fn() -> Loading + Send + Sync + 'static,
     Loading: std::future::Future<Output = Result<AnyView, PageLoadError>> + 'static,
 {
+    loaded_with(
+        || view! { <p class="loading">"Loading the page…"</p> }.into_any(),
+        "This page's code could not be loaded. ",
+        load,
+    )
+}
+
+/// The shell's parts from `deferred`, and when they are drawn.
+#[derive(Clone, Copy)]
+struct DeferredShell {
+    due: RwSignal<bool>,
+    state: ShellState,
+}
+
+/// One part of the shell from `deferred`, drawn once due (nothing before, nor while its
+/// module is fetched).
+fn deferred_part(shell: DeferredShell, part: ShellPart) -> impl IntoView {
+    move || {
+        shell.due.get().then(|| {
+            loaded_with(
+                || ().into_any(),
+                "A part of the page could not be loaded. ",
+                move || deferred::kube_atlas_shell_part(part, shell.state),
+            )
+        })
+    }
+}
+
+/// What `load` builds, `loading` while its module is fetched, or why it could not be fetched
+/// with a way to try again.
+fn loaded_with<Load, Loading>(loading: fn() -> AnyView, failed: &'static str, load: Load) -> AnyView
+where
+    Load: Fn() -> Loading + Send + Sync + 'static,
+    Loading: std::future::Future<Output = Result<AnyView, PageLoadError>> + 'static,
+{
     let attempt = RwSignal::new(0_u32);
     view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading the page…"</p> }>
+        <Suspense fallback=loading>
             {move || {
                 attempt.track();
                 let loading = load();
@@ -466,7 +523,7 @@ where
                         Ok(page) => page,
                         Err(error) => view! {
                             <div class="error" role="alert">
-                                <strong>"This page's code could not be loaded. "</strong>
+                                <strong>{failed}</strong>
                                 {error.to_string()}
                                 " "
                                 <button on:click=move |_| attempt.update(|n| *n += 1)>
@@ -488,6 +545,8 @@ fn Header(
     discovery: DiscoveryState,
     navigation: Navigation,
     namespaces: RwSignal<Option<Vec<String>>>,
+    /// Where the recorder and the cluster switcher come from (`deferred`).
+    shell: DeferredShell,
 ) -> impl IntoView {
     let namespace =
         Signal::derive(move || navigation.page.with(|p| p.namespace().map(str::to_string)));
@@ -555,9 +614,9 @@ fn Header(
             >
                 "Permissions"
             </a>
-            <RecordControl/>
+            {deferred_part(shell, ShellPart::RecordControl)}
             <span class="header-spacer"></span>
-            <ClusterSwitcher/>
+            {deferred_part(shell, ShellPart::ClusterSwitcher)}
             <label class="hint" for="namespace-select">"Namespace"</label>
             {move || match namespaces.get() {
                 // Namespaces cannot be listed (forbidden): the user types one.

@@ -11,6 +11,7 @@ pub mod app;
 pub mod browser;
 pub mod components;
 pub mod pages;
+mod split;
 pub mod state;
 
 pub use app::App;

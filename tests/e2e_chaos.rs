@@ -983,10 +983,11 @@ async fn fetched_wasm(driver: &WebDriver) -> Vec<String> {
 
 /// The release build is split (`cargo xtask build`): page start fetches the shell's module
 /// (header, sidebar tree) and the open page's own module with the shared pieces it needs,
-/// never another page's; every other page fetches its own the first time it opens. When that
-/// fetch fails
-/// (the network dropped as the user clicked), the page says so in place of the page and a
-/// click on "Try again" loads it; the rest of the app keeps working meanwhile.
+/// never another page's; once the tree is painted, the shell's other parts (palette, request
+/// log, recorder, cluster switcher) and the live CRD watch come in modules of their own; every
+/// other page fetches its own the first time it opens. When that fetch fails (the network
+/// dropped as the user clicked), the page says so in place of the page and a click on "Try
+/// again" loads it; the rest of the app keeps working meanwhile.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_retried() {
     let list_module = std::fs::read_dir(dist_dir())
@@ -1003,7 +1004,23 @@ async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_
     wait_for(&harness.driver, "[role=treeitem]").await;
     // The API page's welcome is drawn by its own module.
     wait_for(&harness.driver, "main section.welcome").await;
-    let at_start = fetched_wasm(&harness.driver).await;
+    // What page start fetches after the first paint: the shell's deferred parts and the
+    // live CRD watch.
+    let after_paint = [
+        "split_kube_atlas_shell_part.wasm",
+        "split_kube_atlas_crd_watch.wasm",
+    ];
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let at_start = loop {
+        let fetched = fetched_wasm(&harness.driver).await;
+        let all_in = after_paint
+            .iter()
+            .all(|deferred| fetched.iter().any(|n| n.ends_with(deferred)));
+        if all_in || std::time::Instant::now() > deadline {
+            break fetched;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     // Each once: the page's modules are asked for by the page-start preloader, and the
     // split loader's own fetches take those answers instead of asking again.
     let distinct: BTreeSet<&String> = at_start.iter().collect();
@@ -1014,11 +1031,21 @@ async fn page_start_fetches_only_the_shell_and_a_page_that_fails_to_load_can_be_
     );
     let shell = at_start.iter().filter(|n| n.ends_with("_bg.wasm")).count();
     assert_eq!(shell, 1, "the shell's module, once: {at_start:?}");
-    let pages: Vec<&String> = at_start.iter().filter(|n| n.contains("-split_")).collect();
+    let split: Vec<&String> = at_start.iter().filter(|n| n.contains("-split_")).collect();
+    let pages: Vec<&&String> = split
+        .iter()
+        .filter(|n| !after_paint.iter().any(|deferred| n.ends_with(deferred)))
+        .collect();
     assert!(
         pages.len() == 1 && pages[0].ends_with("split_kube_atlas_api_page.wasm"),
         "of the pages' modules only the API page's: {at_start:?}"
     );
+    for deferred in after_paint {
+        assert!(
+            split.iter().any(|n| n.ends_with(deferred)),
+            "{deferred} fetched after the first paint: {at_start:?}"
+        );
+    }
     assert!(
         at_start
             .iter()

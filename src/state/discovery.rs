@@ -11,6 +11,7 @@ use crate::api::discovery::{self, DiscoveryLoadError};
 pub use crate::api::discovery::LoadedDiscovery;
 use crate::model::watch::{Output, WatchKey, WatchStore};
 use crate::model::ApiTree;
+use crate::split::split_point;
 use crate::state::watch::use_watch_objects;
 
 /// Connection to the API server as the header shows it.
@@ -67,12 +68,13 @@ impl DiscoveryState {
         let owner = Owner::current();
         spawn_local(async move {
             self.reload().await;
-            // The CRD watch lists every CRD: after the tree is painted, not before.
+            // The CRD watch lists every CRD: after the tree is painted, not before. Its code
+            // (the watch stack) is fetched then too; without it the ETag polling below still
+            // catches new resources, only later.
             crate::browser::painted_or_after(1_000).await;
             if self.serves_crds() {
-                match &owner {
-                    Some(owner) => owner.with(|| self.watch_crds()),
-                    None => self.watch_crds(),
+                if let Err(error) = kube_atlas_crd_watch(self, owner).await {
+                    leptos::logging::warn!("the live CRD watch could not be loaded: {error}");
                 }
             }
             self.poll_etag().await;
@@ -116,7 +118,7 @@ impl DiscoveryState {
 
     /// Watches CRDs through the shared watch layer (metadata only: the resources themselves
     /// come from discovery); every change after the first list refreshes discovery.
-    fn watch_crds(self) {
+    pub(crate) fn watch_crds(self) {
         let live = use_watch_objects(WatchKey::new(CRD_COLLECTION, Output::Metadata));
         let store = live.store;
         Effect::new(move |previous: Option<u64>| {
@@ -168,6 +170,17 @@ impl DiscoveryState {
         }
     }
 }
+
+split_point!(
+    /// The live CRD watch of [`DiscoveryState::watch_crds`], under `owner` (the app's: the
+    /// watch belongs to the app, not to whichever view is current).
+    kube_atlas_crd_watch(state: DiscoveryState, owner: Option<Owner>) -> () {
+        match owner {
+            Some(owner) => owner.with(|| state.watch_crds()),
+            None => state.watch_crds(),
+        }
+    }
+);
 
 impl Default for DiscoveryState {
     fn default() -> Self {
