@@ -12,6 +12,7 @@ use common::{wait_for, Backend, Harness};
 use futures::{stream, StreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, PostParams};
+use kube_atlas::model::watch::key::{FIRST_PAGE_SIZE, PAGE_SIZE};
 use thirtyfour::prelude::*;
 
 /// Generous on a busy 2-core machine ([`common::PATIENCE`]).
@@ -276,7 +277,7 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
     let driver = &harness.driver;
     harness.open("#/list/core/v1/pods?ns=bulk").await;
     wait_loaded(driver, PODS).await;
-    // A first page of 100 (drawn sooner), then pages of 500 with continue tokens: 11
+    // A first page of 100 (drawn sooner), then pages of PAGE_SIZE with continue tokens: 6
     // requests for the list, as the browser saw them.
     let requests = driver
         .execute(
@@ -287,15 +288,16 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
         .await
         .expect("resource timing");
     let urls: Vec<String> = requests.convert().expect("a list of URLs");
-    assert_eq!(urls.len(), 1 + (PODS - 100).div_ceil(500), "{urls:?}");
+    let (first, next) = (FIRST_PAGE_SIZE as usize, PAGE_SIZE as usize);
+    assert_eq!(urls.len(), 1 + (PODS - first).div_ceil(next), "{urls:?}");
     assert!(
-        urls[0].contains("limit=100") && !urls[0].contains("continue="),
+        urls[0].contains(&format!("limit={first}")) && !urls[0].contains("continue="),
         "{urls:?}"
     );
     assert!(
         urls[1..]
             .iter()
-            .all(|u| u.contains("limit=500") && u.contains("continue=")),
+            .all(|u| u.contains(&format!("limit={next}")) && u.contains("continue=")),
         "{urls:?}"
     );
     // Only the rows in view exist in the DOM.

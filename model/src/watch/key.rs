@@ -8,8 +8,11 @@ use crate::errors::ApiError;
 use crate::request::{ApiRequest, JSON, TABLE_ACCEPT};
 use crate::table::ListMeta;
 
-/// Items per list page, as kubectl and kube-rs ask.
-pub const PAGE_SIZE: u32 = 500;
+/// Items per list page after the first: twice kubectl's 500, since on kube-apiserver v1.36
+/// walking 50,000 pods (Table, not indented) took 1.4-2.0 s in pages of 500 and 0.9-1.4 s in
+/// pages of 1,000 (each page copies the cache's items ahead of it), and a page of 1,000 Table
+/// rows (about 1.2 MB) is still decoded well within a frame's budget.
+pub const PAGE_SIZE: u32 = 1_000;
 
 /// Items in a list's first page: fewer, so the first rows are read, decoded and drawn
 /// sooner (the screen shows a few dozen); the pages after it are [`PAGE_SIZE`].
@@ -211,7 +214,7 @@ mod tests {
         assert!(key
             .list_request(Some("tok"))
             .url()
-            .ends_with("&limit=500&continue=tok"));
+            .ends_with("&limit=1000&continue=tok"));
         assert_eq!(
             key.watch_request("42").url(),
             "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb\

@@ -24,7 +24,7 @@ pub enum ListMode {
     /// A watch with `sendInitialEvents=true`: one request, no snapshot in memory at the
     /// server. Falls back to [`ListMode::Paged`] when the server does not serve it.
     Streaming,
-    /// GET in pages of 500, then a watch from the list's resourceVersion. Gives progress
+    /// GET in pages (100, then 1,000), then a watch from the list's resourceVersion. Gives progress
     /// (`remainingItemCount`), so big lists use it.
     Paged,
 }
