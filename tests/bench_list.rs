@@ -184,14 +184,15 @@ async fn big_pod_lists() {
 
 /// The same lists through a real `kubectl proxy` in front of kube-apiserver v1.36 + etcd
 /// (no controllers: pods bound to nodes that do not exist stay, as no pod GC runs), beside
-/// `kubectl get pods` on the same server. Figures named `real ...`.
+/// `kubectl get pods` on the same server. Figures named `real ...`, in
+/// `target/bench/list-real.json` (`cargo xtask bench list-real` runs this test alone).
 #[cfg_attr(
     not(have_control_plane),
     ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn big_pod_lists_on_kube_apiserver() {
-    let mut figures = Figures::new("list");
+    let mut figures = Figures::new("list-real");
     let harness = Harness::start_real_quiet().await;
     measure_lists(&harness, &mut figures, "real ").await;
     harness.stop().await;

@@ -36,7 +36,7 @@ commands:
                               the benchmarks in quick mode
                               (their screenshots go to target/screenshots)
   screenshots                 run the e2e tests, writing the README's docs/screenshots
-  bench [ui-size|model|server|ui|list|timeline|live]
+  bench [ui-size|model|server|ui|list|list-real|timeline|live]
                               benchmarks (prints figures); all of them without an argument;
                               each part also writes target/bench/<part>.json (figures, goals,
                               cores, date, commit) and a closing table is printed
