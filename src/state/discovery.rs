@@ -118,7 +118,7 @@ impl DiscoveryState {
 
     /// Watches CRDs through the shared watch layer (metadata only: the resources themselves
     /// come from discovery); every change after the first list refreshes discovery.
-    pub(crate) fn watch_crds(self) {
+    fn watch_crds(self) {
         let live = use_watch_objects(WatchKey::new(CRD_COLLECTION, Output::Metadata));
         let store = live.store;
         Effect::new(move |previous: Option<u64>| {
