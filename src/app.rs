@@ -159,10 +159,10 @@ pub fn App() -> impl IntoView {
         }
         Shown::Screen(screen.get())
     });
-    // The namespace list: asked at once, beside discovery (every Kubernetes API server serves
-    // namespaces; an answer that is not a list leaves the user typing one), so its answer is
-    // drawn while discovery is still on its way rather than after the tree; asked again
-    // while still empty once discovery says namespaces exist (a reconnect).
+    // The namespace list (every Kubernetes API server serves namespaces; an answer that is not
+    // a list leaves the user typing one): asked once the tree is painted (`extras_due`
+    // below), so drawing it never delays the tree; asked again while still empty once
+    // discovery says namespaces exist (a reconnect).
     let namespaces_asked = StoredValue::new(false);
     let ask_namespaces = move || {
         if namespaces_asked.get_value() {
@@ -174,13 +174,15 @@ pub fn App() -> impl IntoView {
             namespaces_asked.set_value(false);
         });
     };
-    ask_namespaces();
+    let namespaces_first_asked = StoredValue::new(false);
     Effect::new(move |_| {
         let serves_namespaces = tree.with(|t| {
             t.find(&ResourceId::new("", "v1", "namespaces"))
                 .is_some_and(|r| r.resource.supports("list"))
         });
-        if serves_namespaces && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
+        if serves_namespaces
+            && namespaces_first_asked.get_value()
+            && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
         {
             ask_namespaces();
         }
@@ -320,6 +322,12 @@ pub fn App() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
+        if extras_due.get() && !namespaces_first_asked.get_value() {
+            namespaces_first_asked.set_value(true);
+            ask_namespaces();
+        }
+    });
+    Effect::new(move |_| {
         let has_groups = tree.with(|t| !t.groups.is_empty());
         if has_groups && ready_ms.get_untracked().is_none() && !ready_pending.get_value() {
             ready_pending.set_value(true);
@@ -440,8 +448,11 @@ pub fn App() -> impl IntoView {
                         Screen::Overview(namespace) => lazily_loaded(move || {
                             chunks::kube_atlas_overview_page(namespace.clone())
                         }),
-                        Screen::Home => lazily_loaded(move || {
-                            chunks::kube_atlas_api_page(selected, selected_subresource, namespace)
+                        // The API page describes the tree: drawn after the tree's first
+                        // paint, never delaying it.
+                        Screen::Home => lazily_loaded(move || async move {
+                            crate::browser::painted_or_after(500).await;
+                            chunks::kube_atlas_api_page(selected, selected_subresource, namespace).await
                         }),
                         Screen::List(identity) => {
                             lazily_loaded(move || chunks::kube_atlas_list_page(identity.clone()))

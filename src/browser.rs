@@ -64,6 +64,20 @@ pub async fn painted_or_after(at_most_ms: u32) {
     futures::future::select(on_paint, timeout).await;
 }
 
+/// Rows a long list draws before the page's first paint: more than a tall window shows. The
+/// rest (hundreds with many CRDs) come in the task after that paint, so building and laying
+/// them out never delays the first screenful.
+pub const ROWS_BEFORE_FIRST_PAINT: usize = 60;
+
+/// Lifts a list's row limit (from [`ROWS_BEFORE_FIRST_PAINT`]) to all rows in a task after
+/// the next paint's own, where [`after_next_paint`] callers take the time of that paint.
+pub fn draw_all_rows_after_next_paint(limit: leptos::prelude::RwSignal<usize>) {
+    use leptos::prelude::Set;
+    after_next_paint("kube-atlas:all-rows-due", move |_| {
+        leptos::prelude::set_timeout(move || limit.set(usize::MAX), std::time::Duration::ZERO);
+    });
+}
+
 /// Calls `then` with [`now_ms`] once the current DOM changes have been laid out and painted:
 /// a `requestAnimationFrame` callback runs just before the next paint, and a zero-delay
 /// timeout queued from it runs just after. Also records a `performance.mark(name)` there, so

@@ -93,6 +93,14 @@ pub fn ApiTreeView(
         expanded.with(|expanded| visible_rows(&tree, &tree_filter, filtering, expanded))
     });
 
+    // The first screenful of rows first (`browser::ROWS_BEFORE_FIRST_PAINT`).
+    let row_limit = RwSignal::new(crate::browser::ROWS_BEFORE_FIRST_PAINT);
+    Effect::new(move |_| {
+        if row_limit.get_untracked() != usize::MAX && rows.with(|rows| !rows.is_empty()) {
+            crate::browser::draw_all_rows_after_next_paint(row_limit);
+        }
+    });
+
     let activate = move |key: NodeKey| {
         focused.set(Some(key.clone()));
         match &key {
@@ -203,6 +211,7 @@ pub fn ApiTreeView(
                     return view! { <li class="hint tree-empty" role="none">{message}</li> }.into_any();
                 }
                 rows.iter()
+                    .take(row_limit.get())
                     .map(|row| {
                         let described = describe(&tree, row);
                         let key = row.key.clone();

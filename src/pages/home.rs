@@ -77,6 +77,9 @@ fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
             )
         })
         .collect();
+    // The first screenful of groups first (`browser::ROWS_BEFORE_FIRST_PAINT`).
+    let row_limit = RwSignal::new(crate::browser::ROWS_BEFORE_FIRST_PAINT);
+    crate::browser::draw_all_rows_after_next_paint(row_limit);
     view! {
         <section class="welcome">
             <h1>"API hierarchy"</h1>
@@ -106,8 +109,10 @@ fn Overview(loaded: LoadedDiscovery) -> impl IntoView {
                         <span role="columnheader">"Versions"</span>
                         <span role="columnheader">"Resources"</span>
                     </div>
-                    {groups
-                        .into_iter()
+                    {move || groups
+                        .iter()
+                        .take(row_limit.get())
+                        .cloned()
                         .map(|(name, versions, count)| {
                             let data_group = name.clone();
                             view! {

@@ -59,19 +59,20 @@ impl DiscoveryState {
 
     /// Loads discovery and the server version, then keeps the tree live.
     pub fn start(self) {
-        spawn_local(async move {
-            if let Ok(version) = discovery::server_version().await {
-                self.server_version.set(Some(version));
-            }
-        });
         // The CRD watch belongs to the app, not to whichever view is current.
         let owner = Owner::current();
         spawn_local(async move {
             self.reload().await;
-            // The CRD watch lists every CRD: after the tree is painted, not before. Its code
-            // (the watch stack) is fetched then too; without it the ETag polling below still
-            // catches new resources, only later.
+            // The server version (the header's) and the CRD watch, which lists every CRD:
+            // after the tree is painted, not before. The watch's code (the watch stack) is
+            // fetched then too; without it the ETag polling below still catches new
+            // resources, only later.
             crate::browser::painted_or_after(1_000).await;
+            spawn_local(async move {
+                if let Ok(version) = discovery::server_version().await {
+                    self.server_version.set(Some(version));
+                }
+            });
             if self.serves_crds() {
                 if let Err(error) = kube_atlas_crd_watch(self, owner).await {
                     leptos::logging::warn!("the live CRD watch could not be loaded: {error}");
