@@ -267,7 +267,17 @@ async fn history_before_the_page_opened_and_a_rollback_from_it(backend: Backend)
     click(&harness, ".activity-panel label.toggle input").await;
     let past = wait_until(
         "both ReplicaSets' creations and revisions on the deployment controller's lane",
-        async || texts_at(&harness.driver, "table.activity td.past .summary", None).await,
+        async || {
+            // The past lies below the newest rows: shown with "Show older", as a user would.
+            if let Ok(older) = harness
+                .driver
+                .find(By::XPath("//button[normalize-space()='Show older']"))
+                .await
+            {
+                older.click().await.ok();
+            }
+            texts_at(&harness.driver, "table.activity td.past .summary", None).await
+        },
         |past| {
             replica_sets.iter().all(|rs| {
                 past.iter()

@@ -123,25 +123,11 @@ async fn overview_counts_nodes_failing_workloads_and_warnings(backend: Backend) 
     // A BackOff bar opens the Events page filtered to BackOff Warnings. The chart is live:
     // a Warning arriving between finding the bar and clicking it can restack the bars, and
     // the click then lands on a neighbour (ElementClickIntercepted); the bar is found again.
-    let mut attempts = 0;
-    loop {
-        let clicked = match harness
-            .driver
-            .find(By::Css(
-                ".histogram-svg rect.chart-bar[data-reason='BackOff']",
-            ))
-            .await
-        {
-            Ok(bar) => bar.click().await,
-            Err(error) => Err(error),
-        };
-        attempts += 1;
-        match clicked {
-            Ok(()) => break,
-            Err(error) if attempts >= 20 => panic!("click the BackOff bar: {error:?}"),
-            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(250)).await,
-        }
-    }
+    common::click_live(
+        &harness.driver,
+        ".histogram-svg rect.chart-bar[data-reason='BackOff']",
+    )
+    .await;
     let url = wait_until(
         "the Events page opens filtered to BackOff",
         async || {

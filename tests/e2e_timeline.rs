@@ -425,12 +425,11 @@ async fn blame_names_kubectl_for_spec_replicas_after_kubectl_scale(backend: Back
     .await;
     assert_eq!(owner.len(), 1, "{owner:?}");
     // The change since the page opened links to its timeline entry.
-    let link = wait_for(
+    common::click_live(
         &harness.driver,
         "table.blame tr.blame-line[data-path='spec.replicas'] td.changed a",
     )
     .await;
-    link.click().await.expect("click");
     wait_for(&harness.driver, "ol.timeline li.revision.focused").await;
     harness.screenshot("blame").await;
     harness.stop().await;

@@ -210,7 +210,7 @@ pub fn ApiTreeView(
                     };
                     return view! { <li class="hint tree-empty" role="none">{message}</li> }.into_any();
                 }
-                rows.iter()
+                let drawn = rows.iter()
                     .take(row_limit.get())
                     .map(|row| {
                         let described = describe(&tree, row);
@@ -267,8 +267,12 @@ pub fn ApiTreeView(
                         // The view macro has no aria-level; the tree pattern needs it on flat rows.
                         .attr("aria-level", (depth + 1).to_string())
                     })
-                    .collect_view()
-                    .into_any()
+                    .collect_view();
+                if row_limit.get_untracked() != usize::MAX {
+                    // For `cargo xtask bench ui`: the first screenful's views are built.
+                    crate::browser::mark("kube-atlas:tree-first-rows-built");
+                }
+                drawn.into_any()
             }}
         </ul>
     }

@@ -93,6 +93,7 @@ impl DiscoveryState {
                 });
                 if changed {
                     self.loaded.set(Some(loaded));
+                    crate::browser::mark("kube-atlas:discovery-set");
                 }
             }
             Err(error) => {

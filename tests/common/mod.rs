@@ -874,6 +874,24 @@ pub async fn wait_for(driver: &WebDriver, css: &str) -> WebElement {
         .unwrap_or_else(|e| panic!("`{css}` never appeared: {e}"))
 }
 
+/// Clicks what `css` finds, finding it again while a live update redraws or moves it between
+/// the finding and the click (a stale element, a click landing on a neighbour), for at most
+/// [`PATIENCE`].
+pub async fn click_live(driver: &WebDriver, css: &str) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let clicked = match driver.find(By::Css(css)).await {
+            Ok(element) => element.click().await,
+            Err(error) => Err(error),
+        };
+        match clicked {
+            Ok(()) => return,
+            Err(error) if Instant::now() >= deadline => panic!("click `{css}`: {error}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
 /// Polls `check` on what `read` gives until it holds, for at most `limit`; returns the value
 /// that held. Panics with `what` and the last value seen otherwise.
 pub async fn wait_until_within<T: std::fmt::Debug>(

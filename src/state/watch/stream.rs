@@ -51,6 +51,40 @@ impl StreamStore for ObjectCache {
 /// gets no frames, and must not pile up events.
 const MAX_PENDING: usize = 20_000;
 
+/// How long the watch streams' flushes of one frame may take together while recording
+/// history (each write's diff and copy is what costs): what is left waits for the next frame,
+/// so a burst of writes (a 100-pod rollout) is spread over frames instead of making one long.
+const FRAME_FLUSH_BUDGET_MS: f64 = 6.0;
+
+/// Animation-frame callbacks of one frame run back to back: flushes starting within this
+/// long of the first share its budget.
+const FRAME_MS: f64 = 12.0;
+
+thread_local! {
+    /// When the current frame's first flush began, and how long its flushes took so far.
+    static FRAME_FLUSHES: Cell<(f64, f64)> = const { Cell::new((f64::NEG_INFINITY, 0.0)) };
+}
+
+/// The time this frame's flushes may still take, from now.
+fn frame_budget_left(now: f64) -> f64 {
+    FRAME_FLUSHES.with(|frame| {
+        let (began, spent) = frame.get();
+        if now - began > FRAME_MS {
+            frame.set((now, 0.0));
+            FRAME_FLUSH_BUDGET_MS
+        } else {
+            FRAME_FLUSH_BUDGET_MS - spent
+        }
+    })
+}
+
+fn frame_budget_spend(ms: f64) {
+    FRAME_FLUSHES.with(|frame| {
+        let (began, spent) = frame.get();
+        frame.set((began, spent + ms));
+    });
+}
+
 /// One key's stream.
 pub(super) struct KeyStream<S: StreamStore> {
     /// Opening order: when streams are kicked together, earlier ones go first.
@@ -199,7 +233,52 @@ impl<S: StreamStore> KeyStream<S> {
             // A hidden tab gets no frames: apply from a timer instead.
             set_timeout(move || this.flush(), Duration::from_millis(500));
         } else {
-            request_animation_frame(move || this.flush());
+            request_animation_frame(move || this.flush_in_frame());
+        }
+    }
+
+    /// [`Self::flush`] at a frame, within the frame's budget for streams that record history
+    /// (the rest of their changes, in order, wait for the next frame).
+    fn flush_in_frame(self: &Rc<Self>) {
+        let Some(history) = self.history.borrow().clone() else {
+            self.flush();
+            return;
+        };
+        if self.closed.get() {
+            self.flush();
+            return;
+        }
+        self.frame_scheduled.set(false);
+        let started = now_ms();
+        let left = frame_budget_left(started);
+        let mut changes = std::mem::take(&mut *self.pending.borrow_mut());
+        let wall = wall_now();
+        let mut applied = 0;
+        history.update(|h| {
+            for change in &changes {
+                // At least one change per flush, so every stream moves on.
+                if applied > 0 && now_ms() - started > left {
+                    break;
+                }
+                h.apply(change, wall);
+                applied += 1;
+            }
+        });
+        let waiting = changes.split_off(applied);
+        let now = monotonic_now();
+        self.store.update(|store| {
+            changes.into_iter().for_each(|c| store.apply(c, now));
+        });
+        frame_budget_spend(now_ms() - started);
+        self.show_status();
+        if !waiting.is_empty() {
+            // Before anything received meanwhile (nothing is: this runs between messages).
+            {
+                let mut pending = self.pending.borrow_mut();
+                let received = std::mem::replace(&mut *pending, waiting);
+                pending.extend(received);
+            }
+            self.schedule_frame();
         }
     }
 
@@ -218,6 +297,11 @@ impl<S: StreamStore> KeyStream<S> {
                 changes.into_iter().for_each(|c| store.apply(c, now));
             });
         }
+        self.show_status();
+    }
+
+    /// The status and the mechanics log as the applied changes leave them.
+    fn show_status(&self) {
         let status = self.watcher.borrow().status().clone();
         if self.status.with_untracked(|s| *s != status) {
             self.status.set(status);
