@@ -1299,6 +1299,10 @@ pub mod profile {
             return;
         };
         let profile = &stopped["profile"];
+        // The raw profile too, on request: DevTools opens it (Performance > Load profile).
+        if let Ok(path) = std::env::var("KUBE_ATLAS_PROFILE_DUMP") {
+            std::fs::write(&path, profile.to_string()).ok();
+        }
         let mut names = HashMap::new();
         for node in profile["nodes"].as_array().into_iter().flatten() {
             let frame = &node["callFrame"];
