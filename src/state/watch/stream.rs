@@ -237,38 +237,16 @@ impl<S: StreamStore> KeyStream<S> {
         }
     }
 
-    /// [`Self::flush`] at a frame, within the frame's budget for streams that record history
-    /// (the rest of their changes, in order, wait for the next frame).
+    /// [`Self::flush`] at a frame: a stream that records history applies its changes within
+    /// the frame's budget, and the rest, in order, wait for the next frame.
     fn flush_in_frame(self: &Rc<Self>) {
-        let Some(history) = self.history.borrow().clone() else {
-            self.flush();
-            return;
-        };
-        if self.closed.get() {
+        if self.history.borrow().is_none() {
             self.flush();
             return;
         }
         self.frame_scheduled.set(false);
         let started = now_ms();
-        let left = frame_budget_left(started);
-        let mut changes = std::mem::take(&mut *self.pending.borrow_mut());
-        let wall = wall_now();
-        let mut applied = 0;
-        history.update(|h| {
-            for change in &changes {
-                // At least one change per flush, so every stream moves on.
-                if applied > 0 && now_ms() - started > left {
-                    break;
-                }
-                h.apply(change, wall);
-                applied += 1;
-            }
-        });
-        let waiting = changes.split_off(applied);
-        let now = monotonic_now();
-        self.store.update(|store| {
-            changes.into_iter().for_each(|c| store.apply(c, now));
-        });
+        let waiting = self.apply_pending(Some((started, frame_budget_left(started))));
         frame_budget_spend(now_ms() - started);
         self.show_status();
         if !waiting.is_empty() {
@@ -285,19 +263,40 @@ impl<S: StreamStore> KeyStream<S> {
     /// Applies the pending changes in one update, and the status once.
     pub(super) fn flush(&self) {
         self.frame_scheduled.set(false);
-        let changes = std::mem::take(&mut *self.pending.borrow_mut());
-        if !changes.is_empty() && !self.closed.get() {
-            let now = monotonic_now();
-            if let Some(history) = self.history.borrow().as_ref() {
-                // Timelines show wall-clock times (and recordings compare with them).
-                let wall = wall_now();
-                history.update(|h| changes.iter().for_each(|c| h.apply(c, wall)));
-            }
-            self.store.update(|store| {
-                changes.into_iter().for_each(|c| store.apply(c, now));
+        self.apply_pending(None);
+        self.show_status();
+    }
+
+    /// Applies the pending changes to the history (when recorded) and the store, in order.
+    /// With a budget (`(started, ms)`), stops recording history once past it, after one
+    /// change at least, and answers the changes it left unapplied.
+    fn apply_pending(&self, budget: Option<(f64, f64)>) -> Vec<StoreChange> {
+        let mut changes = std::mem::take(&mut *self.pending.borrow_mut());
+        if changes.is_empty() || self.closed.get() {
+            return Vec::new();
+        }
+        let mut applied = changes.len();
+        if let Some(history) = self.history.borrow().as_ref() {
+            // Timelines show wall-clock times (and recordings compare with them).
+            let wall = wall_now();
+            history.update(|h| {
+                for (index, change) in changes.iter().enumerate() {
+                    if let Some((started, ms)) = budget {
+                        if index > 0 && now_ms() - started > ms {
+                            applied = index;
+                            break;
+                        }
+                    }
+                    h.apply(change, wall);
+                }
             });
         }
-        self.show_status();
+        let waiting = changes.split_off(applied);
+        let now = monotonic_now();
+        self.store.update(|store| {
+            changes.into_iter().for_each(|c| store.apply(c, now));
+        });
+        waiting
     }
 
     /// The status and the mechanics log as the applied changes leave them.
