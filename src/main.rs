@@ -13,4 +13,5 @@ fn main() {
     kube_atlas::state::clusters::detect();
     kube_atlas::browser::mark("kube-atlas:mount");
     leptos::mount::mount_to_body(kube_atlas::App);
+    kube_atlas::browser::mark("kube-atlas:mounted");
 }

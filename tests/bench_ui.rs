@@ -22,10 +22,50 @@ fn crd_groups() -> usize {
     bench::pick(300, 20)
 }
 
-/// One cold load, then warm ones.
+/// One cold load, then warm ones: ten, as one load on this 2-core VM can be 50 ms off the
+/// others.
 fn loads() -> usize {
-    bench::pick(6, 2)
+    bench::pick(11, 2)
 }
+
+/// The app's marks on the way to the tree, in order: each stage of a load is the time from
+/// one to the next (median over the warm loads), so a slower tree says which stage grew. The
+/// two `frame:` points are of the long animation frame that drew the first rows: when its
+/// style and layout began, and when its rendering ended.
+const STAGE_MARKS: &[&str] = &[
+    "kube-atlas:main",
+    "kube-atlas:mounted",
+    "kube-atlas:discovery-asked",
+    "kube-atlas:discovery-received",
+    "kube-atlas:discovery-parsed",
+    "kube-atlas:discovery-set",
+    "kube-atlas:tree-first-rows-built",
+    "frame:style-and-layout",
+    "frame:end",
+    "kube-atlas:tree-painted",
+];
+
+/// The first time each mark was made in this load (ms from navigation), by name, and the
+/// `frame:` points of [`STAGE_MARKS`].
+const MARK_TIMES_SCRIPT: &str = r#"
+    const done = arguments[arguments.length - 1];
+    const times = {};
+    for (const m of performance.getEntriesByType("mark")) {
+        if (!(m.name in times)) times[m.name] = m.startTime;
+    }
+    const rows = times["kube-atlas:tree-first-rows-built"];
+    const report = (frames) => {
+        const frame = frames.find((f) => f.startTime <= rows && rows <= f.startTime + f.duration);
+        if (frame) {
+            times["frame:style-and-layout"] = frame.styleAndLayoutStart;
+            times["frame:end"] = frame.startTime + frame.duration;
+        }
+        done(times);
+    };
+    new PerformanceObserver((list, observer) => { observer.disconnect(); report(list.getEntries()); })
+        .observe({ type: "long-animation-frame", buffered: true });
+    setTimeout(() => report([]), 500);
+"#;
 
 fn crd(i: usize) -> CustomResourceDefinition {
     let group = format!("g{i:03}.bench.kube-atlas.dev");
@@ -187,7 +227,8 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
     let mut app_samples = Vec::new();
     let mut groups_shown = 0;
     let mut api_requests = 0.0;
-    for _ in 0..loads() {
+    let mut stages: Vec<Vec<f64>> = vec![Vec::new(); STAGE_MARKS.len()];
+    for load in 0..loads() {
         // Another document first: going to the same address with a #fragment is a same-document
         // navigation, which would measure nothing after the first load.
         harness
@@ -216,6 +257,23 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             .map(|rows| rows.len())
             .unwrap_or_default();
         samples.push(ready);
+        if load > 0 {
+            let times = harness
+                .driver
+                .execute_async(MARK_TIMES_SCRIPT, vec![])
+                .await
+                .expect("marks read")
+                .json()
+                .clone();
+            let at = |name: &str| times.get(name).and_then(serde_json::Value::as_f64);
+            let mut previous = Some(0.0);
+            for (stage, name) in stages.iter_mut().zip(STAGE_MARKS) {
+                if let (Some(from), Some(to)) = (previous, at(name)) {
+                    stage.push(to - from);
+                }
+                previous = at(name);
+            }
+        }
         // Requests to the API server the page completed by now (the tree is painted); kubectl's
         // cold discovery with many CRDs took 170 requests (kubernetes#107130).
         api_requests = harness
@@ -228,6 +286,15 @@ async fn measure(harness: &Harness, url: &str, scenario: &str, figures: &mut Fig
             .unwrap_or_default();
     }
     assert!(groups_shown > 0, "the tree drew rows ({scenario})");
+    println!("bench ui: stages of a warm load, median ms (from the previous mark; {scenario}):");
+    let mut previous = "navigation";
+    for (stage, name) in stages.iter_mut().zip(STAGE_MARKS) {
+        stage.sort_by(f64::total_cmp);
+        if let Some(median) = stage.get(stage.len() / 2) {
+            println!("bench ui:   {previous} -> {name}: {median:.1}");
+        }
+        previous = name;
+    }
     if profile::wanted() {
         profile_one_load(harness, url, scenario).await;
     }

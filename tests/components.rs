@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use kube_atlas::components::{
-    ApiTreeView, DisplayCell, DisplayRow, HeaderCell, ResourceExplorer, VirtualTable,
+    ApiTreeView, DisplayCell, DisplayRow, HeaderCell, QuickAccess, ResourceExplorer, VirtualTable,
 };
 use kube_atlas::model::tree_nav::NodeKey;
 use kube_atlas::model::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};
@@ -164,6 +164,47 @@ async fn tree_shows_groups_escapes_html_and_filters() {
         .unwrap()
         .unwrap();
     assert_eq!(item.get_attribute("aria-selected").as_deref(), Some("true"));
+}
+
+#[wasm_bindgen_test]
+async fn quick_access_shows_a_few_custom_resources_until_asked_for_more() {
+    let mut groups: Vec<ApiGroup> = (0..30)
+        .map(|i| {
+            ApiGroup::new(
+                format!("g{i:02}.example.com"),
+                vec![GroupVersion::new(
+                    "v1",
+                    false,
+                    vec![resource("widgets", &format!("Widget{i:02}"), &[], &[])],
+                )],
+                Some("v1"),
+            )
+        })
+        .collect();
+    groups.extend(sample_tree().groups.iter().cloned());
+    let tree = Signal::derive(move || ApiTree::new(groups.clone()));
+    let page = Signal::derive(|| kube_atlas::model::route::Page::parse("#/api"));
+    let host = mount_fresh(move || view! { <QuickAccess tree=tree page=page/> });
+    tick().await;
+    let links = |host: &web_sys::HtmlElement| texts(host, "nav.quick-access a");
+    let shown = links(&host);
+    // Pods, Deployments, then 8 of the 31 custom resources (sorted by label), then the button.
+    assert_eq!(shown.len(), 2 + 8, "{shown:?}");
+    assert_eq!(shown[2], "Things");
+    assert_eq!(texts(&host, "nav.quick-access button.more"), ["23 more"]);
+    let more: web_sys::HtmlElement = host
+        .query_selector("nav.quick-access button.more")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert_eq!(
+        more.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
+    more.click();
+    tick().await;
+    assert_eq!(links(&host).len(), 2 + 31);
+    assert_eq!(texts(&host, "nav.quick-access button.more"), ["Fewer"]);
 }
 
 #[wasm_bindgen_test]

@@ -125,12 +125,13 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
     .find(|n| n.starts_with("nginx-"))
     .unwrap_or_default();
     let input = palette(&harness, &name).await;
-    let first = harness
-        .driver
-        .find(By::Css(".palette li[role=option] .mono"))
-        .await
-        .expect("an entry");
-    assert_eq!(first.text().await.expect("entry"), name);
+    // The matches follow the typing: the first becomes the pod once the whole name is in.
+    wait_until(
+        "the palette's first match is the pod",
+        async || common::texts_at(&harness.driver, ".palette li[role=option] .mono", None).await,
+        |entries| entries.first() == Some(&name),
+    )
+    .await;
     input.send_keys(Key::Enter).await.expect("Enter");
     arrives(&harness, "a loaded object's name opens its page", |hash| {
         hash.starts_with("#/obj/core/v1/pods/default/nginx-")

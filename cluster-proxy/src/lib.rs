@@ -172,8 +172,16 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
         Some(Route::Static) => match &shared.www {
             Some(files) => {
                 let mut files = files.clone();
+                let cache_control = kube_atlas_model::assets::cache_control(&path);
                 match tower::ServiceExt::oneshot(&mut files, request).await {
-                    Ok(response) => response.map(Body::new),
+                    Ok(response) => {
+                        let mut response = response.map(Body::new);
+                        response.headers_mut().insert(
+                            http::header::CACHE_CONTROL,
+                            http::HeaderValue::from_static(cache_control),
+                        );
+                        response
+                    }
                     Err(never) => match never {},
                 }
             }

@@ -809,6 +809,7 @@ async fn www_serves_static_files_beside_the_api() {
     std::fs::write(dir.path().join("index.html"), "<h1>atlas</h1>").unwrap();
     std::fs::create_dir(dir.path().join("assets")).unwrap();
     std::fs::write(dir.path().join("assets/index.html"), "nested").unwrap();
+    std::fs::write(dir.path().join("app-6ad2d810e1c90fb0_bg.wasm"), "\0asm").unwrap();
     let cluster = start(Config {
         www: Some(dir.path().to_path_buf()),
         ..local()
@@ -821,6 +822,20 @@ async fn www_serves_static_files_beside_the_api() {
     let (code, body) = http_get(cluster.addr(), "/assets/").await;
     assert_eq!(code, 200, "{body}");
     assert!(body.contains("nested"));
+    // The build's hashed files are kept by browsers for good; the page is asked again.
+    let (code, head) = http_get(cluster.addr(), "/app-6ad2d810e1c90fb0_bg.wasm").await;
+    assert_eq!(code, 200);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("cache-control: public, max-age=31536000, immutable"),
+        "{head}"
+    );
+    let (_, head) = http_get(cluster.addr(), "/").await;
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("cache-control: no-cache"),
+        "{head}"
+    );
     let (code, body) = http_get(cluster.addr(), "/api/").await;
     assert_eq!(code, 200);
     assert!(body.contains("APIVersions"));

@@ -43,11 +43,11 @@ fn main() {
     let mut groups = 0;
     for _ in 0..ROUNDS {
         let list = parse_aggregated(&body).expect("valid document");
-        let discovery = tree_from_aggregated(None, &list);
+        let discovery = tree_from_aggregated(None, list);
         groups = discovery.tree.groups.len();
     }
     let build_ms = per_round_ms(started);
-    let tree = tree_from_aggregated(None, &parse_aggregated(&body).expect("valid")).tree;
+    let tree = tree_from_aggregated(None, parse_aggregated(&body).expect("valid")).tree;
 
     let started = Instant::now();
     for _ in 0..ROUNDS {

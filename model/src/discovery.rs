@@ -439,9 +439,11 @@ fn cross_gv(
     }
 }
 
-/// Converts one aggregated group; dropped entries and stale versions go to `errors`.
-pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> ApiGroup {
-    let group = g.metadata.name.as_str();
+/// Converts one aggregated group; dropped entries and stale versions go to `errors`. The
+/// document's strings move into the tree (with hundreds of CRDs, copying them was a good part
+/// of the time to the first tree).
+pub fn group_from_aggregated(g: ApiGroupDiscovery, errors: &mut TreeErrors) -> ApiGroup {
+    let group = g.metadata.name;
     let mut versions = Vec::with_capacity(g.versions.len());
     // No preferredVersion field in aggregated form: the first non-stale version is preferred.
     let preferred = g
@@ -449,22 +451,22 @@ pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> 
         .iter()
         .find(|v| !v.is_stale())
         .map(|v| v.version.clone());
-    for v in &g.versions {
+    for v in g.versions {
         let stale = v.is_stale();
         if stale {
             errors.push(
-                group,
+                &group,
                 &v.version,
                 TreeErrorKind::Stale,
                 "discovery data is stale (aggregated API server unavailable)",
             );
         }
         let mut resources = Vec::with_capacity(v.resources.len());
-        for r in &v.resources {
+        for r in v.resources {
             // client-go drops resources without a usable responseKind.
-            let Some(kind) = r.response_kind.as_ref().filter(|k| !k.kind.is_empty()) else {
+            let Some(kind) = r.response_kind.filter(|k| !k.kind.is_empty()) else {
                 errors.push(
-                    group,
+                    &group,
                     &v.version,
                     TreeErrorKind::Dropped,
                     format!("resource {:?} has no responseKind", r.resource),
@@ -472,10 +474,10 @@ pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> 
                 continue;
             };
             let mut subresources = Vec::with_capacity(r.subresources.len());
-            for s in &r.subresources {
-                let Some(sk) = s.response_kind.as_ref().filter(|k| !k.kind.is_empty()) else {
+            for s in r.subresources {
+                let Some(sk) = s.response_kind.filter(|k| !k.kind.is_empty()) else {
                     errors.push(
-                        group,
+                        &group,
                         &v.version,
                         TreeErrorKind::Dropped,
                         format!(
@@ -486,41 +488,42 @@ pub fn group_from_aggregated(g: &ApiGroupDiscovery, errors: &mut TreeErrors) -> 
                     continue;
                 };
                 subresources.push(Subresource {
-                    name: s.subresource.clone(),
-                    kind: sk.kind.clone(),
-                    kind_group_version: cross_gv(&sk.group, &sk.version, group, &v.version),
-                    verbs: s.verbs.clone(),
+                    kind_group_version: cross_gv(&sk.group, &sk.version, &group, &v.version),
+                    name: s.subresource,
+                    kind: sk.kind,
+                    verbs: s.verbs,
                 });
             }
             crate::order::sort_by(&mut subresources, |a, b| a.name.cmp(&b.name));
             resources.push(ApiResource {
-                plural: r.resource.clone(),
-                singular: r.singular_resource.clone(),
-                kind: kind.kind.clone(),
+                plural: r.resource,
+                singular: r.singular_resource,
+                kind: kind.kind,
                 namespaced: r.scope == "Namespaced",
-                verbs: r.verbs.clone(),
-                short_names: r.short_names.clone(),
-                categories: r.categories.clone(),
+                verbs: r.verbs,
+                short_names: r.short_names,
+                categories: r.categories,
                 subresources,
             });
         }
-        versions.push(GroupVersion::new(v.version.clone(), stale, resources));
+        versions.push(GroupVersion::new(v.version, stale, resources));
     }
     ApiGroup::new(group, versions, preferred.as_deref())
 }
 
-/// Builds the tree from aggregated `/api` (core, optional) and `/apis` documents.
+/// Builds the tree from aggregated `/api` (core, optional) and `/apis` documents, which it
+/// takes apart.
 pub fn tree_from_aggregated(
-    core: Option<&ApiGroupDiscoveryList>,
-    apis: &ApiGroupDiscoveryList,
+    core: Option<ApiGroupDiscoveryList>,
+    apis: ApiGroupDiscoveryList,
 ) -> Discovery {
     let mut errors = TreeErrors::default();
     let mut tree = ApiTree::default();
-    for g in core.into_iter().flat_map(|c| &c.items).chain(&apis.items) {
+    for g in core.into_iter().flat_map(|c| c.items).chain(apis.items) {
         tree.merge_group(group_from_aggregated(g, &mut errors));
     }
     Discovery {
-        tree: ApiTree::new(tree.groups),
+        tree: ApiTree::new(std::sync::Arc::unwrap_or_clone(tree.groups)),
         errors,
     }
 }
@@ -870,7 +873,7 @@ mod tests {
              "subresources":[{"subresource":"x","verbs":["get"]},{"subresource":"y","responseKind":{"group":"metrics.k8s.io","version":"v1beta1","kind":"PodMetrics"}}]},
             {"resource":"nodes","scope":"Cluster","responseKind":{"group":"","version":"","kind":""},"verbs":["get"]}]}]}]}"#;
         let list = parse_aggregated(body).unwrap();
-        let d = tree_from_aggregated(None, &list);
+        let d = tree_from_aggregated(None, list);
         let g = &d.tree.groups[0];
         assert_eq!(g.preferred_version.as_deref(), Some("v1beta1"));
         assert!(g.versions[0].freshness_stale && !g.versions[0].preferred);
@@ -945,7 +948,7 @@ mod tests {
                 }],
             }],
         };
-        let from_agg = tree_from_aggregated(None, &agg);
+        let from_agg = tree_from_aggregated(None, agg);
         assert!(from_agg.errors.is_empty());
         assert_eq!(from_agg.tree, from_legacy.tree);
         let dep = &from_agg.tree.groups[0].versions[0].resources[0];

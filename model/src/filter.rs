@@ -135,7 +135,9 @@ impl TreeFilter {
                 })
             })
             .collect();
-        ApiTree { groups }
+        ApiTree {
+            groups: std::sync::Arc::new(groups),
+        }
     }
 }
 

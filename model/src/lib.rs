@@ -5,6 +5,7 @@
 //! review, keeps it that way, and `cargo test -p kube-atlas-model` runs it natively.
 
 pub mod age;
+pub mod assets;
 pub mod clock;
 pub mod clusters;
 pub mod diagnosis;

@@ -9,7 +9,14 @@ use super::tree::{ApiTree, ResourceId};
 pub struct QuickSection {
     pub title: &'static str,
     pub entries: Vec<QuickEntry>,
+    /// How many entries show before a "more" button: all of a familiar section, the first
+    /// [`CUSTOM_SHOWN_FIRST`] of the custom resources (a cluster with 300 CRDs would otherwise
+    /// push the API tree below a wall of links).
+    pub shown_first: usize,
 }
+
+/// Custom resources shown before the section's "more" button.
+pub const CUSTOM_SHOWN_FIRST: usize = 8;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuickEntry {
@@ -89,12 +96,16 @@ pub fn quick_sections(tree: &ApiTree) -> Vec<QuickSection> {
     };
     let mut sections: Vec<QuickSection> = DAILY
         .iter()
-        .map(|(title, entries)| QuickSection {
-            title,
-            entries: entries
+        .map(|(title, entries)| {
+            let entries: Vec<QuickEntry> = entries
                 .iter()
                 .filter_map(|(group, plural)| preferred_entry(group, plural))
-                .collect(),
+                .collect();
+            QuickSection {
+                title,
+                shown_first: entries.len(),
+                entries,
+            }
         })
         .collect();
     let mut custom: Vec<QuickEntry> = tree
@@ -118,8 +129,22 @@ pub fn quick_sections(tree: &ApiTree) -> Vec<QuickSection> {
             .cmp(&b.label)
             .then_with(|| a.id.group.cmp(&b.id.group))
     });
+    // Kinds of the same name from different groups (providers often share kind names): the
+    // group tells them apart.
+    let shared: Vec<bool> = (0..custom.len())
+        .map(|i| {
+            let same = |j: usize| custom.get(j).is_some_and(|o| o.label == custom[i].label);
+            same(i + 1) || (i > 0 && same(i - 1))
+        })
+        .collect();
+    for (entry, shared) in custom.iter_mut().zip(shared) {
+        if shared {
+            entry.label = format!("{} ({})", entry.label, entry.id.group);
+        }
+    }
     sections.push(QuickSection {
         title: "Custom resources",
+        shown_first: custom.len().min(CUSTOM_SHOWN_FIRST),
         entries: custom,
     });
     sections.retain(|s| !s.entries.is_empty());
@@ -212,6 +237,43 @@ mod tests {
             ResourceId::new("cnat.programming-kubernetes.info", "v1alpha1", "ats")
         );
         assert!(quick_sections(&ApiTree::default()).is_empty());
+    }
+
+    #[test]
+    fn many_custom_resources_show_a_few_first_and_shared_kinds_name_their_group() {
+        let list = ["get", "list", "watch"];
+        let mut groups: Vec<ApiGroup> = (0..20)
+            .map(|i| {
+                let kind = format!("Thing{i:02}");
+                group(
+                    &format!("g{i:02}.example.com"),
+                    vec![("v1", true, vec![resource("things", &kind, &list)])],
+                )
+            })
+            .collect();
+        for provider in ["aws.example.org", "gcp.example.org"] {
+            groups.push(group(
+                provider,
+                vec![("v1", true, vec![resource("buckets", "Bucket", &list)])],
+            ));
+        }
+        let sections = quick_sections(&ApiTree::new(groups));
+        let custom = sections.last().unwrap();
+        assert_eq!(custom.title, "Custom resources");
+        assert_eq!(custom.entries.len(), 22);
+        assert_eq!(custom.shown_first, CUSTOM_SHOWN_FIRST);
+        let labels: Vec<&str> = custom.entries[..3]
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "Buckets (aws.example.org)",
+                "Buckets (gcp.example.org)",
+                "Thing00s"
+            ]
+        );
     }
 
     #[test]

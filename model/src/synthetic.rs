@@ -123,7 +123,7 @@ mod tests {
     fn synthetic_groups_parse_into_a_tree() {
         let body = synthetic_crd_groups(300);
         let list = parse_aggregated(&body).unwrap();
-        let d = tree_from_aggregated(None, &list);
+        let d = tree_from_aggregated(None, list);
         assert!(d.errors.is_empty());
         let c = d.tree.counts();
         assert_eq!(

@@ -8,10 +8,12 @@ use std::fmt;
 
 use super::version::{compare_versions, Stability};
 
-/// All groups a server serves, core (`""`) first, then in discovery order.
+/// All groups a server serves, core (`""`) first, then in discovery order. The groups are
+/// shared: every view holding the tree clones it, and a cluster with hundreds of CRDs has
+/// thousands of resources, so a clone is a reference count, not a deep copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApiTree {
-    pub groups: Vec<ApiGroup>,
+    pub groups: std::sync::Arc<Vec<ApiGroup>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -295,7 +297,9 @@ impl ApiTree {
     pub fn new(mut groups: Vec<ApiGroup>) -> Self {
         // Stable sort: only moves core to the front.
         crate::order::sort_by_key(&mut groups, |g| !g.is_core());
-        ApiTree { groups }
+        ApiTree {
+            groups: std::sync::Arc::new(groups),
+        }
     }
 
     pub fn group(&self, name: &str) -> Option<&ApiGroup> {
@@ -309,18 +313,19 @@ impl ApiTree {
     /// Replaces the group with the same name in place (keeping its position) or appends it
     /// (core goes first). Used to apply a CRD change without a full rebuild.
     pub fn merge_group(&mut self, group: ApiGroup) {
-        if let Some(slot) = self.groups.iter_mut().find(|g| g.name == group.name) {
+        let groups = std::sync::Arc::make_mut(&mut self.groups);
+        if let Some(slot) = groups.iter_mut().find(|g| g.name == group.name) {
             *slot = group;
         } else if group.is_core() {
-            self.groups.insert(0, group);
+            groups.insert(0, group);
         } else {
-            self.groups.push(group);
+            groups.push(group);
         }
     }
 
     pub fn remove_group(&mut self, name: &str) -> Option<ApiGroup> {
         let idx = self.groups.iter().position(|g| g.name == name)?;
-        Some(self.groups.remove(idx))
+        Some(std::sync::Arc::make_mut(&mut self.groups).remove(idx))
     }
 
     pub fn find(&self, id: &ResourceId) -> Option<ResourceRef<'_>> {
@@ -352,7 +357,7 @@ impl ApiTree {
     /// `api-resources`, this is what name lookups and the palette search.
     pub fn preferred_resources(&self) -> Vec<ResourceRef<'_>> {
         let mut out = Vec::new();
-        for group in &self.groups {
+        for group in self.groups.iter() {
             let start = out.len();
             for version in group.versions_by_preference() {
                 for resource in &version.resources {
@@ -377,7 +382,7 @@ impl ApiTree {
             groups: self.groups.len(),
             ..TreeCounts::default()
         };
-        for g in &self.groups {
+        for g in self.groups.iter() {
             c.group_versions += g.versions.len();
             for v in &g.versions {
                 c.resources += v.resources.len();

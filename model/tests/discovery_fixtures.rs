@@ -57,7 +57,7 @@ fn file_for(path: &str) -> String {
 
 fn aggregated(dir: &Path) -> Discovery {
     let list = parse_aggregated(&read(dir, "aggregated_v2.json")).expect("aggregated_v2.json");
-    tree_from_aggregated(None, &list)
+    tree_from_aggregated(None, list)
 }
 
 /// Runs the legacy walk over the fixture files; absent files are recorded as 404s.
@@ -156,17 +156,17 @@ fn legacy_walk_matches_aggregated_within_documented_differences() {
 
     // Restrict the aggregated tree to what the legacy walk could load.
     let mut expected = agg.clone();
-    for g in &mut expected.groups {
+    let expected_groups = std::sync::Arc::make_mut(&mut expected.groups);
+    for g in expected_groups.iter_mut() {
         let name = g.name.clone();
         g.versions
             .retain(|v| !missing.contains(&GroupVersionRef::new(name.clone(), v.version.clone())));
     }
-    expected.groups.retain(|g| !g.versions.is_empty());
+    expected_groups.retain(|g| !g.versions.is_empty());
 
     // Documented DIFFERS entries, each of which must really be present in aggregated form.
     let mut remove_resource = |group: &str, plural: &str| {
-        let v = expected
-            .groups
+        let v = expected_groups
             .iter_mut()
             .find(|g| g.name == group)
             .and_then(|g| g.versions.iter_mut().find(|v| v.version == "v1"))
@@ -184,8 +184,7 @@ fn legacy_walk_matches_aggregated_within_documented_differences() {
     remove_resource("certificates.k8s.io", "clustertrustbundles");
     // resource.k8s.io v1: legacy has no devicetaintrules.
     remove_resource("resource.k8s.io", "devicetaintrules");
-    let csinodes = expected
-        .groups
+    let csinodes = expected_groups
         .iter_mut()
         .find(|g| g.name == "storage.k8s.io")
         .and_then(|g| g.versions.iter_mut().find(|v| v.version == "v1"))
@@ -203,7 +202,7 @@ fn legacy_walk_matches_aggregated_within_documented_differences() {
         got.groups.iter().map(|g| &g.name).collect::<Vec<_>>(),
         expected.groups.iter().map(|g| &g.name).collect::<Vec<_>>()
     );
-    for (a, b) in got.groups.iter().zip(&expected.groups) {
+    for (a, b) in got.groups.iter().zip(expected.groups.iter()) {
         assert_eq!(a, b, "group {}", a.name);
     }
     assert_eq!(got, expected);
@@ -222,7 +221,7 @@ fn group_documents_differ_only_as_documented() {
         ("scheduling.k8s.io", (&[][..], &["v1beta1", "v1alpha3"][..])),
     ]);
     let mut checked = 0;
-    for g in &agg.groups {
+    for g in agg.groups.iter() {
         let Ok(body) = std::fs::read_to_string(dir.join(format!("apis__{}.json", g.name))) else {
             continue;
         };
@@ -333,7 +332,7 @@ fn preferred_versions_and_version_order() {
             .as_deref(),
         Some("v1alpha1")
     );
-    for g in &tree.groups {
+    for g in tree.groups.iter() {
         let preferred: Vec<&str> = g
             .versions
             .iter()
@@ -541,7 +540,7 @@ fn filter_and_palette_on_real_tree() {
 fn fixture_plus_synthetic_crds() {
     let dir = fixtures();
     let body = with_synthetic_crds(&read(&dir, "aggregated_v2.json"), 300).unwrap();
-    let d = tree_from_aggregated(None, &parse_aggregated(&body).unwrap());
+    let d = tree_from_aggregated(None, parse_aggregated(&body).unwrap());
     assert!(d.errors.is_empty());
     assert_eq!(d.tree.groups.len(), 323);
     assert_eq!(d.tree.counts().resources, 83 + 1200);

@@ -177,5 +177,5 @@ fn discovery_tree() -> ApiTree {
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let list = parse_aggregated(&text).expect("aggregated discovery");
-    tree_from_aggregated(None, &list).tree
+    tree_from_aggregated(None, list).tree
 }

@@ -28,6 +28,7 @@ fn require(path: &str, fetched: Result<Fetched, ApiError>) -> Result<Fetched, Di
 
 /// Loads the whole tree.
 pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
+    crate::browser::mark("kube-atlas:discovery-asked");
     let (api, apis) = join(
         get("/api", DISCOVERY_ACCEPT),
         get("/apis", DISCOVERY_ACCEPT),
@@ -44,21 +45,19 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
 
     // As client-go does: the aggregated form is used only when both roots came back
     // aggregated; otherwise walk the legacy documents.
-    if let (ApiRootDoc::Aggregated(core), ApisRootDoc::Aggregated(named)) = (&api_doc, &apis_doc) {
-        let discovery = tree_from_aggregated(Some(core), named);
-        crate::browser::mark("kube-atlas:discovery-parsed");
-        // Freeing the parsed documents' thousands of small strings took 7 ms: after the
-        // tree is painted, not before.
-        crate::browser::after_next_paint("kube-atlas:discovery-documents-freed", move |_| {
-            drop((api_doc, apis_doc));
-        });
-        return Ok(LoadedDiscovery {
-            discovery,
-            aggregated: true,
-            apis_etag: apis.etag,
-            requests,
-        });
-    }
+    let (api_doc, apis_doc) = match (api_doc, apis_doc) {
+        (ApiRootDoc::Aggregated(core), ApisRootDoc::Aggregated(named)) => {
+            let discovery = tree_from_aggregated(Some(core), named);
+            crate::browser::mark("kube-atlas:discovery-parsed");
+            return Ok(LoadedDiscovery {
+                discovery,
+                aggregated: true,
+                apis_etag: apis.etag,
+                requests,
+            });
+        }
+        both => both,
+    };
     let api_versions = match api_doc {
         ApiRootDoc::Legacy(doc) => doc,
         ApiRootDoc::Aggregated(_) => {

@@ -181,9 +181,6 @@ pub(crate) async fn open(
     signal: Option<&web_sys::AbortSignal>,
 ) -> Result<gloo_net::http::Response, NoAnswer> {
     let url = full_url(request);
-    if let Some(answered) = take_prefetched(request, &url).await {
-        return Ok(answered);
-    }
     let mut builder = RequestBuilder::new(&url)
         .method(method_of(request.verb))
         .header("Accept", &request.accept);
@@ -212,10 +209,11 @@ pub(crate) async fn open(
 
 /// The page's preloader (written by `cargo xtask build`, run before the app's module has
 /// loaded) asks for discovery at once, so its answer is on its way while the app starts:
-/// `window.__kubeAtlasPrefetched` maps `"{accept}\n{url}"` to the fetch's promise. The first
-/// plain GET of the same URL with the same Accept takes the answer (once); a failed prefetch
-/// is asked again as usual.
-async fn take_prefetched(request: &ApiRequest, url: &str) -> Option<gloo_net::http::Response> {
+/// `window.__kubeAtlasPrefetched` maps `"{accept}\n{url}"` to a promise of the answer and its
+/// body, read already. The first plain GET of the same URL with the same Accept takes it
+/// (once); a failed prefetch is asked again as usual. The body read in advance is what lets
+/// the app go from its start to the tree without waiting a task (and a frame) for the bytes.
+async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Response, Vec<u8>)> {
     use wasm_bindgen::JsCast;
     if request.verb != crate::model::request::Verb::Get
         || request.body.is_some()
@@ -228,6 +226,7 @@ async fn take_prefetched(request: &ApiRequest, url: &str) -> Option<gloo_net::ht
         .ok()?
         .dyn_into::<js_sys::Map>()
         .ok()?;
+    let url = full_url(request);
     let key = wasm_bindgen::JsValue::from_str(&format!("{}\n{url}", request.accept));
     let promise = prefetched.get(&key).dyn_into::<js_sys::Promise>().ok()?;
     prefetched.delete(&key);
@@ -236,8 +235,10 @@ async fn take_prefetched(request: &ApiRequest, url: &str) -> Option<gloo_net::ht
         js_sys::Reflect::delete_property(&window, &"__kubeAtlasPrefetched".into()).ok();
     }
     let answer = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
-    let response = answer.dyn_into::<web_sys::Response>().ok()?;
-    Some(response.into())
+    let field = |name: &str| js_sys::Reflect::get(&answer, &name.into()).ok();
+    let response = field("response")?.dyn_into::<web_sys::Response>().ok()?;
+    let body = field("body")?.dyn_into::<js_sys::ArrayBuffer>().ok()?;
+    Some((response.into(), js_sys::Uint8Array::new(&body).to_vec()))
 }
 
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
@@ -278,7 +279,11 @@ async fn send_once(
         }
     };
     let aborted = || signal.is_some_and(web_sys::AbortSignal::aborted);
-    let response = match open(request, signal).await {
+    let (response, body_read) = match take_prefetched(request).await {
+        Some((response, body)) => (Ok(response), Some(body)),
+        None => (open(request, signal).await, None),
+    };
+    let response = match response {
         Ok(response) => response,
         Err(error) => {
             finish(RequestOutcome {
@@ -303,7 +308,11 @@ async fn send_once(
     // The bytes, not `text()`: a JS string would be decoded from UTF-8 by the browser and
     // encoded again to cross into wasm, 13 ms for the 1 MB discovery document of a cluster
     // with 300 CRDs; the bytes are copied and checked once.
-    let body = match response.binary().await {
+    let bytes = match body_read {
+        Some(bytes) => Ok(bytes),
+        None => response.binary().await,
+    };
+    let body = match bytes {
         Ok(bytes) => String::from_utf8(bytes)
             .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned()),
         Err(error) => {

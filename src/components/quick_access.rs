@@ -14,6 +14,8 @@ pub fn QuickAccess(
     page: Signal<Page>,
 ) -> impl IntoView {
     let sections = Memo::new(move |_| tree.with(quick_sections));
+    // Sections opened past their first entries (by title).
+    let opened = RwSignal::new(Vec::<&'static str>::new());
     move || {
         let current = page.get();
         let namespace = current.namespace().map(str::to_string);
@@ -28,9 +30,20 @@ pub fn QuickAccess(
                     {sections
                         .into_iter()
                         .map(|section| {
+                            let title = section.title;
+                            let total = section.entries.len();
+                            let open = opened.with(|o| o.contains(&title));
+                            // The current list stays in view even past the first entries.
+                            let current_hidden = section
+                                .entries
+                                .iter()
+                                .skip(section.shown_first)
+                                .any(|e| current_list.as_ref() == Some(&e.id));
+                            let shown = if open || current_hidden { total } else { section.shown_first };
                             let entries = section
                                 .entries
                                 .into_iter()
+                                .take(shown)
                                 .map(|entry| {
                                     let ns = namespace.clone().filter(|_| entry.namespaced);
                                     let href = Page::ResourceList(ListRoute::new(entry.id.clone(), ns)).to_hash();
@@ -48,9 +61,34 @@ pub fn QuickAccess(
                                     }
                                 })
                                 .collect_view();
+                            let toggle = (section.shown_first < total && !current_hidden).then(|| {
+                                let label = if open {
+                                    "Fewer".to_string()
+                                } else {
+                                    format!("{} more", total - section.shown_first)
+                                };
+                                view! {
+                                    <li>
+                                        <button
+                                            type="button"
+                                            class="link-button more"
+                                            aria-expanded=open.to_string()
+                                            on:click=move |_| opened.update(|o| {
+                                                if let Some(at) = o.iter().position(|t| *t == title) {
+                                                    o.remove(at);
+                                                } else {
+                                                    o.push(title);
+                                                }
+                                            })
+                                        >
+                                            {label}
+                                        </button>
+                                    </li>
+                                }
+                            });
                             view! {
-                                <h2>{section.title}</h2>
-                                <ul>{entries}</ul>
+                                <h2>{title}</h2>
+                                <ul>{entries}{toggle}</ul>
                             }
                         })
                         .collect_view()}

@@ -200,8 +200,31 @@ for (const file of modules[page] ?? []) {{
 // on the cluster the app picks, and the app asks itself.
 if (!document.getElementById(\"kube-atlas-clusters\")) {{
   const accept = {discovery_accept};
+  // XMLHttpRequest, not fetch: its load event comes once the whole body is here, so the
+  // answer is ready when the app starts (fetch's body read would take tasks of its own after
+  // the app's first frame). The app takes a Response (status and headers) and the bytes.
+  const ask = (path) => new Promise((resolve, reject) => {{
+    const request = new XMLHttpRequest();
+    request.open(\"GET\", path);
+    request.setRequestHeader(\"Accept\", accept);
+    request.responseType = \"arraybuffer\";
+    request.onerror = reject;
+    request.onload = () => {{
+      const headers = new Headers();
+      for (const line of request.getAllResponseHeaders().split(\"\\r\\n\")) {{
+        const colon = line.indexOf(\":\");
+        if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }}
+      try {{
+        resolve({{ response: new Response(null, {{ status: request.status, headers }}), body: request.response }});
+      }} catch (error) {{
+        reject(error);
+      }}
+    }};
+    request.send();
+  }});
   window.__kubeAtlasPrefetched = new Map([\"/api\", \"/apis\"].map((path) =>
-    [`${{accept}}\n${{path}}`, fetch(path, {{ headers: {{ Accept: accept }} }})]));
+    [`${{accept}}\n${{path}}`, ask(path)]));
 }}
 "
     );

@@ -115,7 +115,21 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
         .route("/livez", any(|| async { "ok" }))
         .route("/readyz", any(|| async { "ok" }));
     let api = match www {
-        Some(dir) => api.fallback_service(tower_http::services::ServeDir::new(dir)),
+        Some(dir) => api.fallback_service(
+            Router::new()
+                .fallback_service(tower_http::services::ServeDir::new(dir))
+                // How long browsers may keep each file (hashed build files: for good).
+                .layer(middleware::map_response(
+                    |uri: axum::http::Uri, mut response: Response| async move {
+                        let value = kube_atlas_model::assets::cache_control(uri.path());
+                        response.headers_mut().insert(
+                            axum::http::header::CACHE_CONTROL,
+                            axum::http::HeaderValue::from_static(value),
+                        );
+                        response
+                    },
+                )),
+        ),
         None => api.fallback(|| async { ApiError::path_not_found() }),
     };
     let api = match &state.tokens {

@@ -221,7 +221,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("the shared discovery fixture {name}: {e}"))
         };
         let apis = parse_aggregated(&read("aggregated_v2.json")).expect("aggregated_v2.json");
-        let mut tree = tree_from_aggregated(None, &apis).tree;
+        let mut tree = tree_from_aggregated(None, apis).tree;
         let core = parse_resource_list(&read("api__v1.json")).expect("api__v1.json");
         let resources = resources_from_legacy(&core, "", "v1", &mut TreeErrors::default());
         tree.merge_group(ApiGroup::new(
@@ -229,7 +229,7 @@ mod tests {
             vec![GroupVersion::new("v1", false, resources)],
             Some("v1"),
         ));
-        ApiTree::new(tree.groups)
+        ApiTree::new(std::sync::Arc::unwrap_or_clone(tree.groups))
     }
 
     fn planned(results: Vec<Result<CreatePlan, EditProblem>>) -> Vec<CreatePlan> {
@@ -377,7 +377,10 @@ value: 1000
         );
         assert_eq!(plans[2].body["kind"], json!("Widget"));
         // A resource whose verbs leave out create.
-        let core = tree.groups.iter_mut().find(|g| g.is_core()).expect("core");
+        let core = std::sync::Arc::make_mut(&mut tree.groups)
+            .iter_mut()
+            .find(|g| g.is_core())
+            .expect("core");
         for resource in &mut core.versions[0].resources {
             resource.verbs.retain(|verb| verb != "create");
         }

@@ -52,7 +52,7 @@ impl MatrixRow {
 /// resource.
 pub fn permission_matrix(tree: &ApiTree, rules: &RulesReview) -> Vec<MatrixRow> {
     let mut rows = Vec::new();
-    for group in &tree.groups {
+    for group in tree.groups.iter() {
         let Some(version) = group
             .versions
             .iter()
