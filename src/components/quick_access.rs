@@ -23,12 +23,13 @@ pub fn QuickAccess(
             Page::ResourceList(route) => Some(route.resource.clone()),
             _ => None,
         };
-        let sections = sections.get();
-        (!sections.is_empty()).then(|| {
+        // Read in place: a cluster with hundreds of CRDs has hundreds of entries, and only the
+        // shown ones become views.
+        sections.with(|sections| (!sections.is_empty()).then(|| {
             view! {
                 <nav class="quick-access" aria-label="Common resources">
                     {sections
-                        .into_iter()
+                        .iter()
                         .map(|section| {
                             let title = section.title;
                             let total = section.entries.len();
@@ -42,7 +43,7 @@ pub fn QuickAccess(
                             let shown = if open || current_hidden { total } else { section.shown_first };
                             let entries = section
                                 .entries
-                                .into_iter()
+                                .iter()
                                 .take(shown)
                                 .map(|entry| {
                                     let ns = namespace.clone().filter(|_| entry.namespaced);
@@ -55,7 +56,7 @@ pub fn QuickAccess(
                                                 aria-current=here.then_some("page")
                                                 title=entry.id.key()
                                             >
-                                                {entry.label}
+                                                {entry.label.clone()}
                                             </a>
                                         </li>
                                     }
@@ -94,6 +95,6 @@ pub fn QuickAccess(
                         .collect_view()}
                 </nav>
             }
-        })
+        }))
     }
 }

@@ -179,6 +179,31 @@ pub fn aggregated(registry: &Registry, core: bool, version: &str) -> Value {
            "metadata": {}, "items": items})
 }
 
+/// The served aggregated document and its ETag, built again only when the served resources
+/// changed since it was last built.
+fn aggregated_document(
+    registry: &Registry,
+    core: bool,
+    version: &'static str,
+) -> std::sync::Arc<(String, String)> {
+    // Read before building: a change meanwhile leaves a revision behind, built again next time.
+    let revision = registry.defs_revision();
+    let mut documents = registry
+        .aggregated_documents
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some((built, document)) = documents.get(&(core, version)) {
+        if *built == revision {
+            return document.clone();
+        }
+    }
+    let body = aggregated(registry, core, version).to_string();
+    let etag = etag_of(body.as_bytes());
+    let document = std::sync::Arc::new((body, etag));
+    documents.insert((core, version), (revision, document.clone()));
+    document
+}
+
 fn etag_of(body: &[u8]) -> String {
     let digest = Sha512::digest(body);
     let hex: String = digest.iter().map(|b| format!("{b:02X}")).collect();
@@ -210,8 +235,8 @@ pub fn root_discovery(
             json_response(doc.to_string(), "application/json")
         }
         DiscoveryForm::Aggregated(version) => {
-            let body = aggregated(registry, core, version).to_string();
-            let etag = etag_of(body.as_bytes());
+            let document = aggregated_document(registry, core, version);
+            let (body, etag) = (document.0.clone(), document.1.clone());
             let content_type = format!(
                 "application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
             );

@@ -14,9 +14,9 @@ mod scale;
 pub mod strategy;
 pub mod tokens;
 
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, RwLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::{json, Value};
 
@@ -124,6 +124,12 @@ pub struct Registry {
     pub store: Arc<Store>,
     builtins: Vec<Arc<ResourceDef>>,
     crd_defs: RwLock<Vec<Arc<ResourceDef>>>,
+    /// Bumped whenever the served resources change (CRDs come, go or change).
+    defs_revision: AtomicU64,
+    /// Aggregated discovery documents as served (body and ETag), by (core, apidiscovery
+    /// version), with the [`Self::defs_revision`] they describe: built once per change, as
+    /// kube-apiserver keeps its own, not on every page load.
+    pub aggregated_documents: Mutex<HashMap<(bool, &'static str), (u64, Arc<(String, String)>)>>,
     next_service_ip: AtomicU32,
     next_node_port: AtomicU32,
 }
@@ -152,6 +158,8 @@ impl Registry {
                 .map(Arc::new)
                 .collect(),
             crd_defs: RwLock::new(vec![]),
+            defs_revision: AtomicU64::new(0),
+            aggregated_documents: Mutex::new(HashMap::new()),
             next_service_ip: AtomicU32::new(10),
             next_node_port: AtomicU32::new(0),
         }
@@ -185,6 +193,12 @@ impl Registry {
             .map(Arc::new)
             .collect();
         *self.crd_defs.write().unwrap_or_else(|p| p.into_inner()) = defs;
+        self.defs_revision.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Changes whenever the served resources do.
+    pub fn defs_revision(&self) -> u64 {
+        self.defs_revision.load(Ordering::SeqCst)
     }
 
     pub fn key(def: &ResourceDef, namespace: &str, name: &str) -> ObjectKey {
