@@ -185,7 +185,7 @@ fn aggregated_document(
     registry: &Registry,
     core: bool,
     version: &'static str,
-) -> std::sync::Arc<(String, String)> {
+) -> std::sync::Arc<crate::registry::ServedDocument> {
     // Read before building: a change meanwhile leaves a revision behind, built again next time.
     let revision = registry.defs_revision();
     let mut documents = registry

@@ -120,16 +120,22 @@ enum Ownership {
     Recorded,
 }
 
+/// Which aggregated discovery document: of the core group (`/api`) or not (`/apis`), and in
+/// which apidiscovery version.
+pub type DocumentKey = (bool, &'static str);
+
+/// A discovery document as served: its body and its ETag.
+pub type ServedDocument = (String, String);
+
 pub struct Registry {
     pub store: Arc<Store>,
     builtins: Vec<Arc<ResourceDef>>,
     crd_defs: RwLock<Vec<Arc<ResourceDef>>>,
     /// Bumped whenever the served resources change (CRDs come, go or change).
     defs_revision: AtomicU64,
-    /// Aggregated discovery documents as served (body and ETag), by (core, apidiscovery
-    /// version), with the [`Self::defs_revision`] they describe: built once per change, as
-    /// kube-apiserver keeps its own, not on every page load.
-    pub aggregated_documents: Mutex<HashMap<(bool, &'static str), (u64, Arc<(String, String)>)>>,
+    /// Aggregated discovery documents as served, built once per change of the served
+    /// resources, as kube-apiserver keeps its own, not on every page load.
+    pub aggregated_documents: Mutex<HashMap<DocumentKey, (u64, Arc<ServedDocument>)>>,
     next_service_ip: AtomicU32,
     next_node_port: AtomicU32,
 }
