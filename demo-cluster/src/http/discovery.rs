@@ -10,7 +10,7 @@ use sha2::{Digest, Sha512};
 
 use super::negotiate::{negotiate_discovery, DiscoveryForm};
 use crate::registry::kinds::{version_priority, ResourceDef};
-use crate::registry::Registry;
+use crate::registry::{Registry, ServedDocument};
 use crate::status::ApiError;
 
 pub fn version_info() -> Value {
@@ -179,31 +179,6 @@ pub fn aggregated(registry: &Registry, core: bool, version: &str) -> Value {
            "metadata": {}, "items": items})
 }
 
-/// The served aggregated document and its ETag, built again only when the served resources
-/// changed since it was last built.
-fn aggregated_document(
-    registry: &Registry,
-    core: bool,
-    version: &'static str,
-) -> std::sync::Arc<crate::registry::ServedDocument> {
-    // Read before building: a change meanwhile leaves a revision behind, built again next time.
-    let revision = registry.defs_revision();
-    let mut documents = registry
-        .aggregated_documents
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if let Some((built, document)) = documents.get(&(core, version)) {
-        if *built == revision {
-            return document.clone();
-        }
-    }
-    let body = aggregated(registry, core, version).to_string();
-    let etag = etag_of(body.as_bytes());
-    let document = std::sync::Arc::new((body, etag));
-    documents.insert((core, version), (revision, document.clone()));
-    document
-}
-
 fn etag_of(body: &[u8]) -> String {
     let digest = Sha512::digest(body);
     let hex: String = digest.iter().map(|b| format!("{b:02X}")).collect();
@@ -235,8 +210,12 @@ pub fn root_discovery(
             json_response(doc.to_string(), "application/json")
         }
         DiscoveryForm::Aggregated(version) => {
-            let document = aggregated_document(registry, core, version);
-            let (body, etag) = (document.0.clone(), document.1.clone());
+            let document = registry.discovery_document((core, version), || {
+                let body = aggregated(registry, core, version).to_string();
+                let etag = etag_of(body.as_bytes());
+                ServedDocument { body, etag }
+            });
+            let (body, etag) = (document.body.clone(), document.etag.clone());
             let content_type = format!(
                 "application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
             );

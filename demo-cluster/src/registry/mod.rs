@@ -124,8 +124,11 @@ enum Ownership {
 /// which apidiscovery version.
 pub type DocumentKey = (bool, &'static str);
 
-/// A discovery document as served: its body and its ETag.
-pub type ServedDocument = (String, String);
+/// A discovery document as served.
+pub struct ServedDocument {
+    pub body: String,
+    pub etag: String,
+}
 
 pub struct Registry {
     pub store: Arc<Store>,
@@ -133,9 +136,8 @@ pub struct Registry {
     crd_defs: RwLock<Vec<Arc<ResourceDef>>>,
     /// Bumped whenever the served resources change (CRDs come, go or change).
     defs_revision: AtomicU64,
-    /// Aggregated discovery documents as served, built once per change of the served
-    /// resources, as kube-apiserver keeps its own, not on every page load.
-    pub aggregated_documents: Mutex<HashMap<DocumentKey, (u64, Arc<ServedDocument>)>>,
+    /// Discovery documents as served, with the [`Self::defs_revision`] each describes.
+    discovery_documents: Mutex<HashMap<DocumentKey, (u64, Arc<ServedDocument>)>>,
     next_service_ip: AtomicU32,
     next_node_port: AtomicU32,
 }
@@ -165,7 +167,7 @@ impl Registry {
                 .collect(),
             crd_defs: RwLock::new(vec![]),
             defs_revision: AtomicU64::new(0),
-            aggregated_documents: Mutex::new(HashMap::new()),
+            discovery_documents: Mutex::new(HashMap::new()),
             next_service_ip: AtomicU32::new(10),
             next_node_port: AtomicU32::new(0),
         }
@@ -202,9 +204,29 @@ impl Registry {
         self.defs_revision.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// Changes whenever the served resources do.
-    pub fn defs_revision(&self) -> u64 {
-        self.defs_revision.load(Ordering::SeqCst)
+    /// The discovery document `key`, from `build` only when the served resources changed
+    /// since it was last built: kube-apiserver keeps its documents too, rather than building
+    /// them on every page load.
+    pub fn discovery_document(
+        &self,
+        key: DocumentKey,
+        build: impl FnOnce() -> ServedDocument,
+    ) -> Arc<ServedDocument> {
+        // Read before building: a change meanwhile leaves a revision behind, built again
+        // next time.
+        let revision = self.defs_revision.load(Ordering::SeqCst);
+        let mut documents = self
+            .discovery_documents
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some((built, document)) = documents.get(&key) {
+            if *built == revision {
+                return document.clone();
+            }
+        }
+        let document = Arc::new(build());
+        documents.insert(key, (revision, document.clone()));
+        document
     }
 
     pub fn key(def: &ResourceDef, namespace: &str, name: &str) -> ObjectKey {
