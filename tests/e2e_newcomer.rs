@@ -165,9 +165,26 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         .await
         .expect("focus the page");
     type_keys(&harness, "?").await;
-    let sheet = wait_for(&harness.driver, ".cheat-sheet").await;
-    let text = sheet.text().await.expect("cheat sheet");
-    for line in ["g p", "Go to pods", "g o", "Shift", "Palette"] {
+    // Read by script, not through a found element: the sheet may be drawn again meanwhile.
+    let listed = ["g p", "Go to pods", "g o", "Shift", "Palette"];
+    let text = wait_until(
+        "the cheat sheet lists the shortcuts",
+        async || {
+            harness
+                .driver
+                .execute(
+                    "const sheet = document.querySelector('.cheat-sheet'); return sheet ? sheet.innerText : '';",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|answer| answer.json().as_str().map(str::to_string))
+                .unwrap_or_default()
+        },
+        |text| listed.iter().all(|line| text.contains(line)),
+    )
+    .await;
+    for line in listed {
         assert!(
             text.contains(line),
             "the cheat sheet lists {line:?}: {text}"
@@ -183,7 +200,18 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         .expect("Escape");
     wait_until(
         "Escape closes the cheat sheet",
-        async || sheet.is_displayed().await.unwrap_or(true),
+        async || {
+            harness
+                .driver
+                .execute(
+                    "const sheet = document.querySelector('.cheat-sheet'); return !!sheet && sheet.checkVisibility();",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|answer| answer.json().as_bool())
+                .unwrap_or(true)
+        },
         |shown| !shown,
     )
     .await;
