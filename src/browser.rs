@@ -8,10 +8,13 @@ use crate::model::clock::{Monotonic, Wall};
 
 /// Milliseconds since navigation start (`performance.now()`), 0 without a browser.
 pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    thread_local! {
+        // Looked up once: a watch flush asks the time for every change it applies, and the
+        // window and performance lookups cost more than the clock.
+        static PERFORMANCE: Option<web_sys::Performance> =
+            web_sys::window().and_then(|w| w.performance());
+    }
+    PERFORMANCE.with(|p| p.as_ref().map(|p| p.now()).unwrap_or(0.0))
 }
 
 /// The page's monotonic clock as the model takes it: for durations, never a date.

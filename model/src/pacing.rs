@@ -11,6 +11,8 @@ pub struct CostPacing {
     scheduled: bool,
     /// Earliest time (ms, same clock as the calls) of the next run.
     next_at_ms: f64,
+    /// What the last run cost so far (a run may go on in a later task: a draw).
+    last_cost_ms: f64,
 }
 
 impl CostPacing {
@@ -19,6 +21,7 @@ impl CostPacing {
             factor,
             scheduled: false,
             next_at_ms: f64::NEG_INFINITY,
+            last_cost_ms: 0.0,
         }
     }
 
@@ -41,7 +44,18 @@ impl CostPacing {
     /// next run waits `factor` times its cost.
     pub fn ran(&mut self, started_ms: f64, finished_ms: f64) {
         self.scheduled = false;
-        self.next_at_ms = finished_ms + (finished_ms - started_ms) * self.factor;
+        self.last_cost_ms = finished_ms - started_ms;
+        self.next_at_ms = finished_ms + self.last_cost_ms * self.factor;
+    }
+
+    /// The last run went on in a later task from `started_ms` to `finished_ms` (its result
+    /// drawn apart from its computing): the next run waits `factor` times both parts' cost,
+    /// from the end of this one.
+    pub fn continued(&mut self, started_ms: f64, finished_ms: f64) {
+        self.last_cost_ms += finished_ms - started_ms;
+        self.next_at_ms = self
+            .next_at_ms
+            .max(finished_ms + self.last_cost_ms * self.factor);
     }
 }
 
@@ -61,5 +75,18 @@ mod tests {
         assert_eq!(pacing.wait_ms(130.0), 20.0);
         assert_eq!(pacing.wait_ms(150.0), 0.0);
         assert_eq!(pacing.wait_ms(500.0), 0.0);
+    }
+
+    #[test]
+    fn a_run_drawn_in_a_later_task_counts_both_parts() {
+        let mut pacing = CostPacing::new(4.0);
+        pacing.ran(100.0, 110.0);
+        // Drawn from 115 to 125: 20 ms in all, so the next run waits 80 ms from 125.
+        pacing.continued(115.0, 125.0);
+        assert_eq!(pacing.wait_ms(125.0), 80.0);
+        assert_eq!(pacing.wait_ms(205.0), 0.0);
+        // A new run starts the count again.
+        pacing.ran(300.0, 305.0);
+        assert_eq!(pacing.wait_ms(305.0), 20.0);
     }
 }

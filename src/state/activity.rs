@@ -4,6 +4,7 @@
 //! from then on, after the chain's past as the first lists found it (reconstructed).
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{
@@ -93,14 +94,18 @@ pub fn use_activity(
         })
     };
     let shown = RwSignal::new(Activity::default());
-    let run = move || {
-        let performance = web_sys::window().and_then(|w| w.performance());
-        // Marks for the benchmarks (a PerformanceObserver sees them; DevTools shows them),
-        // the previous ones cleared so a long session does not pile them up.
+    // Recomputed when anything changes, but at most as often as it can afford (paced by
+    // [`COST_FACTOR`] times its own cost, computing and drawing), so a burst of writes (a
+    // 100-pod rollout, churn) costs a bounded share of the frames.
+    let paced = PacedRun::new(COST_FACTOR);
+    let performance = || web_sys::window().and_then(|w| w.performance());
+    // Marks for the benchmarks (a PerformanceObserver sees them; DevTools shows them), the
+    // previous ones cleared so a long session does not pile them up.
+    let compute_marked = move || {
+        let performance = performance();
         if let Some(p) = &performance {
-            p.clear_marks_with_mark_name("activity-start");
             p.clear_measures_with_measure_name("activity-compute");
-            p.clear_measures_with_measure_name("activity-compute-and-draw");
+            p.clear_marks_with_mark_name("activity-start");
             p.mark("activity-start").ok();
         }
         let next = compute();
@@ -108,16 +113,27 @@ pub fn use_activity(
             p.measure_with_start_mark("activity-compute", "activity-start")
                 .ok();
         }
-        shown.set(next);
-        if let Some(p) = &performance {
-            p.measure_with_start_mark("activity-compute-and-draw", "activity-start")
-                .ok();
-        }
+        next
     };
-    // Recomputed when anything changes, but at most as often as it can afford (paced by
-    // [`COST_FACTOR`] times its own cost), so a burst of writes (a 100-pod rollout, churn)
-    // costs a bounded share of the frames.
-    let paced = PacedRun::new(COST_FACTOR);
+    let draw_marked = move |next: Activity| {
+        let performance = performance();
+        if let Some(p) = &performance {
+            p.clear_measures_with_measure_name("activity-draw");
+            p.clear_marks_with_mark_name("activity-draw-start");
+            p.mark("activity-draw-start").ok();
+        }
+        if shown.try_set(next).is_some() {
+            return; // The view went meanwhile.
+        }
+        // The rows are drawn by effects, in microtasks queued by the set: this one runs
+        // after them.
+        spawn_local(async move {
+            if let Some(p) = performance {
+                p.measure_with_start_mark("activity-draw", "activity-draw-start")
+                    .ok();
+            }
+        });
+    };
     Effect::new(move |_| {
         root.track();
         stores.with_value(|stores| stores.iter().for_each(|s| s.track()));
@@ -126,7 +142,7 @@ pub fn use_activity(
                 store.track();
             }
         });
-        paced.ask(run);
+        paced.ask_in_frames(compute_marked, draw_marked);
     });
     (shown.into(), ready)
 }

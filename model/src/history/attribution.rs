@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::diff::FieldChange;
-use super::fields::{managed_entries, FieldSet, ManagedEntry, ObjectPath, Segment, Step};
+use super::fields::{managed_entry_refs, FieldSet, ManagedEntryRef, ObjectPath, Segment, Step};
 use crate::pointer::Pointer;
 
 /// How a writer was worked out.
@@ -53,12 +53,12 @@ pub struct Writer {
 }
 
 impl Writer {
-    fn from_entry(entry: &ManagedEntry, evidence: Evidence) -> Writer {
+    fn from_entry(entry: &ManagedEntryRef, evidence: Evidence) -> Writer {
         Writer {
-            manager: entry.manager.clone(),
-            operation: entry.operation.clone(),
-            subresource: entry.subresource.clone(),
-            time: entry.time.clone(),
+            manager: entry.manager.to_string(),
+            operation: entry.operation.to_string(),
+            subresource: entry.subresource.to_string(),
+            time: entry.time.map(str::to_string),
             evidence,
         }
     }
@@ -82,14 +82,14 @@ impl Writer {
 
 /// The writers of the change from `old` to `new` (`old` None: the create).
 pub fn writers(old: Option<&Value>, new: &Value, changes: &[FieldChange]) -> Vec<Writer> {
-    let after = managed_entries(new);
+    let after = managed_entry_refs(new);
     let Some(old) = old else {
         return after
             .iter()
             .map(|e| Writer::from_entry(e, Evidence::EntryChanged))
             .collect();
     };
-    let before = managed_entries(old);
+    let before = managed_entry_refs(old);
     let changed: Vec<Writer> = after
         .iter()
         .filter(
@@ -99,7 +99,7 @@ pub fn writers(old: Option<&Value>, new: &Value, changes: &[FieldChange]) -> Vec
                 Some(previous) => {
                     previous.time != entry.time
                         || (previous.fields != entry.fields
-                            && !contains(&previous.fields, &entry.fields))
+                            && !contains(previous.fields, entry.fields))
                 }
             },
         )
@@ -171,13 +171,13 @@ fn same_place(object: &Value, readable: &[Segment], concrete: &ObjectPath) -> bo
 
 fn owners_of_changes(
     new: &Value,
-    entries: &[ManagedEntry],
+    entries: &[ManagedEntryRef],
     changes: &[FieldChange],
 ) -> Vec<Writer> {
     entries
         .iter()
         .filter(|entry| {
-            let owned = FieldSet::parse(&entry.fields).owned_paths(new);
+            let owned = FieldSet::parse(entry.fields).owned_paths(new);
             changes.iter().any(|change| {
                 owned
                     .iter()

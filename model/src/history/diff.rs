@@ -100,29 +100,94 @@ pub fn diff_values(old: &Value, new: &Value) -> Vec<FieldChange> {
     out
 }
 
+/// Every changed leaf from object `old` to object `new`, but for the `metadata` fields
+/// `ignored_metadata` names (bookkeeping such as `managedFields` and `resourceVersion`),
+/// without copying either object.
+pub fn diff_values_ignoring_metadata(
+    old: &Value,
+    new: &Value,
+    ignored_metadata: &[&str],
+) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    let root = FieldPath::default();
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => diff_maps(
+            &root,
+            a,
+            b,
+            &mut |path, key, old_value, new_value, out| match (key, old_value, new_value) {
+                ("metadata", Value::Object(old_meta), Value::Object(new_meta)) => diff_maps(
+                    path,
+                    old_meta,
+                    new_meta,
+                    &mut |path, key, old_value, new_value, out| {
+                        if !ignored_metadata.contains(&key) {
+                            diff_at(path, old_value, new_value, out);
+                        }
+                    },
+                    &mut |key| !ignored_metadata.contains(&key),
+                    out,
+                ),
+                _ => diff_at(path, old_value, new_value, out),
+            },
+            &mut |_| true,
+            &mut out,
+        ),
+        _ => diff_at(&root, old, new, &mut out),
+    }
+    out
+}
+
 fn diff_at(path: &FieldPath, old: &Value, new: &Value, out: &mut Vec<FieldChange>) {
     if old == new {
         return;
     }
     match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (key, old_value) in a {
-                let child = path.child(Segment::Field(key.clone()));
-                match b.get(key) {
-                    Some(new_value) => diff_at(&child, old_value, new_value, out),
-                    None => removed(child, old_value, out),
-                }
-            }
-            for (key, new_value) in b.iter().filter(|(key, _)| !a.contains_key(*key)) {
-                added(path.child(Segment::Field(key.clone())), new_value, out);
-            }
-        }
+        (Value::Object(a), Value::Object(b)) => diff_maps(
+            path,
+            a,
+            b,
+            &mut |path, _, old_value, new_value, out| diff_at(path, old_value, new_value, out),
+            &mut |_| true,
+            out,
+        ),
         (Value::Array(a), Value::Array(b)) => diff_lists(path, a, b, out),
         _ => out.push(FieldChange {
             path: path.clone(),
             old: Some(old.clone()),
             new: Some(new.clone()),
         }),
+    }
+}
+
+/// The fields of two objects: `both` for a field in both that differs (at its path),
+/// added and removed ones for the rest; `kept` says which fields count at all.
+fn diff_maps(
+    path: &FieldPath,
+    old: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
+    both: &mut dyn FnMut(&FieldPath, &str, &Value, &Value, &mut Vec<FieldChange>),
+    kept: &mut dyn FnMut(&str) -> bool,
+    out: &mut Vec<FieldChange>,
+) {
+    for (key, old_value) in old.iter().filter(|(key, _)| kept(key)) {
+        match new.get(key) {
+            // Equal fields (most of them) cost no path.
+            Some(new_value) if new_value == old_value => {}
+            Some(new_value) => both(
+                &path.child(Segment::Field(key.clone())),
+                key,
+                old_value,
+                new_value,
+                out,
+            ),
+            None => removed(path.child(Segment::Field(key.clone())), old_value, out),
+        }
+    }
+    for (key, new_value) in new.iter().filter(|(key, _)| !old.contains_key(*key)) {
+        if kept(key) {
+            added(path.child(Segment::Field(key.clone())), new_value, out);
+        }
     }
 }
 

@@ -201,6 +201,46 @@ fn text_of(value: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// One `managedFields` entry as it stands in its object, nothing copied: what the writers of
+/// every watched write are found from (a copy of each entry's field set, twice per write,
+/// was most of a rollout's history recording).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ManagedEntryRef<'a> {
+    pub manager: &'a str,
+    pub operation: &'a str,
+    pub subresource: &'a str,
+    pub time: Option<&'a str>,
+    pub fields: &'a Value,
+}
+
+impl ManagedEntryRef<'_> {
+    /// What makes two entries the same writer across revisions.
+    pub fn identity(&self) -> (&str, &str, &str) {
+        (self.manager, self.operation, self.subresource)
+    }
+}
+
+/// The object's `metadata.managedFields`, borrowed.
+pub fn managed_entry_refs(object: &Value) -> Vec<ManagedEntryRef<'_>> {
+    object
+        .at("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|entry| ManagedEntryRef {
+            manager: str_at(entry, "manager").unwrap_or_default(),
+            operation: str_at(entry, "operation").unwrap_or_default(),
+            subresource: str_at(entry, "subresource").unwrap_or_default(),
+            time: str_at(entry, "time"),
+            fields: entry.get("fieldsV1").unwrap_or(&Value::Null),
+        })
+        .collect()
+}
+
+fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
 /// The object's `metadata.managedFields`.
 pub fn managed_entries(object: &Value) -> Vec<ManagedEntry> {
     object

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::attribution::{writers, Writer};
-use super::diff::{diff_values, FieldChange};
+use super::diff::{diff_values_ignoring_metadata, FieldChange};
 use super::fields::Segment;
 use crate::events::{event_record, EventRecord};
 use crate::pointer::Pointer;
@@ -214,9 +214,11 @@ const ADOPTED_SEQ_BASE: u64 = 1 << 62;
 
 /// The changes from revision `from` to revision `to` of one timeline.
 pub fn compare(from: &Revision, to: &Revision) -> Option<Vec<FieldChange>> {
-    let a = without_bookkeeping(&from.object()?);
-    let b = without_bookkeeping(&to.object()?);
-    Some(diff_values(&a, &b))
+    Some(diff_values_ignoring_metadata(
+        &from.object()?,
+        &to.object()?,
+        BOOKKEEPING_METADATA,
+    ))
 }
 
 /// How many revisions are kept.
@@ -260,28 +262,10 @@ fn uid_of(object: &Value) -> Option<&str> {
     object.at("/metadata/uid").and_then(Value::as_str)
 }
 
-/// The object without what every write changes (resourceVersion, managedFields). Copied
-/// without them rather than copied whole and pruned: managedFields is often the largest part
-/// of an object, and this runs twice for every write recorded.
-fn without_bookkeeping(object: &Value) -> Value {
-    let Some(fields) = object.as_object() else {
-        return object.clone();
-    };
-    let copy = fields.iter().map(|(key, value)| {
-        let value = match (key.as_str(), value.as_object()) {
-            ("metadata", Some(metadata)) => Value::Object(
-                metadata
-                    .iter()
-                    .filter(|(field, _)| *field != "managedFields" && *field != "resourceVersion")
-                    .map(|(field, value)| (field.clone(), value.clone()))
-                    .collect(),
-            ),
-            _ => value.clone(),
-        };
-        (key.clone(), value)
-    });
-    Value::Object(copy.collect())
-}
+/// What every write changes (in `metadata`), left out of the diffs: diffed in place, not on
+/// copies without them (managedFields is often the largest part of an object, and this runs
+/// for every write recorded).
+const BOOKKEEPING_METADATA: &[&str] = &["managedFields", "resourceVersion"];
 
 /// What stays of a deleted object: no managedFields, annotations, status, data, and of the
 /// spec only the node (Event objects, which have none of these, stay whole).
@@ -372,8 +356,7 @@ impl HistoryStore {
                 (Vec::new(), Vec::new(), false)
             }
             (_, Some(previous)) => {
-                let changes =
-                    diff_values(&without_bookkeeping(previous), &without_bookkeeping(object));
+                let changes = diff_values_ignoring_metadata(previous, object, BOOKKEEPING_METADATA);
                 let found = writers(Some(previous), object, &changes);
                 let noise = only_bookkeeping(&changes);
                 (found, changes, noise)
@@ -543,17 +526,44 @@ mod tests {
     }
 
     #[test]
-    fn bookkeeping_is_left_out_and_the_rest_kept_in_order() {
-        let object = lease(7, "a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
-        let kept = without_bookkeeping(&object);
-        let mut expected = object.clone();
-        let metadata = expected["metadata"].as_object_mut().expect("metadata");
-        metadata.remove("managedFields");
-        metadata.remove("resourceVersion");
-        assert_eq!(kept, expected);
-        let keys: Vec<&String> = kept["metadata"].as_object().expect("map").keys().collect();
-        assert_eq!(keys, ["name", "namespace", "uid"]);
-        assert_eq!(without_bookkeeping(&json!([1])), json!([1]));
+    fn bookkeeping_is_left_out_of_diffs_and_the_rest_kept_in_order() {
+        let old = lease(7, "a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
+        // Only bookkeeping changed: no change at all.
+        let renewed_rv = lease(8, "a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:09Z");
+        assert!(diff_values_ignoring_metadata(&old, &renewed_rv, BOOKKEEPING_METADATA).is_empty());
+        // The same changes as a diff of copies without bookkeeping, in the same order.
+        let mut new = lease(9, "b", "2026-01-01T00:00:05Z", "2026-01-01T00:00:05Z");
+        new["metadata"]["labels"] = json!({"tier": "control"});
+        new["metadata"]
+            .as_object_mut()
+            .expect("map")
+            .remove("namespace");
+        let stripped = |object: &Value| {
+            let mut copy = object.clone();
+            let metadata = copy["metadata"].as_object_mut().expect("metadata");
+            metadata.remove("managedFields");
+            metadata.remove("resourceVersion");
+            copy
+        };
+        let paths = |changes: Vec<FieldChange>| {
+            changes
+                .iter()
+                .map(|c| (c.path.to_string(), c.old.clone(), c.new.clone()))
+                .collect::<Vec<_>>()
+        };
+        let in_place = diff_values_ignoring_metadata(&old, &new, BOOKKEEPING_METADATA);
+        assert_eq!(in_place.len(), 4, "{in_place:?}");
+        assert_eq!(
+            paths(in_place),
+            paths(crate::history::diff::diff_values(
+                &stripped(&old),
+                &stripped(&new)
+            ))
+        );
+        assert_eq!(
+            diff_values_ignoring_metadata(&json!([1]), &json!([2]), BOOKKEEPING_METADATA).len(),
+            1
+        );
     }
 
     #[test]
