@@ -160,13 +160,16 @@ fn diff_at(path: &FieldPath, old: &Value, new: &Value, out: &mut Vec<FieldChange
     }
 }
 
+/// Diffs one field found in both objects (at its path, with its name).
+type FieldsDiffer<'a> = dyn FnMut(&FieldPath, &str, &Value, &Value, &mut Vec<FieldChange>) + 'a;
+
 /// The fields of two objects: `both` for a field in both that differs (at its path),
 /// added and removed ones for the rest; `kept` says which fields count at all.
 fn diff_maps(
     path: &FieldPath,
     old: &serde_json::Map<String, Value>,
     new: &serde_json::Map<String, Value>,
-    both: &mut dyn FnMut(&FieldPath, &str, &Value, &Value, &mut Vec<FieldChange>),
+    both: &mut FieldsDiffer,
     kept: &mut dyn FnMut(&str) -> bool,
     out: &mut Vec<FieldChange>,
 ) {
