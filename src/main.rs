@@ -11,6 +11,10 @@ fn main() {
     kube_atlas::browser::expose_wasm_memory();
     // Behind kube-atlas, the cluster is known before the first API request.
     kube_atlas::state::clusters::detect();
+    // Opened on a list: its first page is asked now, while the app starts.
+    if let Some(hash) = web_sys::window().and_then(|w| w.location().hash().ok()) {
+        kube_atlas::api::prefetch_first_list_page(&hash);
+    }
     kube_atlas::browser::mark("kube-atlas:mount");
     leptos::mount::mount_to_body(kube_atlas::App);
     kube_atlas::browser::mark("kube-atlas:mounted");

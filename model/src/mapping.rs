@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::tree::{ApiTree, ResourceRef};
+use super::tree::{ApiTree, ResourceId, ResourceRef};
 
 // ---------------------------------------------------------------------------------------------
 // Mapping
@@ -406,6 +406,24 @@ impl fmt::Display for ApiPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.template())
     }
+}
+
+/// The collection path of `resource` in `namespace` (None: all namespaces, or a
+/// cluster-scoped resource) as [`ResourceRef::collection_path`] makes it, without the tree:
+/// what a list opened by a link asks for, guessed before discovery has answered (the guess
+/// is right unless a namespace is given for a cluster-scoped resource).
+pub fn collection_path_before_discovery(resource: &ResourceId, namespace: Option<&str>) -> ApiPath {
+    let mut p = ApiPath { parts: Vec::new() };
+    p.lit(&super::discovery::group_version_path(
+        &resource.group,
+        &resource.version,
+    ));
+    if let Some(namespace) = namespace {
+        p.lit("/namespaces");
+        p.segment(namespace);
+    }
+    p.segment(&resource.plural);
+    p
 }
 
 impl ResourceRef<'_> {

@@ -207,6 +207,70 @@ pub(crate) async fn open(
     })
 }
 
+/// A page opened on a list asks for the list's first page at once, beside the preloader's
+/// discovery, instead of after discovery, the list page's module and its first build: the
+/// server and the network work while the app starts. Kept with the preloader's answers (and
+/// taken the same way, by the first GET of the same URL and Accept); a guess that turns out
+/// wrong (a namespace given for a cluster-scoped kind) is never taken, and dropped with the
+/// rest a few seconds in.
+pub fn prefetch_first_list_page(hash: &str) {
+    use wasm_bindgen::JsCast;
+    let crate::model::route::Page::ResourceList(route) = crate::model::route::Page::parse(hash)
+    else {
+        return;
+    };
+    let Some(request) = crate::model::watch::key::first_list_page_of(&route) else {
+        return;
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let name = wasm_bindgen::JsValue::from_str("__kubeAtlasPrefetched");
+    let prefetched = match js_sys::Reflect::get(&window, &name)
+        .ok()
+        .and_then(|map| map.dyn_into::<js_sys::Map>().ok())
+    {
+        Some(map) => map,
+        None => {
+            let map = js_sys::Map::new();
+            if js_sys::Reflect::set(&window, &name, &map).is_err() {
+                return;
+            }
+            map
+        }
+    };
+    let url = full_url(&request);
+    let key = format!("{}\n{url}", request.accept);
+    let answer = wasm_bindgen_futures::future_to_promise(async move {
+        let failed = |error: String| wasm_bindgen::JsValue::from_str(&error);
+        let response = open(&request, None)
+            .await
+            .map_err(|error| failed(error.log_text()))?;
+        let raw = web_sys::Response::from(response);
+        let body = wasm_bindgen_futures::JsFuture::from(
+            raw.array_buffer().map_err(|_| failed("no body".into()))?,
+        )
+        .await?;
+        let answer = js_sys::Object::new();
+        js_sys::Reflect::set(&answer, &"response".into(), &raw)?;
+        js_sys::Reflect::set(&answer, &"body".into(), &body)?;
+        Ok(answer.into())
+    });
+    prefetched.set(&key.into(), &answer);
+    // Not taken by then, it was a wrong guess (or the user went elsewhere): its memory goes.
+    leptos::prelude::set_timeout(
+        move || {
+            if let Some(window) = web_sys::window() {
+                js_sys::Reflect::delete_property(&window, &name).ok();
+            }
+        },
+        std::time::Duration::from_secs(PREFETCHED_KEPT_S),
+    );
+}
+
+/// How long answers asked before the app needed them are kept for it.
+const PREFETCHED_KEPT_S: u64 = 20;
+
 /// The page's preloader (written by `cargo xtask build`, run before the app's module has
 /// loaded) asks for discovery at once, so its answer is on its way while the app starts:
 /// `window.__kubeAtlasPrefetched` maps `"{accept}\n{url}"` to a promise of the answer and its

@@ -5,7 +5,10 @@
 use serde_json::Value;
 
 use crate::errors::ApiError;
+use crate::mapping::collection_path_before_discovery;
 use crate::request::{ApiRequest, JSON, TABLE_ACCEPT};
+use crate::route::ListRoute;
+use crate::selector::{parse_field_selector, parse_label_selector};
 use crate::table::ListMeta;
 
 /// Items per list page after the first: twice kubectl's 500, since on kube-apiserver v1.36
@@ -168,6 +171,22 @@ impl WatchKey {
     }
 }
 
+/// The first list page the list page of `route` asks for, guessed from the route alone, so
+/// it can be asked for while the app starts (before discovery, which the page waits for):
+/// None where the page asks no single list (merged clusters, an invalid selector).
+pub fn first_list_page_of(route: &ListRoute) -> Option<ApiRequest> {
+    let selectors_valid = parse_label_selector(&route.label_selector).is_ok()
+        && parse_field_selector(&route.field_selector).is_ok();
+    if route.all_clusters || !selectors_valid {
+        return None;
+    }
+    let path = collection_path_before_discovery(&route.resource, route.namespace.as_deref());
+    let key = WatchKey::new(path.template(), Output::Table)
+        .with_labels(route.label_selector.clone())
+        .with_fields(route.field_selector.clone());
+    Some(key.list_request(None))
+}
+
 /// A list page split into what the store takes and the list metadata: the items of a plain
 /// list, or the whole Table (its rows carry their columns) for Table output. A server that
 /// answers a plain list where a Table was asked for still gives its items one by one, since
@@ -198,6 +217,56 @@ pub fn split_page(body: Value, output: Output) -> Result<(Vec<Value>, ListMeta),
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_lists_first_page_is_known_from_its_link_before_discovery() {
+        use crate::mapping::NamespaceArg;
+        use crate::route::Page;
+        let tree = crate::tree::tests::sample_tree();
+        let route_of = |hash: &str| match Page::parse(hash) {
+            Page::ResourceList(route) => route,
+            other => panic!("{hash} is not a list: {other:?}"),
+        };
+        // What the list page asks once discovery is in (resource_list.rs builds the same).
+        let asked_after_discovery = |route: &ListRoute| {
+            let found = tree.find(&route.resource).expect("served");
+            let namespace = route
+                .namespace
+                .as_deref()
+                .filter(|_| found.resource.namespaced);
+            let scope = namespace.map_or(NamespaceArg::All, NamespaceArg::Named);
+            WatchKey::new(found.collection_path(scope).template(), Output::Table)
+                .with_labels(route.label_selector.clone())
+                .with_fields(route.field_selector.clone())
+                .list_request(None)
+        };
+        for hash in [
+            "#/list/core/v1/pods?ns=bench",
+            "#/list/core/v1/pods",
+            "#/list/apps/v1/deployments?ns=default&labels=app%3Dweb",
+            "#/list/core/v1/nodes",
+        ] {
+            let route = route_of(hash);
+            let guessed = first_list_page_of(&route).expect("one list");
+            let asked = asked_after_discovery(&route);
+            assert_eq!(
+                (&guessed.accept, guessed.url()),
+                (&asked.accept, asked.url()),
+                "{hash}"
+            );
+        }
+        assert_eq!(
+            first_list_page_of(&route_of("#/list/core/v1/pods?ns=bench")).map(|r| r.url()),
+            Some("/api/v1/namespaces/bench/pods?pretty=false&limit=100".to_string())
+        );
+        // Lists that ask no single page: merged clusters, an invalid selector.
+        let mut merged = route_of("#/list/core/v1/pods");
+        merged.all_clusters = true;
+        assert_eq!(first_list_page_of(&merged), None);
+        let mut invalid = route_of("#/list/core/v1/pods");
+        invalid.label_selector = "app in (".into();
+        assert_eq!(first_list_page_of(&invalid), None);
+    }
 
     #[test]
     fn requests_carry_selectors_versions_and_streaming_options() {
