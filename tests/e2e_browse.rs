@@ -326,6 +326,74 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
     harness.stop().await;
 }
 
+on_both_backends!(a_list_opened_by_its_link_asks_its_first_page_while_the_app_starts);
+/// A list opened from its address (a bookmark, a shared link) asks for its first page as the
+/// app starts, beside discovery, not after it: once, taken by the list. A namespace given
+/// for a cluster-scoped kind makes the early guess wrong: the list still shows the server's
+/// rows, asked for as usual.
+async fn a_list_opened_by_its_link_asks_its_first_page_while_the_app_starts(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let driver = &harness.driver;
+    let first_pages_asked = |collection: &'static str| async move {
+        let script = format!(
+            "const asked = performance.getEntriesByType('resource')\
+               .filter(e => new URL(e.name).pathname === '{collection}' && e.name.includes('limit=100'))\
+               .map(e => e.startTime);\
+             const parsed = performance.getEntriesByName('kube-atlas:discovery-parsed')[0];\
+             return {{ asked, parsed: parsed ? parsed.startTime : null }};"
+        );
+        driver
+            .execute(&script, vec![])
+            .await
+            .expect("resource timing")
+            .json()
+            .clone()
+    };
+    for (address, collection) in [
+        ("#/list/core/v1/namespaces", "/api/v1/namespaces"),
+        // Namespaces are cluster-scoped: the `ns` is left aside once discovery says so.
+        ("#/list/core/v1/namespaces?ns=default", "/api/v1/namespaces"),
+    ] {
+        // A new page each time (only the fragment differs, which alone would not load one).
+        driver.goto("about:blank").await.expect("blank");
+        harness.open(address).await;
+        common::wait_until_within(
+            &format!("the namespaces listed at {address}"),
+            PAGE_TIMEOUT,
+            async || common::shown_names(driver).await,
+            |names| {
+                names.iter().any(|n| n == "default") && names.iter().any(|n| n == "kube-system")
+            },
+        )
+        .await;
+        let timing = first_pages_asked(collection).await;
+        let asked: Vec<f64> = timing["asked"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_f64)
+            .collect();
+        assert_eq!(
+            asked.len(),
+            1,
+            "{address}: the first page asked once: {timing}"
+        );
+        let parsed = timing["parsed"].as_f64().expect("discovery parsed");
+        if address.contains("ns=") {
+            assert!(
+                asked[0] > parsed,
+                "{address}: asked once discovery said where: {timing}"
+            );
+        } else {
+            assert!(
+                asked[0] < parsed,
+                "{address}: asked before discovery was in: {timing}"
+            );
+        }
+    }
+    harness.stop().await;
+}
+
 on_both_backends!(object_pages_show_conditions_and_the_owner_chain_both_ways);
 async fn object_pages_show_conditions_and_the_owner_chain_both_ways(backend: Backend) {
     let harness = Harness::start_on(backend).await;
