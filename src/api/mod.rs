@@ -225,7 +225,7 @@ pub fn prefetch_first_list_page(hash: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let name = wasm_bindgen::JsValue::from_str("__kubeAtlasPrefetched");
+    let name = wasm_bindgen::JsValue::from_str(PREFETCHED);
     let prefetched = match js_sys::Reflect::get(&window, &name)
         .ok()
         .and_then(|map| map.dyn_into::<js_sys::Map>().ok())
@@ -268,6 +268,10 @@ pub fn prefetch_first_list_page(hash: &str) {
     );
 }
 
+/// The window property where answers asked before the app needed them wait for it (the
+/// preloader's and [`prefetch_first_list_page`]'s).
+const PREFETCHED: &str = "__kubeAtlasPrefetched";
+
 /// How long answers asked before the app needed them are kept for it.
 const PREFETCHED_KEPT_S: u64 = 20;
 
@@ -286,7 +290,7 @@ async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Respon
         return None;
     }
     let window = web_sys::window()?;
-    let prefetched = js_sys::Reflect::get(&window, &"__kubeAtlasPrefetched".into())
+    let prefetched = js_sys::Reflect::get(&window, &PREFETCHED.into())
         .ok()?
         .dyn_into::<js_sys::Map>()
         .ok()?;
@@ -296,7 +300,7 @@ async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Respon
     prefetched.delete(&key);
     if prefetched.size() == 0 {
         // Every answer taken: later requests need not look.
-        js_sys::Reflect::delete_property(&window, &"__kubeAtlasPrefetched".into()).ok();
+        js_sys::Reflect::delete_property(&window, &PREFETCHED.into()).ok();
     }
     let answer = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
     let field = |name: &str| js_sys::Reflect::get(&answer, &name.into()).ok();

@@ -30,6 +30,14 @@ impl PacedRun {
         self.pacing.update_value(|p| p.ran(started, finished));
     }
 
+    /// How long a run asked now waits; None when one is scheduled already (the ask folds
+    /// into it) or the view has gone.
+    fn wait_unless_scheduled(&self) -> Option<f64> {
+        self.pacing
+            .try_with_value(|p| (!p.scheduled()).then(|| p.wait_ms(monotonic_now())))
+            .flatten()
+    }
+
     /// Runs `compute` at an animation frame when the pacing allows, and `draw` with its
     /// result at the next one; asks meanwhile fold into the next run. Neither runs inside the
     /// asker's task (an effect of a frame's watch flush, which has its frame's work already),
@@ -41,15 +49,9 @@ impl PacedRun {
         compute: impl Fn() -> T + Copy + 'static,
         draw: impl Fn(T) + Copy + 'static,
     ) {
-        let Some((scheduled, wait)) = self
-            .pacing
-            .try_with_value(|p| (p.scheduled(), p.wait_ms(monotonic_now())))
-        else {
+        let Some(wait) = self.wait_unless_scheduled() else {
             return;
         };
-        if scheduled {
-            return;
-        }
         self.pacing.update_value(CostPacing::schedule);
         let this = *self;
         let in_frames = move || {
@@ -87,15 +89,9 @@ impl PacedRun {
     /// Runs `work` now if the pacing allows, else once when it does (unless a run is
     /// already scheduled, which will see the same state).
     pub fn ask(&self, work: impl Fn() + Copy + 'static) {
-        let Some((scheduled, wait)) = self
-            .pacing
-            .try_with_value(|p| (p.scheduled(), p.wait_ms(monotonic_now())))
-        else {
+        let Some(wait) = self.wait_unless_scheduled() else {
             return;
         };
-        if scheduled {
-            return;
-        }
         if wait <= 0.0 {
             self.run_now(work);
             return;

@@ -193,14 +193,6 @@ impl ManagedEntry {
     }
 }
 
-fn text_of(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// One `managedFields` entry as it stands in its object, nothing copied: what the writers of
 /// every watched write are found from (a copy of each entry's field set, twice per write,
 /// was most of a rollout's history recording).
@@ -241,22 +233,16 @@ fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
-/// The object's `metadata.managedFields`.
+/// The object's `metadata.managedFields`, owned.
 pub fn managed_entries(object: &Value) -> Vec<ManagedEntry> {
-    object
-        .at("/metadata/managedFields")
-        .and_then(Value::as_array)
+    managed_entry_refs(object)
         .into_iter()
-        .flatten()
         .map(|entry| ManagedEntry {
-            manager: text_of(entry, "manager"),
-            operation: text_of(entry, "operation"),
-            subresource: text_of(entry, "subresource"),
-            time: entry
-                .get("time")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            fields: entry.get("fieldsV1").cloned().unwrap_or(Value::Null),
+            manager: entry.manager.to_string(),
+            operation: entry.operation.to_string(),
+            subresource: entry.subresource.to_string(),
+            time: entry.time.map(str::to_string),
+            fields: entry.fields.clone(),
         })
         .collect()
 }
