@@ -98,19 +98,72 @@ pub struct ControlPlane {
     processes: Vec<Process>,
 }
 
-/// A free loopback port (bound, read and released: the process that takes it binds it
-/// again a moment later).
+/// The first port of the kernel's ephemeral range (`ip_local_port_range`), where it assigns
+/// the local ports of outgoing connections and of `bind(…:0)`.
+fn ephemeral_ports_start() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32768)
+}
+
+/// A free loopback port below the ephemeral range, picked at random and checked by binding
+/// it. A port from `bind(…:0)` would come from the ephemeral range, where any outgoing
+/// connection (a browser's, a proxy's) can take it as its local port between the check and
+/// the server's own bind, or while kube-apiserver is down for a restart on the same port.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .unwrap_or_else(|e| panic!("no free loopback port: {e}"))
+    use std::hash::{BuildHasher, Hasher};
+    const LOWEST: u16 = 10_000;
+    let below = ephemeral_ports_start().max(LOWEST + 1_000);
+    for _ in 0..1_000 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        let port = LOWEST + (hasher.finish() % u64::from(below - LOWEST)) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {LOWEST}..{below}")
+}
+
+/// How often [`ControlPlane::start`] starts again on new ports when another process took
+/// one of them first.
+const START_ATTEMPTS: u32 = 3;
+
+/// Why etcd and kube-apiserver did not start.
+enum StartError {
+    /// One of them found its port taken: starting again on other ports helps.
+    PortTaken(String),
+    Other(String),
+}
+
+impl From<String> for StartError {
+    fn from(reason: String) -> Self {
+        StartError::Other(reason)
+    }
 }
 
 impl ControlPlane {
     /// Starts etcd and kube-apiserver (RBAC on, the admin and viewer tokens), waits for
     /// `/readyz`, binds the viewer to `view` in `default`, then starts what `options` asks.
     pub fn start(options: Options) -> Result<ControlPlane, String> {
+        let mut attempt = 1;
+        loop {
+            match Self::start_servers() {
+                Err(StartError::PortTaken(reason)) if attempt < START_ATTEMPTS => {
+                    eprintln!("envtest: {reason}; starting again on other ports");
+                    attempt += 1;
+                }
+                Err(StartError::PortTaken(reason) | StartError::Other(reason)) => {
+                    return Err(reason)
+                }
+                Ok(plane) => return plane.start_the_rest(options),
+            }
+        }
+    }
+
+    /// etcd and kube-apiserver on fresh ports in a fresh directory, ready.
+    fn start_servers() -> Result<ControlPlane, StartError> {
         let assets = assets_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("kube-atlas-envtest-")
@@ -157,7 +210,22 @@ impl ControlPlane {
             format!("--token-auth-file={}", plane.path("tokens.csv")),
             "--allow-privileged=true".into(),
         ];
-        plane.start_api_server()?;
+        if let Err(reason) = plane.start_api_server() {
+            let taken = ["etcd", "kube-apiserver"]
+                .iter()
+                .any(|name| plane.log_tail(name).contains("address already in use"));
+            return Err(if taken {
+                StartError::PortTaken(reason)
+            } else {
+                StartError::Other(reason)
+            });
+        }
+        Ok(plane)
+    }
+
+    /// After the servers: the viewer's binding, then what `options` asks.
+    fn start_the_rest(mut self, options: Options) -> Result<ControlPlane, String> {
+        let plane = &mut self;
         plane.kubectl_ok(&[
             "create",
             "rolebinding",
@@ -196,7 +264,7 @@ impl ControlPlane {
         if options.nodes > 0 {
             plane.start_kubelet(options.nodes)?;
         }
-        Ok(plane)
+        Ok(self)
     }
 
     fn path(&self, name: &str) -> String {
@@ -651,4 +719,19 @@ pub fn kubeconfig_of(contexts: &[ContextEntry]) -> String {
         ));
     }
     format!("apiVersion: v1\nkind: Config\nclusters:\n{clusters}users:\n{users}contexts:\n{named}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_ports_lie_below_the_ephemeral_range_and_can_be_bound() {
+        let ephemeral_start = ephemeral_ports_start();
+        for _ in 0..50 {
+            let port = free_port();
+            assert!(port < ephemeral_start.max(11_000), "{port} is ephemeral");
+            assert!(TcpListener::bind(("127.0.0.1", port)).is_ok());
+        }
+    }
 }
