@@ -167,6 +167,30 @@ async fn a_hundred_pod_rollout_into_the_activity_view() {
                 scripts.join(", ")
             );
         }
+        // What the app measured in the frame intervals over 40 ms (times from the interval's
+        // start).
+        for interval in frames["longIntervals"].as_array().into_iter().flatten() {
+            let number = |v: &serde_json::Value, name: &str| v[name].as_f64().unwrap_or(0.0);
+            let measures: Vec<String> = interval["measures"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| number(m, "duration") >= 1.0)
+                .map(|m| {
+                    format!(
+                        "{} at {:.0} for {:.1}",
+                        m["name"].as_str().unwrap_or_default(),
+                        number(m, "at"),
+                        number(m, "duration")
+                    )
+                })
+                .collect();
+            println!(
+                "bench timeline:   interval of {:.0} ms: {}",
+                number(interval, "to") - number(interval, "from"),
+                measures.join(", ")
+            );
+        }
         assert!(rows > 0, "the activity view drew rows");
         for (name, goal, value, unit) in [
             ("took_s", None, took_s, "s"),

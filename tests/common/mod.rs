@@ -1049,14 +1049,21 @@ impl Harness {
 /// scripts the longest ones ran, until stopped.
 pub const FRAMES_START_SCRIPT: &str = r#"
 const b = window.__liveFrames = {worst: 0, frames: 0, over50: 0, loafCount: 0, loafMax: 0,
-  loafTotal: 0, longest: [], running: true};
+  loafTotal: 0, longest: [], running: true, longIntervals: []};
 let last = 0;
+// The app's measures of the last second, to say what fell in a long interval.
+const recent = [];
 function step(t) {
   if (last) {
     const d = t - last;
     b.worst = Math.max(b.worst, d);
     b.frames++;
     if (d > 50) b.over50++;
+    if (d > 40 && b.longIntervals.length < 10) {
+      b.longIntervals.push({from: last, to: t, measures: recent
+        .filter(m => m.start + m.duration > last - 20 && m.start < t)
+        .map(m => ({name: m.name, at: m.start - last, duration: m.duration}))});
+    }
   }
   last = t;
   if (b.running) requestAnimationFrame(step);
@@ -1086,6 +1093,8 @@ try {
   b.measureObserver = new PerformanceObserver(list => {
     for (const e of list.getEntries()) {
       b.measures[e.name] = Math.max(b.measures[e.name] || 0, e.duration);
+      recent.push({name: e.name, start: e.startTime, duration: e.duration});
+      while (recent.length && recent[0].start < e.startTime - 1000) recent.shift();
     }
   });
   b.measureObserver.observe({type: 'measure'});

@@ -16,6 +16,7 @@ use crate::model::watch::{
     Command, Input, LiveTable, MechanicsLog, ObjectCache, Observed, Output, StoreChange,
     StreamPhase, WatchKey, WatchStatus, WatchStore, Watcher,
 };
+use crate::state::pacing;
 
 /// A store a stream can keep: the watcher's changes are applied to it. Table keys keep a
 /// [`LiveTable`], object and metadata keys an [`ObjectCache`]; the hub keeps each kind's
@@ -50,40 +51,6 @@ impl StreamStore for ObjectCache {
 /// More pending changes than this are applied at once, not at the next frame: a hidden tab
 /// gets no frames, and must not pile up events.
 const MAX_PENDING: usize = 20_000;
-
-/// How long the watch streams' flushes of one frame may take together while recording
-/// history (each write's diff and copy is what costs): what is left waits for the next frame,
-/// so a burst of writes (a 100-pod rollout) is spread over frames instead of making one long.
-const FRAME_FLUSH_BUDGET_MS: f64 = 6.0;
-
-/// Animation-frame callbacks of one frame run back to back: flushes starting within this
-/// long of the first share its budget.
-const FRAME_MS: f64 = 12.0;
-
-thread_local! {
-    /// When the current frame's first flush began, and how long its flushes took so far.
-    static FRAME_FLUSHES: Cell<(f64, f64)> = const { Cell::new((f64::NEG_INFINITY, 0.0)) };
-}
-
-/// The time this frame's flushes may still take, from now.
-fn frame_budget_left(now: f64) -> f64 {
-    FRAME_FLUSHES.with(|frame| {
-        let (began, spent) = frame.get();
-        if now - began > FRAME_MS {
-            frame.set((now, 0.0));
-            FRAME_FLUSH_BUDGET_MS
-        } else {
-            FRAME_FLUSH_BUDGET_MS - spent
-        }
-    })
-}
-
-fn frame_budget_spend(ms: f64) {
-    FRAME_FLUSHES.with(|frame| {
-        let (began, spent) = frame.get();
-        frame.set((began, spent + ms));
-    });
-}
 
 /// One key's stream.
 pub(super) struct KeyStream<S: StreamStore> {
@@ -246,8 +213,8 @@ impl<S: StreamStore> KeyStream<S> {
         }
         self.frame_scheduled.set(false);
         let started = now_ms();
-        let waiting = self.apply_pending(Some((started, frame_budget_left(started))));
-        frame_budget_spend(now_ms() - started);
+        let waiting = self.apply_pending(Some((started, pacing::frame_budget_left(started))));
+        pacing::frame_budget_spend(now_ms() - started);
         self.show_status();
         if !waiting.is_empty() {
             // Before anything received meanwhile (nothing is: this runs between messages).
