@@ -142,7 +142,7 @@ pub fn use_activity(
                 store.track();
             }
         });
-        paced.ask_in_frames(compute_marked, draw_marked);
+        paced.ask_when_idle(compute_marked, draw_marked);
     });
     (shown.into(), ready)
 }

@@ -61,12 +61,15 @@ fn spend_before_next_frame(ms: f64) {
 #[derive(Clone, Copy)]
 pub struct PacedRun {
     pacing: StoredValue<CostPacing>,
+    /// What the last run's parts took (computing, drawing), to find idle time for them.
+    parts_ms: StoredValue<(f64, f64)>,
 }
 
 impl PacedRun {
     pub fn new(factor: f64) -> PacedRun {
         PacedRun {
             pacing: StoredValue::new(CostPacing::new(factor)),
+            parts_ms: StoredValue::new((0.0, 0.0)),
         }
     }
 
@@ -86,15 +89,16 @@ impl PacedRun {
             .flatten()
     }
 
-    /// Runs `compute` in a task just after an animation frame when the pacing allows, and
-    /// `draw` with its result just after the next one; asks meanwhile fold into the next run.
-    /// Neither runs inside the asker's task (an effect of a frame's watch flush) nor inside a
-    /// frame's callbacks: a frame's own work (the watch flush, then style and layout) comes
-    /// first, and each part starts with a whole frame period before the next frame. Computing,
-    /// drawing and a watch flush in one frame made frames of 50-80 ms during a 100-pod
-    /// rollout; computing beside a flush in one frame still made 50. The pacing counts both
-    /// parts.
-    pub fn ask_in_frames<T: 'static>(
+    /// Runs `compute` in an idle period of the main thread when the pacing allows, and
+    /// `draw` with its result in a later one; asks meanwhile fold into the next run. Each
+    /// part waits for an idle period with the time it took last (up to
+    /// [`IDLE_NEED_MAX_MS`]) left before the next frame, or [`IDLE_WAIT_MAX_MS`] at most;
+    /// what it takes comes out of the next frame's flush budget. So neither runs inside the
+    /// asker's task (an effect of a frame's watch flush), nor beside the other, a flush or
+    /// a frame's layout: together they made frames of 50-80 ms during a 100-pod rollout,
+    /// and a part started in a task just before a frame was due still pushed the frame back.
+    /// The pacing counts both parts.
+    pub fn ask_when_idle<T: 'static>(
         &self,
         compute: impl Fn() -> T + Copy + 'static,
         draw: impl Fn(T) + Copy + 'static,
@@ -104,8 +108,11 @@ impl PacedRun {
         };
         self.pacing.update_value(CostPacing::schedule);
         let this = *self;
-        let in_frames = move || {
-            after_next_frame(move || {
+        let run = move || {
+            let Some((needs, _)) = this.parts_ms.try_get_value() else {
+                return; // The view went meanwhile.
+            };
+            when_idle(needs, move || {
                 if this.pacing.is_disposed() {
                     return;
                 }
@@ -114,7 +121,12 @@ impl PacedRun {
                 let finished = now_ms();
                 spend_before_next_frame(finished - started);
                 this.pacing.update_value(|p| p.ran(started, finished));
-                after_next_frame(move || {
+                this.parts_ms
+                    .update_value(|parts| parts.0 = finished - started);
+                let Some((_, needs)) = this.parts_ms.try_get_value() else {
+                    return;
+                };
+                when_idle(needs, move || {
                     if this.pacing.is_disposed() {
                         return;
                     }
@@ -127,14 +139,16 @@ impl PacedRun {
                         spend_before_next_frame(finished - started);
                         this.pacing
                             .try_update_value(|p| p.continued(started, finished));
+                        this.parts_ms
+                            .try_update_value(|parts| parts.1 = finished - started);
                     });
                 });
             });
         };
         if wait <= 0.0 {
-            in_frames();
+            run();
         } else {
-            set_timeout(in_frames, std::time::Duration::from_millis(wait as u64));
+            set_timeout(run, std::time::Duration::from_millis(wait as u64));
         }
     }
 
@@ -161,8 +175,44 @@ impl PacedRun {
     }
 }
 
-/// Runs `work` in a task of its own just after the next animation frame (its callbacks,
-/// style, layout and paint), so it has the frame period before the next one to itself.
-fn after_next_frame(work: impl FnOnce() + 'static) {
-    request_animation_frame(move || set_timeout(work, std::time::Duration::ZERO));
+/// The idle time a part waits for at most: a frame's period less the frame's own work. A
+/// part that took longer last time takes what the first such period gives.
+const IDLE_NEED_MAX_MS: f64 = 10.0;
+
+/// How long a part waits for idle time at most: on a main thread busy every frame, it then
+/// runs anyway.
+const IDLE_WAIT_MAX_MS: f64 = 150.0;
+
+/// Runs `work` in an idle period (`requestIdleCallback`) with `needs_ms` (at most
+/// [`IDLE_NEED_MAX_MS`]) left before the next frame, or after [`IDLE_WAIT_MAX_MS`].
+fn when_idle(needs_ms: f64, work: impl FnOnce() + 'static) {
+    let needs_ms = needs_ms.min(IDLE_NEED_MAX_MS);
+    wait_for_idle(needs_ms, now_ms() + IDLE_WAIT_MAX_MS, Box::new(work));
+}
+
+fn wait_for_idle(needs_ms: f64, until_ms: f64, work: Box<dyn FnOnce()>) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return work();
+    };
+    // Safari has no idle callbacks: there, a task just after the next frame.
+    if !js_sys::Reflect::has(&window, &"requestIdleCallback".into()).unwrap_or(false) {
+        request_animation_frame(move || set_timeout(work, std::time::Duration::ZERO));
+        return;
+    }
+    let callback =
+        wasm_bindgen::closure::Closure::once_into_js(move |deadline: web_sys::IdleDeadline| {
+            if deadline.did_timeout()
+                || deadline.time_remaining() >= needs_ms
+                || now_ms() >= until_ms
+            {
+                work();
+            } else {
+                wait_for_idle(needs_ms, until_ms, work);
+            }
+        });
+    let options = web_sys::IdleRequestOptions::new();
+    options.set_timeout((until_ms - now_ms()).max(1.0) as u32);
+    // Only fails without a window's event loop (a closed page): nothing to draw then.
+    let _ = window.request_idle_callback_with_options(callback.unchecked_ref(), &options);
 }

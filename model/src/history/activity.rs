@@ -19,7 +19,7 @@
 //! Event, the lane is the field manager; with no manager either, "not recorded". Each lane
 //! says how it was inferred. Nothing else is guessed.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -126,7 +126,8 @@ pub enum ItemDetail {
 /// inferred again, since an Event arriving later can name the actor.
 #[derive(Debug, Default)]
 pub struct ActivityCache {
-    writes: HashMap<(String, u64), Arc<WriteItem>>,
+    /// By object uid, in revision order.
+    writes: HashMap<String, Vec<CachedWrite>>,
     /// Each object's version as listed when watching began (parsed once).
     listed: HashMap<String, Option<Arc<Value>>>,
     /// Each listed Event object, read once.
@@ -134,6 +135,39 @@ pub struct ActivityCache {
     /// Each listed chain member's reconstructed items, by (uid, listed Events counted):
     /// the listed versions never change, the Events they are read with may still arrive.
     past: HashMap<(String, usize), Arc<Vec<PastPlaced>>>,
+}
+
+/// A write's item and its lane as last inferred, with the Event objects the inference
+/// looked among: it holds while they are the same.
+#[derive(Debug)]
+struct CachedWrite {
+    item: Arc<WriteItem>,
+    lane: Arc<Inference>,
+    looked_among: EventsLookedAmong,
+}
+
+/// What a write's lane inference reads of the Event objects: those about the object and
+/// those about its controller, each as (how many, the sum of when each was seen). An Event
+/// added, updated (seen again) or gone changes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct EventsLookedAmong {
+    about_object: (usize, f64),
+    about_controller: (usize, f64),
+}
+
+impl EventsLookedAmong {
+    fn of(events: &EventsAbout, uid: &str, controller: Option<&str>) -> EventsLookedAmong {
+        let summary = |uid: Option<&str>| {
+            uid.and_then(|uid| events.get(uid))
+                .map_or((0, 0.0), |about| {
+                    (about.len(), about.iter().map(|e| e.observed_ms).sum())
+                })
+        };
+        EventsLookedAmong {
+            about_object: summary(Some(uid)),
+            about_controller: summary(controller),
+        }
+    }
 }
 
 /// A reconstructed item with its time and lane.
@@ -191,7 +225,7 @@ pub struct Activity {
 }
 
 /// A write on an object (or on something it owns): when, which (uid, seq), on which lane.
-type WriteOnObject = (f64, (String, u64), usize);
+type WriteOnObject<'a> = (f64, &'a str, u64, usize);
 
 /// Change lines kept per write.
 pub const MAX_CHANGE_LINES: usize = 12;
@@ -231,22 +265,25 @@ fn chain_of<'a>(
     }
 }
 
+#[derive(Default)]
 struct Lanes {
     lanes: Vec<Lane>,
     index: HashMap<String, usize>,
 }
 
 impl Lanes {
-    fn lane(&mut self, id: String, label: String, inferred_from: String) -> usize {
-        if let Some(index) = self.index.get(&id) {
+    /// The lane of `inference`'s actor, added (at the end) when new.
+    fn lane(&mut self, inference: &Inference) -> usize {
+        if let Some(index) = self.index.get(&inference.id) {
             return *index;
         }
         self.lanes.push(Lane {
-            id: id.clone(),
-            label,
-            inferred_from,
+            id: inference.id.clone(),
+            label: inference.label.clone(),
+            inferred_from: inference.how.clone(),
         });
-        self.index.insert(id, self.lanes.len() - 1);
+        self.index
+            .insert(inference.id.clone(), self.lanes.len() - 1);
         self.lanes.len() - 1
     }
 }
@@ -265,6 +302,23 @@ fn event_lane_id(event: &EventRecord) -> (String, String) {
             format!("component:{}", event.reporting_component),
             event.reporting_component.clone(),
         )
+    }
+}
+
+/// The lane of the component that reported an Event object.
+fn reporter_inference(event: &EventRecord) -> Inference {
+    let (id, label) = event_lane_id(event);
+    Inference {
+        id,
+        label,
+        how: format!(
+            "Event objects reported by {}",
+            if event.reporting_component.is_empty() {
+                "no component"
+            } else {
+                &event.reporting_component
+            }
+        ),
     }
 }
 
@@ -478,6 +532,33 @@ pub fn activity_cached(
     activity_with_past(root, timelines, events, &[], cache)
 }
 
+/// The item of a write: what the row shows of it (made once per write).
+fn write_item(
+    timeline: &ObjectTimeline,
+    revision: &Revision,
+    controller: Option<&str>,
+) -> WriteItem {
+    WriteItem {
+        uid: timeline.identity.uid.clone(),
+        api_version: timeline.identity.api_version.clone(),
+        kind: timeline.identity.kind.clone(),
+        namespace: timeline.identity.namespace.clone(),
+        name: timeline.identity.name.clone(),
+        seq: revision.seq,
+        resource_version: revision.resource_version.clone(),
+        revision_kind: revision.kind,
+        status_write: revision.is_status_write(),
+        summary: summary(timeline, revision),
+        changes: revision
+            .changes
+            .iter()
+            .take(MAX_CHANGE_LINES)
+            .map(|c| c.describe())
+            .collect(),
+        owner_uid: controller.map(str::to_string),
+    }
+}
+
 /// [`activity_cached`], with the chain's past before watching began: what the chain's
 /// listed versions keep ([`past_entries`]: creations, bindings, revisions, each manager's
 /// last write) and the Event objects listed then (`event_timelines`, the timelines of a
@@ -489,75 +570,67 @@ pub fn activity_with_past(
     event_timelines: &[&ObjectTimeline],
     cache: &mut ActivityCache,
 ) -> Activity {
-    let mut kept: HashMap<(String, u64), Arc<WriteItem>> = HashMap::new();
     let chain = chain_of(root, timelines);
     let events_about = events_about(events);
-    let mut lanes = Lanes {
-        lanes: Vec::new(),
-        index: HashMap::new(),
-    };
+    let mut lanes = Lanes::default();
     let mut items: Vec<ActivityItem> = Vec::new();
     let mut ordered: Vec<&ObjectTimeline> = chain.values().copied().collect();
     crate::order::sort_by(&mut ordered, |a, b| a.identity.uid.cmp(&b.identity.uid));
-    let mut lane_of_write: HashMap<(String, u64), usize> = HashMap::new();
+    // Only what this recompute uses stays: writes whose revisions were dropped go.
+    let mut last_writes = std::mem::take(&mut cache.writes);
     for timeline in &ordered {
+        let uid = timeline.identity.uid.as_str();
+        let (key, last) = last_writes
+            .remove_entry(uid)
+            .unwrap_or_else(|| (uid.to_string(), Vec::new()));
+        let controller = controller_uid(&timeline.latest);
+        let looked_among = EventsLookedAmong::of(&events_about, uid, controller);
+        // Both in revision order (seq ascending).
+        let mut last = last.into_iter().peekable();
+        let mut writes = Vec::with_capacity(timeline.revisions.len());
         for revision in &timeline.revisions {
             // Listed versions are the state before watching, not writes; noise is folded.
             if revision.kind == RevisionKind::Listed || revision.noise {
                 continue;
             }
-            let inference = infer_lane(timeline, revision, &events_about);
-            let lane = lanes.lane(inference.id, inference.label, inference.how);
-            lane_of_write.insert((timeline.identity.uid.clone(), revision.seq), lane);
-            let key = (timeline.identity.uid.clone(), revision.seq);
-            let write = match cache.writes.get(&key) {
-                Some(write) => Arc::clone(write),
-                None => Arc::new(WriteItem {
-                    uid: timeline.identity.uid.clone(),
-                    api_version: timeline.identity.api_version.clone(),
-                    kind: timeline.identity.kind.clone(),
-                    namespace: timeline.identity.namespace.clone(),
-                    name: timeline.identity.name.clone(),
-                    seq: revision.seq,
-                    resource_version: revision.resource_version.clone(),
-                    revision_kind: revision.kind,
-                    status_write: revision.is_status_write(),
-                    summary: summary(timeline, revision),
-                    changes: revision
-                        .changes
-                        .iter()
-                        .take(MAX_CHANGE_LINES)
-                        .map(|c| c.describe())
-                        .collect(),
-                    owner_uid: controller_uid(&timeline.latest).map(str::to_string),
-                }),
+            while last.next_if(|c| c.item.seq < revision.seq).is_some() {}
+            let infer = || Arc::new(infer_lane(timeline, revision, &events_about));
+            let cached = match last.next_if(|c| c.item.seq == revision.seq) {
+                // An Event arriving later can name the actor: inferred again only then.
+                Some(cached) if cached.looked_among == looked_among => cached,
+                Some(cached) => CachedWrite {
+                    lane: infer(),
+                    looked_among,
+                    ..cached
+                },
+                None => CachedWrite {
+                    item: Arc::new(write_item(timeline, revision, controller)),
+                    lane: infer(),
+                    looked_among,
+                },
             };
-            kept.insert(key, Arc::clone(&write));
             items.push(ActivityItem {
                 at_ms: revision.observed_ms,
-                lane,
-                detail: ItemDetail::Write(write),
+                lane: lanes.lane(&cached.lane),
+                detail: ItemDetail::Write(Arc::clone(&cached.item)),
             });
+            writes.push(cached);
         }
+        cache.writes.insert(key, writes);
     }
     // Writes by object, to link Events to.
-    let mut writes_on: BTreeMap<&str, Vec<WriteOnObject>> = BTreeMap::new();
+    let mut writes_on: HashMap<&str, Vec<WriteOnObject>> = HashMap::new();
     for item in &items {
         if let ItemDetail::Write(w) = &item.detail {
-            writes_on.entry(w.uid.as_str()).or_default().push((
-                item.at_ms,
-                (w.uid.clone(), w.seq),
-                item.lane,
-            ));
+            let write = (item.at_ms, w.uid.as_str(), w.seq, item.lane);
+            writes_on.entry(w.uid.as_str()).or_default().push(write);
             if let Some(owner) = &w.owner_uid {
-                writes_on.entry(owner.as_str()).or_default().push((
-                    item.at_ms,
-                    (w.uid.clone(), w.seq),
-                    item.lane,
-                ));
+                writes_on.entry(owner.as_str()).or_default().push(write);
             }
         }
     }
+    // The lane of each reporter (component, instance), looked up once.
+    let mut reporter_lanes: HashMap<(&str, &str), usize> = HashMap::new();
     let mut event_items = Vec::new();
     for event in events {
         let Some(regarding) = event.record.regarding.uid.as_deref() else {
@@ -566,26 +639,21 @@ pub fn activity_with_past(
         if !chain.contains_key(regarding) {
             continue;
         }
-        let (id, label) = event_lane_id(&event.record);
-        let lane = lanes.lane(
-            id,
-            label,
-            format!(
-                "Event objects reported by {}",
-                if event.record.reporting_component.is_empty() {
-                    "no component"
-                } else {
-                    &event.record.reporting_component
-                }
-            ),
+        let record = &event.record;
+        let reporter = (
+            record.reporting_component.as_str(),
+            record.reporting_instance.as_str(),
         );
+        let lane = *reporter_lanes
+            .entry(reporter)
+            .or_insert_with(|| lanes.lane(&reporter_inference(record)));
         // The nearest write on the object (or on what it owns) by the same actor, else by
         // anyone, within 10 s.
         let candidates = writes_on.get(regarding).map(Vec::as_slice).unwrap_or(&[]);
         let closest = |same_lane: bool| {
             candidates
                 .iter()
-                .filter(|(at, _, l)| {
+                .filter(|(at, _, _, l)| {
                     (!same_lane || *l == lane) && (at - event.observed_ms).abs() <= 10_000.0
                 })
                 .min_by(|a, b| {
@@ -593,19 +661,19 @@ pub fn activity_with_past(
                         .abs()
                         .total_cmp(&(b.0 - event.observed_ms).abs())
                 })
-                .map(|(_, write, _)| write.clone())
+                .map(|(_, uid, seq, _)| (uid.to_string(), *seq))
         };
         let linked = closest(true).or_else(|| closest(false));
         event_items.push(ActivityItem {
             at_ms: event.observed_ms,
             lane,
             detail: ItemDetail::Event(EventItem {
-                uid: event.record.uid.clone(),
-                reason: event.record.reason.clone(),
-                warning: event.record.event_type.is_warning(),
-                message: event.record.message.clone(),
-                count: event.record.count,
-                regarding: event.record.regarding.describe(),
+                uid: record.uid.clone(),
+                reason: record.reason.clone(),
+                warning: record.event_type.is_warning(),
+                message: record.message.clone(),
+                count: record.count,
+                regarding: record.regarding.describe(),
                 linked_write: linked,
                 listed: false,
             }),
@@ -618,11 +686,7 @@ pub fn activity_with_past(
         &listed_events,
         cache,
         &mut |at_ms, inference: &Inference, detail| {
-            let lane = lanes.lane(
-                inference.id.clone(),
-                inference.label.clone(),
-                inference.how.clone(),
-            );
+            let lane = lanes.lane(inference);
             items.push(ActivityItem {
                 at_ms,
                 lane,
@@ -633,8 +697,6 @@ pub fn activity_with_past(
     crate::order::sort_by(&mut items, |a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut chain_uids: Vec<String> = chain.into_keys().collect();
     crate::order::sort(&mut chain_uids);
-    // Only what this recompute used stays: writes whose revisions were dropped go.
-    cache.writes = kept;
     Activity {
         lanes: lanes.lanes,
         items,
@@ -801,7 +863,8 @@ fn add_past(
         .iter()
         .filter_map(|(uid, timeline)| Some(((*uid).clone(), listed_version(timeline, cache)?)))
         .collect();
-    let records: Vec<EventRecord> = events.iter().map(|e| (**e).clone()).collect();
+    // Copied for the reconstruction only when a member's past is not cached yet.
+    let mut records: Option<Vec<EventRecord>> = None;
     let mut kept = HashMap::new();
     for (uid, object) in &listed {
         let key = (uid.clone(), events.len());
@@ -818,9 +881,11 @@ fn add_past(
                     .filter(|(_, o)| controller_uid(o) == Some(uid.as_str()))
                     .map(|(_, o)| (**o).clone())
                     .collect();
+                let records =
+                    records.get_or_insert_with(|| events.iter().map(|e| (**e).clone()).collect());
                 let past = past_entries(&Loaded {
                     object,
-                    events: &records,
+                    events: records,
                     owners: &owners,
                     owned: &owned,
                     controller_revisions: &[],
@@ -890,19 +955,7 @@ fn add_past(
         let Some(at_ms) = event.last_seen_ms.or(event.first_seen_ms) else {
             continue;
         };
-        let (id, label) = event_lane_id(event);
-        let inference = Inference {
-            id,
-            label,
-            how: format!(
-                "Event objects reported by {}",
-                if event.reporting_component.is_empty() {
-                    "no component"
-                } else {
-                    &event.reporting_component
-                }
-            ),
-        };
+        let inference = reporter_inference(event);
         place(
             at_ms as f64,
             &inference,
@@ -1233,6 +1286,43 @@ mod tests {
         let none = activity_cached("nobody", &timelines(&stores), &events, &mut cache);
         assert!(none.items.is_empty());
         assert!(cache.writes.is_empty());
+    }
+
+    #[test]
+    fn a_recompute_infers_again_only_the_lanes_of_writes_whose_events_changed() {
+        let (stores, events) = rollout();
+        let mut cache = ActivityCache::default();
+        let lanes_of = |cache: &ActivityCache, uid: &str| -> Vec<Arc<Inference>> {
+            cache.writes[uid]
+                .iter()
+                .map(|w| Arc::clone(&w.lane))
+                .collect()
+        };
+        activity_cached("d1", &timelines(&stores), &events, &mut cache);
+        let (pod_before, set_before) = (lanes_of(&cache, "p1"), lanes_of(&cache, "rs1"));
+        // An Event about the pod seen again later (its count went up): only the pod's (and
+        // not the ReplicaSet's) lanes are inferred again, to the same result.
+        let mut later = events.clone();
+        let about_pod = later
+            .iter_mut()
+            .find(|e| e.record.regarding.uid.as_deref() == Some("p1"))
+            .expect("an Event about the pod");
+        about_pod.observed_ms += 500.0;
+        let again = activity_cached("d1", &timelines(&stores), &later, &mut cache);
+        assert_eq!(again, activity("d1", &timelines(&stores), &later));
+        let (pod_after, set_after) = (lanes_of(&cache, "p1"), lanes_of(&cache, "rs1"));
+        assert!(set_before
+            .iter()
+            .zip(&set_after)
+            .all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(pod_before
+            .iter()
+            .zip(&pod_after)
+            .all(|(a, b)| !Arc::ptr_eq(a, b)));
+        assert_eq!(
+            pod_before.iter().map(|l| &l.id).collect::<Vec<_>>(),
+            pod_after.iter().map(|l| &l.id).collect::<Vec<_>>()
+        );
     }
 
     #[test]
