@@ -135,6 +135,10 @@ pub struct ActivityCache {
     /// Each listed chain member's reconstructed items, by (uid, listed Events counted):
     /// the listed versions never change, the Events they are read with may still arrive.
     past: HashMap<(String, usize), Arc<Vec<PastPlaced>>>,
+    /// Which listed Event objects are shown (indexes), for (the chain's members, how many
+    /// Events were listed): finding those that name what the chain's Events name compares
+    /// every listed Event with every one about the chain.
+    listed_shown: Option<(u64, usize, Arc<Vec<usize>>)>,
 }
 
 /// A write's item and its lane as last inferred, with the Event objects the inference
@@ -935,23 +939,23 @@ fn add_past(
     cache.past = kept;
 
     // Events about the chain, and about what the chain's Events name.
-    let about_chain = |e: &EventRecord| {
-        e.regarding
-            .uid
-            .as_deref()
-            .is_some_and(|uid| chain.contains_key(uid))
+    let members_key = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        members.iter().for_each(|(uid, _)| uid.hash(&mut hasher));
+        hasher.finish()
     };
-    let chain_events: Vec<&Arc<EventRecord>> = events.iter().filter(|e| about_chain(e)).collect();
-    for event in events {
-        let named = || {
-            chain_events.iter().any(|c| {
-                c.regarding.namespace == event.regarding.namespace
-                    && super::past::names(&c.message, &event.regarding.name)
-            })
-        };
-        if !about_chain(event) && !named() {
-            continue;
+    let shown = match &cache.listed_shown {
+        Some((key, count, shown)) if *key == members_key && *count == events.len() => {
+            Arc::clone(shown)
         }
+        _ => {
+            let shown = Arc::new(listed_events_shown(chain, events));
+            cache.listed_shown = Some((members_key, events.len(), Arc::clone(&shown)));
+            shown
+        }
+    };
+    for event in shown.iter().filter_map(|index| events.get(*index)) {
         let Some(at_ms) = event.last_seen_ms.or(event.first_seen_ms) else {
             continue;
         };
@@ -971,6 +975,40 @@ fn add_past(
             }),
         );
     }
+}
+
+/// The indexes of the listed Event objects about the chain, or about an object one of
+/// those names (a ReplicaSet's `Created pod: web-1`, gone since).
+fn listed_events_shown<'a>(
+    chain: &HashMap<String, &ObjectTimeline>,
+    events: &'a [Arc<EventRecord>],
+) -> Vec<usize> {
+    let about_chain = |e: &EventRecord| {
+        e.regarding
+            .uid
+            .as_deref()
+            .is_some_and(|uid| chain.contains_key(uid))
+    };
+    let chain_events: Vec<&Arc<EventRecord>> = events.iter().filter(|e| about_chain(e)).collect();
+    // Many Events concern one object (a pod's Scheduled, Pulled, Created, Started).
+    let mut named: HashMap<(Option<&str>, &str), bool> = HashMap::new();
+    let mut is_named = |event: &'a EventRecord| {
+        let regarding = &event.regarding;
+        *named
+            .entry((regarding.namespace.as_deref(), regarding.name.as_str()))
+            .or_insert_with(|| {
+                chain_events.iter().any(|c| {
+                    c.regarding.namespace == regarding.namespace
+                        && super::past::names(&c.message, &regarding.name)
+                })
+            })
+    };
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, event)| about_chain(event) || is_named(event))
+        .map(|(index, _)| index)
+        .collect()
 }
 
 impl Activity {
@@ -1323,6 +1361,59 @@ mod tests {
             pod_before.iter().map(|l| &l.id).collect::<Vec<_>>(),
             pod_after.iter().map(|l| &l.id).collect::<Vec<_>>()
         );
+    }
+
+    /// A listed (core/v1) Event object about `name` (uid `about`, None: gone).
+    fn listed_event(uid: &str, (name, about): (&str, Option<&str>), message: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Event",
+               "metadata": {"name": format!("e-{uid}"), "namespace": "demo", "uid": uid, "resourceVersion": "1"},
+               "involvedObject": {"kind": "Pod", "name": name, "namespace": "demo", "uid": about},
+               "reason": "Reason", "message": message, "type": "Normal", "count": 1,
+               "source": {"component": "replicaset-controller"},
+               "firstTimestamp": T, "lastTimestamp": T})
+    }
+
+    #[test]
+    fn listed_events_about_the_chain_or_what_its_events_name_are_shown_again_from_the_cache() {
+        let (stores, _) = rollout();
+        let mut listed = HistoryStore::default();
+        listed.apply(
+            &StoreChange::Append(vec![
+                // About the ReplicaSet (on the chain), naming a pod gone since.
+                listed_event("l1", ("web-abc", Some("rs1")), "Created pod: web-gone"),
+                listed_event(
+                    "l2",
+                    ("web-gone", None),
+                    "Successfully assigned demo/web-gone",
+                ),
+                listed_event("l3", ("other", Some("x9")), "Created pod: unrelated"),
+                listed_event("l4", ("web-gone-2", None), "not named by the chain"),
+            ]),
+            0.0,
+        );
+        let event_timelines: Vec<&ObjectTimeline> = listed.timelines().collect();
+        let shown = |activity: &Activity| -> Vec<String> {
+            let mut uids: Vec<String> = activity
+                .items
+                .iter()
+                .filter_map(|item| match &item.detail {
+                    ItemDetail::Event(e) if e.listed => Some(e.uid.clone()),
+                    _ => None,
+                })
+                .collect();
+            uids.sort();
+            uids
+        };
+        let mut cache = ActivityCache::default();
+        let first =
+            activity_with_past("d1", &timelines(&stores), &[], &event_timelines, &mut cache);
+        assert_eq!(shown(&first), ["l1", "l2"]);
+        let again =
+            activity_with_past("d1", &timelines(&stores), &[], &event_timelines, &mut cache);
+        assert_eq!(again, first);
+        let other_chain =
+            activity_with_past("x9", &timelines(&stores), &[], &event_timelines, &mut cache);
+        assert!(shown(&other_chain).is_empty(), "x9 has no timeline");
     }
 
     #[test]
