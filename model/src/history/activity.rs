@@ -135,10 +135,34 @@ pub struct ActivityCache {
     /// Each listed chain member's reconstructed items, by (uid, listed Events counted):
     /// the listed versions never change, the Events they are read with may still arrive.
     past: HashMap<(String, usize), Arc<Vec<PastPlaced>>>,
+    /// Every lane inference a write holds, once: a rollout's hundreds of writes share a few.
+    lanes_inferred: SharedInferences,
     /// Which listed Event objects are shown (indexes), for (the chain's members, how many
     /// Events were listed): finding those that name what the chain's Events name compares
     /// every listed Event with every one about the chain.
     listed_shown: Option<(u64, usize, Arc<Vec<usize>>)>,
+}
+
+/// Interned lane inferences. Their kinds are few (an actor and how it was found: one per
+/// node, manager and reporting component), so the set stays small; it starts again past
+/// [`SharedInferences::MAX`] all the same.
+#[derive(Debug, Default)]
+struct SharedInferences(HashSet<Arc<Inference>>);
+
+impl SharedInferences {
+    const MAX: usize = 4096;
+
+    fn shared(&mut self, inference: Inference) -> Arc<Inference> {
+        if let Some(shared) = self.0.get(&inference) {
+            return Arc::clone(shared);
+        }
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        let shared = Arc::new(inference);
+        self.0.insert(Arc::clone(&shared));
+        shared
+    }
 }
 
 /// A write's item and its lane as last inferred, with the Event objects the inference
@@ -359,7 +383,7 @@ fn nearest<'a>(
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Inference {
     id: String,
     label: String,
@@ -598,7 +622,10 @@ pub fn activity_with_past(
                 continue;
             }
             while last.next_if(|c| c.item.seq < revision.seq).is_some() {}
-            let infer = || Arc::new(infer_lane(timeline, revision, &events_about));
+            let mut infer = || {
+                let inference = infer_lane(timeline, revision, &events_about);
+                cache.lanes_inferred.shared(inference)
+            };
             let cached = match last.next_if(|c| c.item.seq == revision.seq) {
                 // An Event arriving later can name the actor: inferred again only then.
                 Some(cached) if cached.looked_among == looked_among => cached,
@@ -1330,16 +1357,13 @@ mod tests {
     fn a_recompute_infers_again_only_the_lanes_of_writes_whose_events_changed() {
         let (stores, events) = rollout();
         let mut cache = ActivityCache::default();
-        let lanes_of = |cache: &ActivityCache, uid: &str| -> Vec<Arc<Inference>> {
-            cache.writes[uid]
-                .iter()
-                .map(|w| Arc::clone(&w.lane))
-                .collect()
+        let looked_among = |cache: &ActivityCache, uid: &str| -> Vec<EventsLookedAmong> {
+            cache.writes[uid].iter().map(|w| w.looked_among).collect()
         };
-        activity_cached("d1", &timelines(&stores), &events, &mut cache);
-        let (pod_before, set_before) = (lanes_of(&cache, "p1"), lanes_of(&cache, "rs1"));
+        let first = activity_cached("d1", &timelines(&stores), &events, &mut cache);
+        let (pod_before, set_before) = (looked_among(&cache, "p1"), looked_among(&cache, "rs1"));
         // An Event about the pod seen again later (its count went up): only the pod's (and
-        // not the ReplicaSet's) lanes are inferred again, to the same result.
+        // not the ReplicaSet's) lanes are inferred again, to the same lanes.
         let mut later = events.clone();
         let about_pod = later
             .iter_mut()
@@ -1348,19 +1372,15 @@ mod tests {
         about_pod.observed_ms += 500.0;
         let again = activity_cached("d1", &timelines(&stores), &later, &mut cache);
         assert_eq!(again, activity("d1", &timelines(&stores), &later));
-        let (pod_after, set_after) = (lanes_of(&cache, "p1"), lanes_of(&cache, "rs1"));
-        assert!(set_before
-            .iter()
-            .zip(&set_after)
-            .all(|(a, b)| Arc::ptr_eq(a, b)));
-        assert!(pod_before
-            .iter()
-            .zip(&pod_after)
-            .all(|(a, b)| !Arc::ptr_eq(a, b)));
-        assert_eq!(
-            pod_before.iter().map(|l| &l.id).collect::<Vec<_>>(),
-            pod_after.iter().map(|l| &l.id).collect::<Vec<_>>()
-        );
+        assert_eq!(again.lanes, first.lanes);
+        let (pod_after, set_after) = (looked_among(&cache, "p1"), looked_among(&cache, "rs1"));
+        assert_eq!(set_after, set_before);
+        assert!(pod_before.iter().zip(&pod_after).all(|(a, b)| a != b));
+        // Writes on one lane found the same way share one inference.
+        let all: Vec<&Arc<Inference>> = cache.writes.values().flatten().map(|w| &w.lane).collect();
+        for (a, b) in all.iter().flat_map(|a| all.iter().map(move |b| (a, b))) {
+            assert_eq!(a == b, Arc::ptr_eq(a, b), "{a:?} / {b:?}");
+        }
     }
 
     /// A listed (core/v1) Event object about `name` (uid `about`, None: gone).
