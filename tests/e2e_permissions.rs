@@ -102,6 +102,13 @@ async fn a_viewer_sees_what_they_may_do(backend: Backend) {
     .await;
     let headline = wait_for(&harness.driver, ".stream-headline").await;
     assert_eq!(headline.text().await.expect("headline"), "Forbidden");
+    // No stream was opened, so none is named.
+    assert!(
+        texts_at(&harness.driver, ".stream-transport", None)
+            .await
+            .is_empty(),
+        "a refused list names no transport"
+    );
     let refused_path = "/api/v1/namespaces/kube-system/pods";
     let asked = forbidden_requests(&harness, refused_path).await;
     assert!(asked >= 1, "the refused list is in the request log");

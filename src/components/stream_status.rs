@@ -9,7 +9,7 @@ use crate::components::history::clock_time;
 use crate::model::age::EpochMillis;
 use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{seen_events, HistoryStore, SeenEvent};
-use crate::model::watch::{MechanicsLog, WatchKey, WatchStatus};
+use crate::model::watch::{MechanicsLog, StreamPhase, WatchKey, WatchStatus};
 use crate::state::discovery::DiscoveryState;
 use crate::state::request_log::RequestLogView;
 use crate::state::watch::{use_watch_history, use_watch_mechanics, LiveWatch, StreamTransport};
@@ -29,9 +29,15 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
         clock.track();
         status.with(|s| s.details(monotonic_now())).join(" · ")
     };
-    let transport_text = move || match transport.get() {
-        StreamTransport::WebSocket => "WebSocket",
-        StreamTransport::Http => "HTTP stream",
+    // A refused list has no stream to name.
+    let transport_label = move || {
+        (state() != StreamPhase::Forbidden).then(|| {
+            let text = match transport.get() {
+                StreamTransport::WebSocket => "WebSocket",
+                StreamTransport::Http => "HTTP stream",
+            };
+            view! { <span class="stream-transport">{text}</span> }
+        })
     };
     let mechanics_open = RwSignal::new(false);
     let key = live.key.clone();
@@ -51,7 +57,7 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
             <span class="stream-dot" aria-hidden="true"></span>
             <strong class="stream-headline">{headline}</strong>
             <span class="stream-details">{details}</span>
-            <span class="stream-transport">{transport_text}</span>
+            {transport_label}
             <button type="button" class="link-button" on:click=show_requests>
                 "Requests"
             </button>
