@@ -1413,6 +1413,9 @@ pub mod profile {
 /// The request log's rows, oldest first: (method, status as shown, path as shown). Opens
 /// the log to read it (a closed log draws no rows) and closes it again.
 pub async fn logged_requests(driver: &WebDriver) -> Vec<(String, String, String)> {
+    // The request log is drawn once the tree is painted (2 s at the latest); it records
+    // from the start.
+    wait_for(driver, "details.request-log").await;
     let rows = driver
         .execute(
             "const log = document.querySelector('details.request-log');
