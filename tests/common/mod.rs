@@ -1418,14 +1418,26 @@ pub async fn logged_requests(driver: &WebDriver) -> Vec<(String, String, String)
     wait_for(driver, "details.request-log").await;
     let rows = driver
         .execute(
+            // Opening it draws the rows after its toggle event (a task of its own): read
+            // them once their count holds for two reads 50 ms apart (3 s at most).
             "const log = document.querySelector('details.request-log');
              log.open = true;
-             return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
-                 const rows = Array.from(document.querySelectorAll('.request-log tr.log-row'))
-                     .map(r => Array.from(r.querySelectorAll('td')).slice(0, 3).map(c => c.textContent.trim()));
-                 log.open = false;
-                 done(rows.reverse());
-             })));",
+             const read = () => Array.from(document.querySelectorAll('.request-log tr.log-row'))
+                 .map(r => Array.from(r.querySelectorAll('td')).slice(0, 3).map(c => c.textContent.trim()));
+             return new Promise(done => {
+                 let last = -1, tries = 0;
+                 const poll = () => {
+                     const rows = read();
+                     if ((rows.length > 0 && rows.length === last) || ++tries > 60) {
+                         log.open = false;
+                         done(rows.reverse());
+                     } else {
+                         last = rows.length;
+                         setTimeout(poll, 50);
+                     }
+                 };
+                 setTimeout(poll, 50);
+             });",
             vec![],
         )
         .await
