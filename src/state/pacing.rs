@@ -28,33 +28,30 @@ thread_local! {
         const { Cell::new(FrameBudget::new(FRAME_FLUSH_BUDGET_MS, FRAME_MS)) };
 }
 
-/// What a flush starting at `now` may still take in this frame.
-pub fn frame_budget_left(now: f64) -> f64 {
+/// Reads and changes the page's frame budget.
+fn with_frame_budget<R>(change: impl FnOnce(&mut FrameBudget) -> R) -> R {
     FRAME_BUDGET.with(|cell| {
         let mut budget = cell.get();
-        let left = budget.left(now);
+        let result = change(&mut budget);
         cell.set(budget);
-        left
+        result
     })
+}
+
+/// What a flush starting at `now` may still take in this frame.
+pub fn frame_budget_left(now: f64) -> f64 {
+    with_frame_budget(|budget| budget.left(now))
 }
 
 /// A flush of this frame took `ms`.
 pub fn frame_budget_spend(ms: f64) {
-    FRAME_BUDGET.with(|cell| {
-        let mut budget = cell.get();
-        budget.spend(ms);
-        cell.set(budget);
-    });
+    with_frame_budget(|budget| budget.spend(ms));
 }
 
 /// Work between frames (a view computing or drawing) took `ms`: the next frame's flushes
 /// make room for it.
 fn spend_before_next_frame(ms: f64) {
-    FRAME_BUDGET.with(|cell| {
-        let mut budget = cell.get();
-        budget.spend_before_next_frame(ms, now_ms());
-        cell.set(budget);
-    });
+    with_frame_budget(|budget| budget.spend_before_next_frame(ms, now_ms()));
 }
 
 /// Owned by the view that creates it (disposed with it).
@@ -121,9 +118,10 @@ impl PacedRun {
                 let finished = now_ms();
                 spend_before_next_frame(finished - started);
                 this.pacing.update_value(|p| p.ran(started, finished));
-                this.parts_ms
-                    .update_value(|parts| parts.0 = finished - started);
-                let Some((_, needs)) = this.parts_ms.try_get_value() else {
+                let Some(needs) = this.parts_ms.try_update_value(|parts| {
+                    parts.0 = finished - started;
+                    parts.1
+                }) else {
                     return;
                 };
                 when_idle(needs, move || {

@@ -406,7 +406,13 @@ fn events_about(events: &[SeenEvent]) -> EventsAbout<'_> {
     about
 }
 
-fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbout) -> Inference {
+/// `controller`: the object's controller's uid (read once per object by the caller).
+fn infer_lane(
+    timeline: &ObjectTimeline,
+    revision: &Revision,
+    controller: Option<&str>,
+    events: &EventsAbout,
+) -> Inference {
     // A pod's node and an object's controller do not change over its life, so the newest
     // version answers for every revision (no revision is parsed again).
     let object = &timeline.latest;
@@ -456,8 +462,8 @@ fn infer_lane(timeline: &ObjectTimeline, revision: &Revision, events: &EventsAbo
     // Creates, deletes and spec writes: the component whose Event about the controller
     // names this object.
     if !status_write {
-        if let Some(owner) = controller_uid(object).map(str::to_string) {
-            let naming = nearest(about(&owner), revision.observed_ms, |e| {
+        if let Some(owner) = controller {
+            let naming = nearest(about(owner), revision.observed_ms, |e| {
                 !name.is_empty() && e.record.message.contains(name)
             });
             if let Some(e) = naming {
@@ -623,7 +629,7 @@ pub fn activity_with_past(
             }
             while last.next_if(|c| c.item.seq < revision.seq).is_some() {}
             let mut infer = || {
-                let inference = infer_lane(timeline, revision, &events_about);
+                let inference = infer_lane(timeline, revision, controller, &events_about);
                 cache.lanes_inferred.shared(inference)
             };
             let cached = match last.next_if(|c| c.item.seq == revision.seq) {
