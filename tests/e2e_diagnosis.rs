@@ -276,3 +276,125 @@ async fn health_by_name(harness: &Harness) -> Vec<(String, String)> {
 }
 
 on_both_backends!(broken_deployments_explain_their_root_cause);
+
+/// The verdict of the open object page: its Diagnosis's health, or "ok" once the page has
+/// loaded what it owns and has nothing to say. None while it is still loading.
+async fn page_verdict(harness: &Harness, name: &str) -> Option<String> {
+    let title = texts_at(&harness.driver, "h1", None).await;
+    let owned = texts_at(&harness.driver, ".owner-graph a", None).await;
+    if !title.iter().any(|t| t == name) || owned.is_empty() {
+        return None;
+    }
+    let diagnosis = texts_at(&harness.driver, "section.diagnosis", Some("data-health")).await;
+    Some(diagnosis.first().cloned().unwrap_or_else(|| "ok".into()))
+}
+
+/// The Deployments list's health word for `name`, lowercased; None until its row shows.
+async fn list_verdict(harness: &Harness, name: &str) -> Option<String> {
+    health_by_name(harness)
+        .await
+        .into_iter()
+        .find(|(row, _)| row == name)
+        .map(|(_, health)| health.to_lowercase())
+}
+
+async fn list_health_is_the_pages_verdict(backend: Backend) {
+    const STUCK: &str = "stuck-rollout";
+    const UNREADY: &str = "unready";
+    let harness = Harness::start_on(backend).await;
+    let deployments = create_cases(&harness).await;
+    // A rollout stuck behind an impossible nodeSelector, its old pod still running.
+    let stuck = serde_json::from_value(json!({
+        "metadata": {"name": STUCK},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": STUCK}},
+            "template": {"metadata": {"labels": {"app": STUCK}},
+                         "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]}}
+        }
+    }))
+    .expect("a Deployment");
+    deployments
+        .create(&PostParams::default(), &stuck)
+        .await
+        .expect("the rollout's Deployment");
+    wait_until(
+        "the first revision is available",
+        async || {
+            deployments
+                .get(STUCK)
+                .await
+                .ok()
+                .and_then(|d| d.status)
+                .and_then(|s| s.available_replicas)
+        },
+        |available| *available == Some(1),
+    )
+    .await;
+    deployments
+        .patch(
+            STUCK,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"spec": {"template": {"spec": {"nodeSelector": {"disk": "ssd"}}}}}),
+            ),
+        )
+        .await
+        .expect("the new revision asks for a node nobody has");
+    let mut broken = vec!["unplaceable", "missing-image", "crasher", STUCK];
+    // Readiness probes fail only on the demo cluster's kubelet (the stand-in kubelet of the
+    // real control plane marks every started pod ready).
+    if backend == Backend::Demo {
+        let unready = serde_json::from_value(json!({
+            "metadata": {"name": UNREADY},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": UNREADY}},
+                "template": {"metadata": {"labels": {"app": UNREADY}},
+                             "spec": {"containers": [{"name": "main", "image": "nginx:unready",
+                                "readinessProbe": {"httpGet": {"path": "/ready", "port": 80},
+                                                   "periodSeconds": 2}}]}}
+            }
+        }))
+        .expect("a Deployment");
+        deployments
+            .create(&PostParams::default(), &unready)
+            .await
+            .expect("the unready Deployment");
+        broken.push(UNREADY);
+    }
+    let list = format!("#/list/apps/v1/deployments?ns={NAMESPACE}");
+    for name in broken.iter().copied().chain(["healthy"]) {
+        let page = format!("#/obj/apps/v1/deployments/{NAMESPACE}/{name}");
+        // Both follow the cluster live: read one, then the other, until they agree.
+        let (on_page, in_list) = wait_until(
+            &format!("the list's health of {name} is its page's verdict"),
+            async || {
+                harness.open(&page).await;
+                let on_page = wait_until(
+                    &format!("the page of {name} loads"),
+                    async || page_verdict(&harness, name).await,
+                    Option::is_some,
+                )
+                .await;
+                harness.open(&list).await;
+                let in_list = wait_until(
+                    &format!("the list shows {name}"),
+                    async || list_verdict(&harness, name).await,
+                    Option::is_some,
+                )
+                .await;
+                (on_page, in_list)
+            },
+            |(on_page, in_list)| {
+                on_page == in_list && (name == "healthy") == (on_page.as_deref() == Some("ok"))
+            },
+        )
+        .await;
+        eprintln!("{name}: page {on_page:?}, list {in_list:?}");
+    }
+    harness.screenshot("diagnosis-list-verdicts").await;
+    harness.stop().await;
+}
+
+on_both_backends!(list_health_is_the_pages_verdict);

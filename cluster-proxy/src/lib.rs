@@ -2,10 +2,12 @@
 //! dashboard and proxies `/clusters/{context}/…` to each context of a kubeconfig with that
 //! context's credentials (kube-rs's kubeconfig support: tokens, client certificates, exec
 //! plugins, OIDC, proxies, CA data); `GET /clusters` lists the contexts with their connection
-//! state. Like `kubectl proxy`, it answers loopback hosts only and refuses pages of other
-//! origins; credentials never reach the page.
+//! state; `/kube-atlas/multiplex` carries the page's long-running GETs over one WebSocket
+//! ([`multiplex`]). Like `kubectl proxy`, it answers loopback hosts only and refuses pages of
+//! other origins; credentials never reach the page.
 
 pub mod contexts;
+pub mod multiplex;
 pub mod proxy;
 pub mod routing;
 
@@ -15,7 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{FromRequestParts, State};
 use axum::response::{IntoResponse, Response};
 use http::{Request, StatusCode};
 use tower_http::services::ServeDir;
@@ -47,7 +50,7 @@ impl Default for ServerConfig {
 }
 
 struct Shared {
-    contexts: Contexts,
+    contexts: Arc<Contexts>,
     accepted_hosts: Vec<String>,
     www: Option<ServeDir>,
     /// The dashboard's index.html, read from `www` on each request (a rebuild shows at once).
@@ -96,7 +99,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let shared = Arc::new(Shared {
-        contexts,
+        contexts: Arc::new(contexts),
         accepted_hosts: config.accepted_hosts,
         index_html: config.www.as_ref().map(|dir| dir.join("index.html")),
         www: config.www.map(ServeDir::new),
@@ -168,6 +171,20 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
                 &format!("kube-atlas serves no context {context:?}"),
             ),
         },
+        Some(Route::Multiplex) => {
+            let (mut parts, _) = request.into_parts();
+            match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
+                Ok(upgrade) => {
+                    let contexts = shared.contexts.clone();
+                    upgrade.on_upgrade(move |socket| multiplex::serve(socket, contexts))
+                }
+                Err(refused) => proxy::status_response(
+                    refused.status(),
+                    "BadRequest",
+                    &format!("{path} is a WebSocket: {}", refused.body_text()),
+                ),
+            }
+        }
         Some(Route::Static) if path == "/" || path == "/index.html" => index_page(&shared).await,
         Some(Route::Static) => match &shared.www {
             Some(files) => {

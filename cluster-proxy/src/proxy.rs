@@ -25,8 +25,8 @@ pub const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
 pub const RESPONSE_HEADERS_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A Kubernetes `Status` document, as the page reads every API error.
-pub fn status_response(code: StatusCode, reason: &str, message: &str) -> Response {
-    let status = serde_json::json!({
+pub fn status_document(code: StatusCode, reason: &str, message: &str) -> serde_json::Value {
+    serde_json::json!({
         "kind": "Status",
         "apiVersion": "v1",
         "metadata": {},
@@ -34,11 +34,15 @@ pub fn status_response(code: StatusCode, reason: &str, message: &str) -> Respons
         "message": message,
         "reason": reason,
         "code": code.as_u16(),
-    });
+    })
+}
+
+/// A [`status_document`] as the answer to a request.
+pub fn status_response(code: StatusCode, reason: &str, message: &str) -> Response {
     (
         code,
         [(http::header::CONTENT_TYPE, "application/json")],
-        status.to_string(),
+        status_document(code, reason, message).to_string(),
     )
         .into_response()
 }
@@ -50,15 +54,61 @@ fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
         .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
 }
 
-/// The answer for a request that reached no API server: the cluster's entry is marked with
-/// why, and the page reads the same reason.
-fn unreachable(slot: &ContextSlot, failure: &Failure) -> Response {
-    slot.set_failed(failure);
-    status_response(
-        StatusCode::BAD_GATEWAY,
-        "ServiceUnavailable",
-        &format!("cluster {}: {}", slot.name, failure.reason()),
-    )
+/// A request that reached no API server: the cluster's entry is marked with why (see
+/// [`Unreachable::record`]), and the page reads the same reason in a 502 Status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreachable {
+    /// `cluster NAME: why`.
+    pub message: String,
+}
+
+impl Unreachable {
+    pub const CODE: StatusCode = StatusCode::BAD_GATEWAY;
+    pub const REASON: &'static str = "ServiceUnavailable";
+
+    /// Marks `slot` failed with `failure` and says so.
+    pub fn record(slot: &ContextSlot, failure: &Failure) -> Unreachable {
+        slot.set_failed(failure);
+        Unreachable {
+            message: format!("cluster {}: {}", slot.name, failure.reason()),
+        }
+    }
+
+    pub fn document(&self) -> serde_json::Value {
+        status_document(Self::CODE, Self::REASON, &self.message)
+    }
+
+    pub fn response(&self) -> Response {
+        status_response(Self::CODE, Self::REASON, &self.message)
+    }
+}
+
+/// Sends `request` (a path and query, no host) to `slot`'s API server through the context's
+/// kube-rs client, which adds its credentials, and waits up to [`RESPONSE_HEADERS_TIMEOUT`]
+/// for the answer to start; its body then streams for as long as the server sends it.
+pub async fn send_upstream(
+    slot: &ContextSlot,
+    timeouts: Timeouts,
+    request: Request<kube::client::Body>,
+) -> Result<http::Response<kube::client::Body>, Unreachable> {
+    let client = slot
+        .client(timeouts.credentials)
+        .await
+        .map_err(|failure| Unreachable::record(slot, &failure))?;
+    match tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, client.send(request)).await {
+        Ok(Ok(response)) => Ok(response),
+        Ok(Err(error)) => Err(Unreachable::record(
+            slot,
+            &failure_of_request_error(&error, &slot.server),
+        )),
+        Err(_) => Err(Unreachable::record(
+            slot,
+            &Failure::NoAnswer {
+                server: slot.server.clone(),
+                after: RESPONSE_HEADERS_TIMEOUT,
+            },
+        )),
+    }
 }
 
 /// Sends `request` to `upstream` (path and query) on `slot`'s API server.
@@ -68,10 +118,6 @@ pub async fn forward(
     mut request: Request<Body>,
     upstream: String,
 ) -> Response {
-    let client = match slot.client(timeouts.credentials).await {
-        Ok(client) => client,
-        Err(failure) => return unreachable(&slot, &failure),
-    };
     let is_upgrade = is_websocket_upgrade(request.headers());
     let downstream_upgrade = is_upgrade.then(|| hyper::upgrade::on(&mut request));
     let (parts, body) = request.into_parts();
@@ -108,22 +154,9 @@ pub async fn forward(
             )
         }
     };
-    let answer =
-        tokio::time::timeout(RESPONSE_HEADERS_TIMEOUT, client.send(upstream_request)).await;
-    let mut response = match answer {
-        Ok(Ok(response)) => response,
-        Ok(Err(error)) => {
-            return unreachable(&slot, &failure_of_request_error(&error, &slot.server))
-        }
-        Err(_) => {
-            return unreachable(
-                &slot,
-                &Failure::NoAnswer {
-                    server: slot.server.clone(),
-                    after: RESPONSE_HEADERS_TIMEOUT,
-                },
-            )
-        }
+    let mut response = match send_upstream(&slot, timeouts, upstream_request).await {
+        Ok(response) => response,
+        Err(unreachable) => return unreachable.response(),
     };
     let switching = response.status() == StatusCode::SWITCHING_PROTOCOLS;
     if let (true, Some(downstream_upgrade)) = (switching, downstream_upgrade) {

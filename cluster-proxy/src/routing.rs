@@ -1,10 +1,13 @@
-//! Pure routing decisions: which of kube-atlas's three kinds of path a request is for, what
+//! Pure routing decisions: which of kube-atlas's kinds of path a request is for, what
 //! path it goes on with upstream, and whether its Host and Origin are ones it answers.
 
 use percent_encoding::percent_decode_str;
 
 /// The prefix of everything proxied to a context's API server.
 pub const CLUSTERS_PREFIX: &str = "/clusters";
+
+/// The WebSocket that carries the page's long-running GETs (`crate::multiplex`).
+pub const MULTIPLEX_PATH: &str = "/kube-atlas/multiplex";
 
 /// What a request path asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +20,8 @@ pub enum Route {
         /// Starts with `/`; still percent-encoded as the client sent it.
         upstream: String,
     },
+    /// `GET /kube-atlas/multiplex`: a WebSocket carrying many streams (`crate::multiplex`).
+    Multiplex,
     /// Anything else: the dashboard's files.
     Static,
 }
@@ -28,6 +33,9 @@ pub enum Route {
 pub fn route(path: &str, query: Option<&str>) -> Option<Route> {
     if path == CLUSTERS_PREFIX || path == "/clusters/" {
         return Some(Route::ClusterList);
+    }
+    if path == MULTIPLEX_PATH {
+        return Some(Route::Multiplex);
     }
     let Some(after) = path.strip_prefix("/clusters/") else {
         return Some(Route::Static);
@@ -222,6 +230,17 @@ mod tests {
         assert_eq!(route("/", None), Some(Route::Static));
         assert_eq!(route("/index.html", None), Some(Route::Static));
         assert_eq!(route("/clustersx", None), Some(Route::Static));
+        assert_eq!(route("/kube-atlas/multiplex", None), Some(Route::Multiplex));
+        assert_eq!(
+            route("/kube-atlas/multiplex", Some("x=1")),
+            Some(Route::Multiplex)
+        );
+        assert_eq!(route("/kube-atlas/multiplex/", None), Some(Route::Static));
+        assert_eq!(route("/kube-atlas", None), Some(Route::Static));
+        assert_eq!(
+            route("/clusters/dev/kube-atlas/multiplex", None),
+            cluster("dev", "/kube-atlas/multiplex")
+        );
         assert_eq!(
             route(
                 "/clusters/dev/api/v1/pods",

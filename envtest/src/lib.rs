@@ -331,11 +331,19 @@ impl ControlPlane {
         let log = std::fs::File::create(self.dir.path().join("kubelet.log"))
             .map_err(|e| format!("kubelet.log: {e}"))?;
         let err_log = log.try_clone().map_err(|e| format!("kubelet.log: {e}"))?;
+        // With `--streams` kube-apiserver's log, exec, attach and port-forward paths run end
+        // to end; the script runs `kubelet-streams` from beside the kubeconfig, linked to the
+        // unpacked copy among the assets (else it unpacks its own).
+        let streams = self.assets.join("kubelet-streams");
+        if streams.is_file() {
+            let _ = std::os::unix::fs::symlink(&streams, self.dir.path().join("kubelet-streams"));
+        }
         let child = Command::new("python3")
             .arg("-u")
             .arg(&script)
             .arg(self.admin_kubeconfig())
             .arg(nodes.to_string())
+            .arg("--streams")
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(err_log)

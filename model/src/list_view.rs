@@ -196,10 +196,12 @@ pub fn display_row(
         id: format!("{key:?}"),
         // Redrawn when the object or the columns changed; an age that ticks updates its text
         // in place.
+        // and when its health changed (a verdict about what it controls).
         key: format!(
-            "{key:?}|{}|{}",
+            "{key:?}|{}|{}|{:?}",
             row.meta.resource_version.as_deref().unwrap_or_default(),
-            cells.len()
+            cells.len(),
+            live.health(key)
         ),
         href,
         cells,

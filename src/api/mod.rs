@@ -7,6 +7,7 @@
 //! this module knows nothing of signals or views.
 
 pub mod discovery;
+pub mod multiplex;
 pub mod stream;
 pub mod watch;
 
@@ -59,6 +60,8 @@ pub enum Transport {
     WebSocket,
     /// A response read as it arrives (pod logs with `follow=true`, chunked watches).
     Stream,
+    /// A response read as it arrives over kube-atlas's one shared socket (`multiplex`).
+    Multiplexed,
 }
 
 thread_local! {

@@ -47,13 +47,13 @@ fn log_row(record: RequestRecord, origin: &str) -> impl IntoView {
     let timing = match record.watch {
         Some(w) => format!(
             "{} · {} {}{}",
-            if record.transport == Transport::Stream {
+            if matches!(record.transport, Transport::Stream | Transport::Multiplexed) {
                 "stream"
             } else {
                 "watch"
             },
             w.events,
-            if record.transport == Transport::Stream {
+            if matches!(record.transport, Transport::Stream | Transport::Multiplexed) {
                 "chunks"
             } else {
                 "events"

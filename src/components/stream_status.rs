@@ -32,11 +32,12 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
     // A refused list has no stream to name.
     let transport_label = move || {
         (state() != StreamPhase::Forbidden).then(|| {
-            let text = match transport.get() {
-                StreamTransport::WebSocket => "WebSocket",
-                StreamTransport::Http => "HTTP stream",
-            };
-            view! { <span class="stream-transport">{text}</span> }
+            let (text, why) = transport_words(transport.get());
+            view! {
+                <span class="stream-transport" title=why>
+                    {text}
+                </span>
+            }
         })
     };
     let mechanics_open = RwSignal::new(false);
@@ -71,6 +72,27 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
             </button>
         </div>
         {move || mechanics_open.get().then(|| view! { <MechanicsPanel key=key.clone()/> })}
+    }
+}
+
+/// How a stream travels, in words, and why where it matters.
+fn transport_words(transport: StreamTransport) -> (&'static str, Option<&'static str>) {
+    match transport {
+        StreamTransport::WebSocket => ("WebSocket", None),
+        StreamTransport::Multiplexed => (
+            "WebSocket (shared)",
+            Some("kube-atlas carries every live view of this page on one WebSocket"),
+        ),
+        StreamTransport::Http => ("HTTP stream", None),
+        StreamTransport::WaitingForConnection => (
+            "Waiting for a connection (other live views hold them all)",
+            Some(
+                "Other live views hold every HTTP watch connection: a browser opens at most \
+                 six connections to a server, and here watches cannot use WebSockets. This \
+                 view starts as soon as one of them closes; served by kube-atlas, all views \
+                 share one connection.",
+            ),
+        ),
     }
 }
 

@@ -23,6 +23,7 @@ use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
 use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
+use crate::state::verdicts::use_row_verdicts;
 use crate::state::watch::{use_watch_table, LiveWatch};
 
 /// What makes a list a different list (anything else is how it is shown).
@@ -99,6 +100,24 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
     let merged = identity.all_clusters && use_clusters().is_some();
     let selectors_valid = label_error.is_none() && field_error.is_none();
     let state = (selectors_valid && !merged).then(|| use_watch_table(key.clone(), options));
+    // A workload's row says what its page says: the worst of it and what it controls. Not
+    // for filtered lists (the verdicts are of the whole collection's objects).
+    if let Some(live) = state
+        .as_ref()
+        .filter(|_| identity.label_selector.is_empty() && identity.field_selector.is_empty())
+    {
+        discovery.loaded.with_untracked(|loaded| {
+            if let Some(loaded) = loaded {
+                use_row_verdicts(
+                    &loaded.discovery.tree,
+                    &identity.resource,
+                    &kind,
+                    identity.namespace.as_deref().filter(|_| namespaced),
+                    live.store.clone().into(),
+                );
+            }
+        });
+    }
     let scope = match (&identity.namespace, namespaced) {
         (_, false) => "cluster-scoped".to_string(),
         (Some(ns), true) => format!("namespace {ns}"),

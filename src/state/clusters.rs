@@ -42,6 +42,8 @@ pub fn detect() {
         return;
     };
     api::set_base(api_prefix(&current));
+    // kube-atlas carries the page's watches on one socket (no six-connection limit).
+    api::multiplex::enable(current.clone());
     DETECTED.with(|detected| *detected.borrow_mut() = Some((entries, current)));
 }
 

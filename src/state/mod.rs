@@ -16,4 +16,5 @@ pub mod pacing;
 pub mod permissions;
 pub mod request_log;
 pub mod rollback;
+pub mod verdicts;
 pub mod watch;

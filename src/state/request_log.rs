@@ -138,6 +138,7 @@ impl RequestObserver for RequestLog {
             bytes: 0,
             accept: match transport {
                 Transport::WebSocket => format!("{} (WebSocket)", request.accept),
+                Transport::Multiplexed => format!("{} (shared WebSocket)", request.accept),
                 Transport::Fetch | Transport::Stream => request.accept.clone(),
             },
             content_type: request.content_type().map(str::to_string),

@@ -285,11 +285,13 @@ fn python_client() -> Result<()> {
 }
 
 /// The binaries of the real control plane the tests run against (`envtest/`).
-const CONTROL_PLANE_BINARIES: [&str; 4] = [
+const CONTROL_PLANE_BINARIES: [&str; 5] = [
     "etcd",
     "kube-apiserver",
     "kube-controller-manager",
     "kube-scheduler",
+    // The stand-in kubelet's streaming half (logs, exec, attach, port-forward, metrics).
+    "kubelet-streams",
 ];
 
 /// Unpacks `../shared/kubernetes/bin/*.xz` into `target/control-plane/bin` (once), where the

@@ -6,11 +6,16 @@
 //! conditions); scheduler messages are read in [`scheduling`]. [`diagnose`] walks the owner
 //! chain down from an object (Deployment -> ReplicaSets -> Pods, any kind through
 //! ownerReferences), groups the same finding on sibling pods ("2 of 3 pods of ReplicaSet x
-//! cannot be scheduled"), and orders root causes first. Nothing here knows a page.
+//! cannot be scheduled"), and orders root causes first. [`controller_health`] gives the same
+//! verdict for many controllers at once (a list's Health column, the overview's counts), in
+//! [`verdicts`]. Nothing here knows a page.
 
 pub mod rows;
 pub mod rules;
 pub mod scheduling;
+pub mod verdicts;
+
+pub use verdicts::{controller_health, Verdict};
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,7 +1,7 @@
 //! The cluster overview ("is my cluster fine?"), from the objects of live watches: nodes
 //! (ready, not ready, pressure, cordoned), workloads by health (the worst of each workload
-//! and everything it controls, by [`crate::diagnosis::rules::object_findings`], the rules
-//! behind every health word in the app), pods by phase and waiting reason, Warning Event
+//! and everything it controls, by [`crate::diagnosis::controller_health`], the verdict
+//! behind every workload's health word in the app), pods by phase and waiting reason, Warning Event
 //! objects of the last hour by reason ([`histogram`]), what pods request of each node against
 //! its allocatable (from pod specs, as the scheduler counts them: no metrics server), and
 //! recent rollouts. Chart geometry is in [`chart`], so a view only draws.
@@ -10,15 +10,13 @@ pub mod chart;
 pub mod histogram;
 pub mod quantity;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::age::{parse_timestamp, EpochMillis};
-use crate::diagnosis::rules::object_findings;
-use crate::diagnosis::{Health, Subject};
+use crate::diagnosis::{controller_health, Health, Subject, Verdict};
 use crate::events::EventRecord;
-use crate::meta::controller_uid;
 use crate::pointer::Pointer;
 use quantity::{cpu_millis, whole_units};
 
@@ -220,91 +218,33 @@ impl WorkloadSummary {
     }
 }
 
-/// The Warning Events about each object, by (kind, namespace, name): only Warnings feed
-/// the rules that decide workload and pod health.
-fn warnings_by_object(
-    events: &[EventRecord],
-) -> HashMap<(&str, Option<&str>, &str), Vec<EventRecord>> {
-    let mut by_object: HashMap<(&str, Option<&str>, &str), Vec<EventRecord>> = HashMap::new();
-    for event in events.iter().filter(|e| e.event_type.is_warning()) {
-        let r = &event.regarding;
-        by_object
-            .entry((r.kind.as_str(), r.namespace.as_deref(), r.name.as_str()))
-            .or_default()
-            .push(event.clone());
-    }
-    by_object
-}
-
-/// The worst finding of one object: its health, whom it is about, what it says.
-type Worst = (Health, Subject, String);
-
 /// `workloads` (Deployments, StatefulSets, DaemonSets, Jobs) by health: the worst of the
 /// workload's own findings and those of what it controls among `owned` (ReplicaSets, pods),
-/// followed up ownerReferences, with the Event objects about any of them, at `now`.
+/// followed up ownerReferences, with the Event objects about any of them, at `now`; each
+/// workload's verdict is [`controller_health`]'s, the health its own page and list show.
 pub fn workload_summary<'a>(
     workloads: impl IntoIterator<Item = &'a Value>,
     owned: impl IntoIterator<Item = &'a Value>,
     events: &[EventRecord],
     now: EpochMillis,
 ) -> WorkloadSummary {
-    let warnings = warnings_by_object(events);
-    let no_events: Vec<EventRecord> = Vec::new();
-    let worst = |object: &Value| -> Option<Worst> {
-        let subject = Subject::of(object)?;
-        let about = warnings
-            .get(&(
-                subject.kind.as_str(),
-                subject.namespace.as_deref(),
-                subject.name.as_str(),
-            ))
-            .unwrap_or(&no_events);
-        object_findings(object, about, now)
-            .into_iter()
-            .max_by_key(|f| f.health)
-            .map(|f| (f.health, f.subject, f.sentence))
-    };
     let workloads: Vec<&Value> = workloads
         .into_iter()
         .filter(|w| text(w, "/kind").is_some_and(|k| WORKLOAD_KINDS.contains(&k)))
         .collect();
-    let owned: Vec<&Value> = owned.into_iter().collect();
-    let uid = |o: &Value| text(o, "/metadata/uid").unwrap_or_default().to_string();
-    // Each workload's worst so far, by uid.
-    let mut state: HashMap<String, (Subject, Option<Worst>)> = HashMap::new();
-    for workload in &workloads {
-        if let Some(subject) = Subject::of(workload) {
-            state.insert(uid(workload), (subject, worst(workload)));
-        }
-    }
-    let owner_of: HashMap<String, &Value> = owned.iter().map(|o| (uid(o), *o)).collect();
-    for object in &owned {
-        let Some(found) = worst(object) else {
-            continue;
-        };
-        // Up the controllers to a workload (a pod's ReplicaSet's Deployment).
-        let mut current: &Value = object;
-        for _ in 0..8 {
-            let Some(owner) = controller_uid(current) else {
-                break;
-            };
-            if let Some((_, worst_so_far)) = state.get_mut(owner) {
-                // A pod's finding says more than its workload's count of ready pods.
-                if worst_so_far.as_ref().is_none_or(|w| found.0 >= w.0) {
-                    *worst_so_far = Some(found.clone());
-                }
-                break;
-            }
-            match owner_of.get(owner) {
-                Some(next) => current = next,
-                None => break,
-            }
-        }
-    }
+    let mut verdicts = controller_health(workloads.iter().copied(), owned, events, now);
+    // Each workload once, with its verdict.
+    let state: Vec<(Subject, Verdict)> = workloads
+        .iter()
+        .filter_map(|w| {
+            let verdict = verdicts.remove(text(w, "/metadata/uid")?)?;
+            Some((Subject::of(w)?, verdict))
+        })
+        .collect();
     let mut kinds: Vec<(&'static str, BTreeMap<Health, usize>)> = Vec::new();
     let mut unhealthy = Vec::new();
-    for (workload, found) in state.into_values() {
-        let health = found.as_ref().map_or(Health::Ok, |f| f.0);
+    for (workload, verdict) in state {
+        let health = verdict.health;
         let Some(kind) = WORKLOAD_KINDS.iter().find(|k| **k == workload.kind) else {
             continue;
         };
@@ -312,12 +252,12 @@ pub fn workload_summary<'a>(
             Some((_, counts)) => *counts.entry(health).or_default() += 1,
             None => kinds.push((kind, BTreeMap::from([(health, 1)]))),
         }
-        if let (true, Some((health, about, sentence))) = (health.is_unhealthy(), found) {
+        if health.is_unhealthy() {
             unhealthy.push(UnhealthyWorkload {
                 workload,
                 health,
-                about,
-                sentence,
+                about: verdict.about,
+                sentence: verdict.sentence,
             });
         }
     }

@@ -86,6 +86,16 @@ impl<K: Ord + Clone> Subscriptions<K> {
         gone
     }
 
+    /// Forgets `key` at once when no view uses it (a lingering stream that holds what a
+    /// viewed one waits for). True when it was forgotten: close its stream.
+    pub fn close_if_idle(&mut self, key: &K) -> bool {
+        let idle = self.entries.get(key).is_some_and(|e| e.views == 0);
+        if idle {
+            self.entries.remove(key);
+        }
+        idle
+    }
+
     /// Views using `key` now.
     pub fn views(&self, key: &K) -> usize {
         self.entries.get(key).map_or(0, |e| e.views)
@@ -104,6 +114,17 @@ impl<K: Ord + Clone> Subscriptions<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_unused_stream_is_closed_early() {
+        let mut subs = Subscriptions::default();
+        subs.subscribe(&"pods");
+        assert!(!subs.close_if_idle(&"pods"), "a view uses it");
+        subs.unsubscribe(&"pods", 0.0);
+        assert!(subs.close_if_idle(&"pods"));
+        assert!(!subs.is_open(&"pods"));
+        assert!(!subs.close_if_idle(&"never"));
+    }
 
     #[test]
     fn shared_counted_and_closed_a_moment_after_the_last_view() {

@@ -11,8 +11,10 @@ pub mod hub;
 pub mod key;
 pub mod machine;
 pub mod mechanics;
+pub mod probe;
 #[cfg(test)]
 mod simulation;
+pub mod slots;
 pub mod store;
 pub mod wake;
 

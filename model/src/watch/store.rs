@@ -147,6 +147,10 @@ pub struct LiveTable {
     /// kept as rows change, so counts never walk the whole list.
     health: HashMap<RowKey, Health>,
     health_counts: BTreeMap<Health, usize>,
+    /// Verdicts by uid from whole objects and what they control (`diagnosis::verdicts`):
+    /// where one is known it is the row's health, so a list says what the object's page
+    /// and the overview say; other rows go by their cells.
+    verdicts: HashMap<String, Health>,
     revision: u64,
     /// Why the last item that could not be read was dropped.
     pub last_problem: Option<String>,
@@ -174,12 +178,46 @@ impl LiveTable {
         &self.health_counts
     }
 
+    /// Sets the verdicts by uid (see the field); true when any row's health changed with them.
+    pub fn set_verdicts(&mut self, verdicts: HashMap<String, Health>) -> bool {
+        if verdicts == self.verdicts {
+            return false;
+        }
+        let changed: Vec<String> = verdicts
+            .iter()
+            .filter(|(uid, health)| self.verdicts.get(*uid) != Some(health))
+            .map(|(uid, _)| uid.clone())
+            .chain(
+                self.verdicts
+                    .keys()
+                    .filter(|uid| !verdicts.contains_key(*uid))
+                    .cloned(),
+            )
+            .collect();
+        self.verdicts = verdicts;
+        let mut moved = false;
+        for uid in changed {
+            let key = RowKey::Uid(uid);
+            let before = self.health.get(&key).copied();
+            self.note_health(&key);
+            moved |= self.health.get(&key).copied() != before;
+        }
+        if moved {
+            self.revision += 1;
+        }
+        moved
+    }
+
     /// Takes in row `key`'s health as its cells are now (None: the row is gone).
     fn note_health(&mut self, key: &RowKey) {
+        let verdict = match key {
+            RowKey::Uid(uid) => self.verdicts.get(uid).copied(),
+            _ => None,
+        };
         let now = self
             .table
             .row(key)
-            .and_then(|row| row_health(self.table.columns(), &row.cells));
+            .and_then(|row| verdict.or_else(|| row_health(self.table.columns(), &row.cells)));
         let before = match now {
             Some(health) => self.health.insert(key.clone(), health),
             None => self.health.remove(key),
@@ -446,6 +484,39 @@ mod tests {
             400.0,
         );
         assert_eq!(live.len(), 1);
+    }
+
+    #[test]
+    fn a_verdict_about_what_a_row_controls_is_its_health() {
+        let mut live = LiveTable::new(DecodeOptions::default());
+        live.apply(
+            StoreChange::Replace(vec![
+                table_event("a", "u1", "Running", true),
+                table_event("b", "u2", "Running", false),
+            ]),
+            0.0,
+        );
+        let a = RowKey::Uid("u1".into());
+        assert_eq!(live.health(&a), Some(Health::Progressing));
+        let revision = live.revision();
+        // Its pods cannot pull their image: the row says so, and is counted so.
+        let verdicts = HashMap::from([("u1".to_string(), Health::Failing)]);
+        assert!(live.set_verdicts(verdicts.clone()));
+        assert_eq!(live.health(&a), Some(Health::Failing));
+        assert_eq!(live.health_counts().get(&Health::Failing), Some(&1));
+        assert!(live.revision() > revision, "the rows are drawn again");
+        // The same verdicts again change nothing.
+        assert!(!live.set_verdicts(verdicts));
+        // A row's cells changing keeps its verdict.
+        live.apply(
+            StoreChange::Apply(table_event("a", "u1", "Pending", false)),
+            10.0,
+        );
+        assert_eq!(live.health(&a), Some(Health::Failing));
+        // The verdict gone, its cells speak again.
+        assert!(live.set_verdicts(HashMap::new()));
+        assert_eq!(live.health(&a), Some(Health::Progressing));
+        assert_eq!(live.health_counts().get(&Health::Failing), None);
     }
 
     #[test]

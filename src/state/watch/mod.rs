@@ -21,7 +21,7 @@ mod transport;
 mod wake;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -37,6 +37,7 @@ use crate::browser::{monotonic_now, wall_now};
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
 use crate::model::palette::{resource_of_collection, LoadedObject};
 use crate::model::table::DecodeOptions;
+use crate::model::watch::slots::HttpSlots;
 use crate::model::watch::{
     Command, ListMode, LiveTable, MechanicsLog, ObjectCache, Output, Subscribed, Subscriptions,
     WatchKey, WatchStatus, Watcher, LINGER_MS,
@@ -56,6 +57,10 @@ pub enum SocketHealth {
 pub enum StreamTransport {
     WebSocket,
     Http,
+    /// Waiting for one of the HTTP watch connections (all held by other live views).
+    WaitingForConnection,
+    /// Over kube-atlas's one socket that carries every watch of the page.
+    Multiplexed,
 }
 
 /// The streams of one store type, and who uses them.
@@ -76,8 +81,10 @@ impl<S: StreamStore> Default for Streams<S> {
 struct HubInner {
     /// Streams opened so far.
     opened: u64,
-    http_watches: usize,
-    http_waiting: VecDeque<oneshot::Sender<()>>,
+    /// Who holds the HTTP watch connections, and who waits for one.
+    http_slots: HttpSlots,
+    /// How each waiting stream is told that a slot is its own now.
+    slot_waiters: HashMap<u64, oneshot::Sender<()>>,
     tables: Streams<LiveTable>,
     objects: Streams<ObjectCache>,
     socket_health: SocketHealth,
@@ -89,6 +96,34 @@ impl HubInner {
     fn open_count(&self) -> usize {
         self.tables.open.len() + self.objects.open.len()
     }
+}
+
+/// Whether stream number `opened` is used by a view now (not lingering after its views went).
+fn is_viewed(tables: &Streams<LiveTable>, objects: &Streams<ObjectCache>, opened: u64) -> bool {
+    fn viewed_in<S: StreamStore>(streams: &Streams<S>, opened: u64) -> Option<bool> {
+        streams
+            .open
+            .iter()
+            .find(|(_, stream)| stream.opened == opened)
+            .map(|(key, _)| streams.subscriptions.views(key) > 0)
+    }
+    viewed_in(tables, opened)
+        .or_else(|| viewed_in(objects, opened))
+        .unwrap_or(false)
+}
+
+/// Takes stream number `opened` out of the hub when no view uses it (its linger cut short);
+/// the caller closes it.
+fn take_if_idle<S: StreamStore>(streams: &mut Streams<S>, opened: u64) -> Option<Rc<KeyStream<S>>> {
+    let key = streams
+        .open
+        .iter()
+        .find(|(_, stream)| stream.opened == opened)
+        .map(|(key, _)| key.clone())?;
+    if !streams.subscriptions.close_if_idle(&key) {
+        return None;
+    }
+    streams.open.remove(&key)
 }
 
 /// The app's one watch hub (in context).
@@ -119,8 +154,8 @@ impl WatchHub {
         let hub = WatchHub {
             inner: StoredValue::new_local(HubInner {
                 opened: 0,
-                http_watches: 0,
-                http_waiting: VecDeque::new(),
+                http_slots: HttpSlots::default(),
+                slot_waiters: HashMap::new(),
                 tables: Streams::default(),
                 objects: Streams::default(),
                 socket_health: SocketHealth::Unknown,
@@ -133,7 +168,10 @@ impl WatchHub {
         };
         provide_context(hub);
         hub.listen_for_wake_up();
-        spawn_local(async move { hub.probe_websocket().await });
+        // Behind kube-atlas every watch shares its one socket: nothing to probe.
+        if !crate::api::multiplex::available() {
+            spawn_local(async move { hub.probe_websocket().await });
+        }
         hub
     }
 

@@ -307,6 +307,8 @@ impl<S: StreamStore> KeyStream<S> {
 pub(super) trait AnyStream {
     fn opened(&self) -> u64;
     fn kick_now(&self);
+    /// Ends the stream (its run stops at the next step).
+    fn close(&self);
     /// Asks a forbidden stream again (others resume as after a wake-up).
     fn retry(&self);
     fn is_forbidden(&self) -> bool;
@@ -322,6 +324,11 @@ impl<S: StreamStore> AnyStream for KeyStream<S> {
     }
 
     fn kick_now(&self) {
+        KeyStream::kick_now(self);
+    }
+
+    fn close(&self) {
+        self.closed.set(true);
         KeyStream::kick_now(self);
     }
 

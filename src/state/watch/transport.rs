@@ -1,6 +1,7 @@
 //! Performing a watcher's commands: list pages with `api::send`; watches of objects over a
 //! WebSocket, Table watches (and every watch where WebSockets stay silent) over chunked HTTP,
-//! at most [`MAX_HTTP_WATCHES`] at once; each answer, event and ending fed back to the watcher.
+//! at most `model::watch::slots::MAX_HTTP_WATCHES` at once (or, behind kube-atlas, all
+//! on its one multiplexed socket); each answer, event and ending fed back to the watcher.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
@@ -10,18 +11,14 @@ use futures::channel::oneshot;
 use futures::future::{select, Either};
 use leptos::prelude::*;
 
-use super::stream::{KeyStream, StreamStore};
-use super::{SocketHealth, StreamTransport, WatchHub};
+use super::stream::{AnyStream, KeyStream, StreamStore};
+use super::{is_viewed, take_if_idle, HubInner, SocketHealth, StreamTransport, WatchHub};
 use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
 use crate::api::{self, Abort, ApiError};
 use crate::browser::monotonic_now;
+use crate::model::watch::slots::SlotAsk;
 use crate::model::watch::{decode_event, Command, Input, LineDecoder, Silence, IDLE_TIMEOUT_MS};
-
-/// HTTP watches held open at once: each takes one of the browser's six HTTP/1.1 connections
-/// to the server, and ordinary requests need the rest. Further HTTP watches wait for a slot
-/// (in the order they asked: the object of a page before the kinds it may own).
-const MAX_HTTP_WATCHES: usize = 4;
 
 /// How long a watch that falls back to HTTP after a silent WebSocket failure stays open
 /// before the next one tries the socket again.
@@ -53,7 +50,8 @@ impl WatchHub {
                 Command::Watch { request, delay_ms } => {
                     if !wait(&stream, delay_ms).await {
                         stream.continue_after_kick()
-                    } else if stream.needs_http()
+                    } else if api::multiplex::available()
+                        || stream.needs_http()
                         || self.inner.with_value(|i| i.socket_health) == SocketHealth::Silent
                     {
                         self.watch_http(&stream, &request).await
@@ -119,38 +117,69 @@ impl WatchHub {
         }
     }
 
-    /// Waits for one of the [`MAX_HTTP_WATCHES`] slots; None when kicked meanwhile.
+    /// Waits for one of the HTTP watch slots ([`HttpSlots`]); None when kicked meanwhile. A
+    /// stream on screen that must wait closes a lingering one that holds a slot, and says
+    /// it is waiting meanwhile.
     async fn http_slot<S: StreamStore>(&self, stream: &Rc<KeyStream<S>>) -> Option<HttpSlot> {
-        let waiting = self.inner.try_update_value(|inner| {
-            if inner.http_watches < MAX_HTTP_WATCHES {
-                inner.http_watches += 1;
-                None
-            } else {
-                let (sender, receiver) = oneshot::channel();
-                inner.http_waiting.push_back(sender);
-                Some(receiver)
-            }
+        let id = stream.opened;
+        let (ask, lingering) = self.inner.try_update_value(|inner| {
+            let ask = inner
+                .http_slots
+                .ask(id, |s| is_viewed(&inner.tables, &inner.objects, s));
+            let lingering = match ask {
+                SlotAsk::Wait {
+                    close_now: Some(holder),
+                } => take_if_idle(&mut inner.tables, holder)
+                    .map(|s| s as Rc<dyn AnyStream>)
+                    .or_else(|| take_if_idle(&mut inner.objects, holder).map(|s| s as _)),
+                _ => None,
+            };
+            (ask, lingering)
         })?;
-        if let Some(receiver) = waiting {
-            let kicked = stream.kicked();
-            // A slot handed over keeps the count as it is.
-            if let Either::Right(_) = select(receiver, kicked).await {
-                return None;
-            }
+        if let Some(lingering) = lingering {
+            // Its view went: its slot is worth more to the one on screen than its linger.
+            lingering.close();
+            self.open_streams
+                .set(self.inner.with_value(HubInner::open_count));
         }
-        Some(HttpSlot { hub: *self })
+        if ask == SlotAsk::Granted {
+            return Some(HttpSlot { hub: *self, id });
+        }
+        let (sender, receiver) = oneshot::channel();
+        self.inner.update_value(|inner| {
+            inner.slot_waiters.insert(id, sender);
+        });
+        stream.transport.set(StreamTransport::WaitingForConnection);
+        let kicked = stream.kicked();
+        if let Either::Right(_) = select(receiver, kicked).await {
+            self.inner.update_value(|inner| {
+                inner.http_slots.give_up(id);
+                inner.slot_waiters.remove(&id);
+            });
+            // A slot handed over as the kick came is passed on (a no-op when none was).
+            self.release_http_slot(id);
+            return None;
+        }
+        stream.transport.set(StreamTransport::Http);
+        Some(HttpSlot { hub: *self, id })
     }
 
-    fn release_http_slot(&self) {
-        self.inner.try_update_value(|inner| {
-            // Hand the slot to the first waiter still waiting, else free it.
-            while let Some(waiter) = inner.http_waiting.pop_front() {
-                if waiter.send(()).is_ok() {
-                    return;
+    fn release_http_slot(&self, id: u64) {
+        let mut releasing = Some(id);
+        while let Some(holder) = releasing.take() {
+            let handed = self.inner.try_update_value(|inner| {
+                let next = inner
+                    .http_slots
+                    .release(holder, |s| is_viewed(&inner.tables, &inner.objects, s))?;
+                Some((next, inner.slot_waiters.remove(&next)))
+            });
+            if let Some(Some((next, waiter))) = handed {
+                // A waiter that went meanwhile passes the slot on.
+                if waiter.is_none_or(|w| w.send(()).is_err()) {
+                    releasing = Some(next);
                 }
             }
-            inner.http_watches = inner.http_watches.saturating_sub(1);
-        });
+        }
     }
 
     async fn watch_http<S: StreamStore>(
@@ -158,9 +187,17 @@ impl WatchHub {
         stream: &Rc<KeyStream<S>>,
         request: &api::ApiRequest,
     ) -> Command {
-        stream.transport.set(StreamTransport::Http);
-        let Some(_slot) = self.http_slot(stream).await else {
-            return stream.continue_after_kick();
+        // Behind kube-atlas, every watch shares its one socket: no connection to wait for.
+        let multiplexed = api::multiplex::available();
+        let _slot = if multiplexed {
+            stream.transport.set(StreamTransport::Multiplexed);
+            None
+        } else {
+            stream.transport.set(StreamTransport::Http);
+            match self.http_slot(stream).await {
+                Some(slot) => Some(slot),
+                None => return stream.continue_after_kick(),
+            }
         };
         let abort = Abort::new();
         let signal = abort.signal();
@@ -175,7 +212,7 @@ impl WatchHub {
         let silence = Cell::new(Silence::since(monotonic_now()));
         let dead = silent_too_long(&silence);
         futures::pin_mut!(dead);
-        let reading = stream_text(request, signal.as_ref(), |chunk| {
+        let on_chunk = |chunk: &str| {
             silence.set(Silence::since(monotonic_now()));
             for event in decoder.push(chunk) {
                 let input = match event {
@@ -189,7 +226,14 @@ impl WatchHub {
                 }
             }
             ControlFlow::Continue(())
-        });
+        };
+        let reading = async {
+            if multiplexed {
+                api::multiplex::stream_text(request, on_chunk).await
+            } else {
+                stream_text(request, signal.as_ref(), on_chunk).await
+            }
+        };
         futures::pin_mut!(reading);
         let ended = match select(reading, select(kicked, dead)).await {
             Either::Left((ended, _)) => ended,
@@ -251,11 +295,12 @@ async fn list_page<S: StreamStore>(
 /// One held HTTP watch slot, given back when dropped.
 struct HttpSlot {
     hub: WatchHub,
+    id: u64,
 }
 
 impl Drop for HttpSlot {
     fn drop(&mut self) {
-        self.hub.release_http_slot();
+        self.hub.release_http_slot(self.id);
     }
 }
 

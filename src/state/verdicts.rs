@@ -1,0 +1,120 @@
+//! One health everywhere: the rows of a workload list (Deployments, StatefulSets, DaemonSets,
+//! ReplicaSets, Jobs, CronJobs) take the verdict that the object's page and the overview give,
+//! the worst of the object and what it controls (`model::diagnosis::controller_health`),
+//! instead of what their STATUS and READY cells alone say (a Deployment whose pod cannot pull
+//! its image is "0/1 ready": Progressing by its cells, Failing by its pods). It reads the
+//! shared whole-object watches of the kinds it needs, the same keys the object page and the
+//! overview watch, and recomputes in idle time, paced by its own cost.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+
+use crate::model::diagnosis::controller_health;
+use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
+use crate::model::mapping::NamespaceArg;
+use crate::model::watch::{LiveTable, ObjectCache, Output, WatchKey};
+use crate::model::{ApiTree, ResourceId};
+use crate::state::clock::epoch_now;
+use crate::state::pacing::PacedRun;
+use crate::state::watch::use_watch_objects;
+
+/// A recompute waits at least this multiple of what the last one took (a 10,000-row list's
+/// verdicts never take more than a fifth of the main thread).
+const VERDICT_COST_FACTOR: f64 = 4.0;
+
+/// The kinds whose rows get verdicts, with what they control (as `(group, version, plural)`).
+fn controlled_kinds(kind: &str) -> Option<&'static [(&'static str, &'static str, &'static str)]> {
+    const PODS: (&str, &str, &str) = ("", "v1", "pods");
+    const REPLICA_SETS: (&str, &str, &str) = ("apps", "v1", "replicasets");
+    const JOBS: (&str, &str, &str) = ("batch", "v1", "jobs");
+    match kind {
+        "Deployment" => Some(&[REPLICA_SETS, PODS]),
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => Some(&[PODS]),
+        "CronJob" => Some(&[JOBS, PODS]),
+        _ => None,
+    }
+}
+
+/// Keeps `table`'s rows' health at their objects' verdicts while the calling view lives; does
+/// nothing for kinds that control nothing.
+pub fn use_row_verdicts(
+    tree: &ApiTree,
+    resource: &ResourceId,
+    kind: &str,
+    namespace: Option<&str>,
+    table: RwSignal<LiveTable>,
+) {
+    let Some(controlled) = controlled_kinds(kind) else {
+        return;
+    };
+    let scope = |id: &ResourceId| -> Option<WatchKey> {
+        let found = tree.find(id)?;
+        if !(found.resource.supports("list") && found.resource.supports("watch")) {
+            return None;
+        }
+        let ns = match namespace {
+            Some(ns) if found.resource.namespaced => NamespaceArg::Named(ns),
+            _ => NamespaceArg::All,
+        };
+        Some(WatchKey::new(
+            found.collection_path(ns).template(),
+            Output::Objects,
+        ))
+    };
+    let watch = |key: WatchKey| -> RwSignal<ObjectCache> { use_watch_objects(key).store.into() };
+    let Some(controllers) = scope(resource).map(watch) else {
+        return;
+    };
+    let owned: Vec<RwSignal<ObjectCache>> = controlled
+        .iter()
+        .filter_map(|&(group, version, plural)| scope(&ResourceId::new(group, version, plural)))
+        .map(watch)
+        .collect();
+    let events: Option<RwSignal<ObjectCache>> = events_api(tree).and_then(|api| {
+        let scope = match namespace {
+            Some(ns) => EventScope::Namespace(ns.to_string()),
+            None => EventScope::All,
+        };
+        events_watch_key(tree, api, &scope, true).map(watch)
+    });
+    let owned = StoredValue::new(owned);
+    let compute = move || {
+        let records: Vec<EventRecord> = events
+            .map(|store| {
+                store.with_untracked(|cache| cache.iter().filter_map(event_record).collect())
+            })
+            .unwrap_or_default();
+        let verdicts = controllers.with_untracked(|controllers| {
+            owned.with_value(|owned| {
+                let owned: Vec<serde_json::Value> = owned
+                    .iter()
+                    .flat_map(|store| {
+                        store.with_untracked(|cache| cache.iter().cloned().collect::<Vec<_>>())
+                    })
+                    .collect();
+                controller_health(controllers.iter(), owned.iter(), &records, epoch_now())
+            })
+        });
+        let verdicts: HashMap<String, _> = verdicts
+            .into_iter()
+            .map(|(uid, verdict)| (uid, verdict.health))
+            .collect();
+        let changed = table.try_update_untracked(|live| live.set_verdicts(verdicts));
+        if changed == Some(true) {
+            table.notify();
+        }
+    };
+    let paced = PacedRun::new(VERDICT_COST_FACTOR);
+    // New rows take their verdicts too (rows changing in place keep theirs).
+    let membership = Memo::new(move |_| table.with(LiveTable::membership));
+    Effect::new(move |_| {
+        controllers.track();
+        owned.with_value(|owned| owned.iter().for_each(|store| store.track()));
+        if let Some(events) = events {
+            events.track();
+        }
+        membership.track();
+        paced.ask(compute);
+    });
+}
