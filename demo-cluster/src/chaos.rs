@@ -21,8 +21,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::errors::ApiError;
 use crate::load::rng::Rng;
-use crate::status::ApiError;
 
 /// How long a throttled client is asked to wait (`Retry-After`), as kube-apiserver's
 /// max-in-flight and priority-and-fairness filters answer.

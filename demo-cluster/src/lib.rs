@@ -7,16 +7,16 @@
 pub mod auth;
 pub mod chaos;
 pub mod controllers;
+pub mod errors;
 pub mod http;
 pub mod load;
-pub mod logs;
 pub mod names;
 pub mod openapi;
+pub mod pod_logs;
 pub mod protobuf;
 pub mod registry;
 pub mod schemas;
 pub mod seed;
-pub mod status;
 pub mod storage;
 
 /// Objects are JSON trees: every write copies, builds and drops thousands of small maps and

@@ -2,6 +2,8 @@
 //! schemas of the built-in kinds (from k8s-openapi, as kube-apiserver's Go types) and CRD
 //! versions' `openAPIV3Schema`, and pruning an object's undeclared fields by them. The
 //! OpenAPI documents (`openapi`) publish the same schemas; the registry prunes with them.
+//! Each built-in kind names its type in its own module (`registry::kinds::<group>::<kind>`'s
+//! `SCHEMA`); [`BUILT_IN_SCHEMAS`] finds them by (group, kind).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -11,6 +13,290 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
+use crate::registry::kinds;
+
+/// Adds a built-in kind's typed schema (k8s-openapi's, as kube-apiserver's Go types) of the
+/// served `version` to the generator; returns its definition name.
+pub(crate) type SchemaOf = fn(&mut SchemaGenerator, &str) -> String;
+
+/// Adds `T`'s schema to the generator; returns its definition name (the kinds' `SCHEMA`).
+pub(crate) fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> String {
+    generator.subschema_for::<T>();
+    T::schema_name().into_owned()
+}
+
+/// Every built-in kind with a typed schema, by (group, kind) (Bindings, ClusterTrustBundles,
+/// DeviceTaintRules and StorageVersionMigrations have none: nothing is pruned from them).
+static BUILT_IN_SCHEMAS: &[(&str, &str, SchemaOf)] = &[
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        kinds::autoscaling::horizontalpodautoscalers::SCHEMA,
+    ),
+    (
+        "",
+        "ComponentStatus",
+        kinds::core::componentstatuses::SCHEMA,
+    ),
+    ("", "ConfigMap", kinds::core::configmaps::SCHEMA),
+    ("", "LimitRange", kinds::core::limitranges::SCHEMA),
+    (
+        "",
+        "PersistentVolume",
+        kinds::core::persistentvolumes::SCHEMA,
+    ),
+    (
+        "",
+        "PersistentVolumeClaim",
+        kinds::core::persistentvolumeclaims::SCHEMA,
+    ),
+    ("", "PodTemplate", kinds::core::podtemplates::SCHEMA),
+    (
+        "",
+        "ReplicationController",
+        kinds::core::replicationcontrollers::SCHEMA,
+    ),
+    (
+        "apiregistration.k8s.io",
+        "APIService",
+        kinds::apiregistration::apiservices::SCHEMA,
+    ),
+    (
+        "certificates.k8s.io",
+        "CertificateSigningRequest",
+        kinds::certificates::certificatesigningrequests::SCHEMA,
+    ),
+    (
+        "certificates.k8s.io",
+        "PodCertificateRequest",
+        kinds::certificates::podcertificaterequests::SCHEMA,
+    ),
+    (
+        "networking.k8s.io",
+        "IPAddress",
+        kinds::networking::ipaddresses::SCHEMA,
+    ),
+    (
+        "networking.k8s.io",
+        "ServiceCIDR",
+        kinds::networking::servicecidrs::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "CSIStorageCapacity",
+        kinds::storage::csistoragecapacities::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "VolumeAttributesClass",
+        kinds::storage::volumeattributesclasses::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicy",
+        kinds::admissionregistration::mutatingadmissionpolicies::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicyBinding",
+        kinds::admissionregistration::mutatingadmissionpolicybindings::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        kinds::admissionregistration::validatingadmissionpolicies::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        kinds::admissionregistration::validatingadmissionpolicybindings::SCHEMA,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "FlowSchema",
+        kinds::flowcontrol::flowschemas::SCHEMA,
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        kinds::flowcontrol::prioritylevelconfigurations::SCHEMA,
+    ),
+    (
+        "resource.k8s.io",
+        "DeviceClass",
+        kinds::resource::deviceclasses::SCHEMA,
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        kinds::resource::resourceclaims::SCHEMA,
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        kinds::resource::resourceclaimtemplates::SCHEMA,
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceSlice",
+        kinds::resource::resourceslices::SCHEMA,
+    ),
+    ("", "ResourceQuota", kinds::core::resourcequotas::SCHEMA),
+    (
+        "apps",
+        "ControllerRevision",
+        kinds::apps::controllerrevisions::SCHEMA,
+    ),
+    (
+        "networking.k8s.io",
+        "IngressClass",
+        kinds::networking::ingressclasses::SCHEMA,
+    ),
+    (
+        "networking.k8s.io",
+        "Ingress",
+        kinds::networking::ingresses::SCHEMA,
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        kinds::networking::networkpolicies::SCHEMA,
+    ),
+    (
+        "policy",
+        "PodDisruptionBudget",
+        kinds::policy::poddisruptionbudgets::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "CSIDriver",
+        kinds::storage::csidrivers::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "CSINode",
+        kinds::storage::csinodes::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "StorageClass",
+        kinds::storage::storageclasses::SCHEMA,
+    ),
+    (
+        "storage.k8s.io",
+        "VolumeAttachment",
+        kinds::storage::volumeattachments::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        kinds::admissionregistration::mutatingwebhookconfigurations::SCHEMA,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        kinds::admissionregistration::validatingwebhookconfigurations::SCHEMA,
+    ),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        kinds::scheduling::priorityclasses::SCHEMA,
+    ),
+    (
+        "node.k8s.io",
+        "RuntimeClass",
+        kinds::node::runtimeclasses::SCHEMA,
+    ),
+    (
+        "discovery.k8s.io",
+        "EndpointSlice",
+        kinds::discovery::endpointslices::SCHEMA,
+    ),
+    ("", "Endpoints", kinds::core::endpoints::SCHEMA),
+    ("", "Event", kinds::core::events::SCHEMA),
+    ("", "Namespace", kinds::core::namespaces::SCHEMA),
+    ("", "Node", kinds::core::nodes::SCHEMA),
+    ("", "Pod", kinds::core::pods::SCHEMA),
+    ("", "Secret", kinds::core::secrets::SCHEMA),
+    ("", "ServiceAccount", kinds::core::serviceaccounts::SCHEMA),
+    ("", "Service", kinds::core::services::SCHEMA),
+    ("apps", "DaemonSet", kinds::apps::daemonsets::SCHEMA),
+    ("apps", "Deployment", kinds::apps::deployments::SCHEMA),
+    ("apps", "ReplicaSet", kinds::apps::replicasets::SCHEMA),
+    ("apps", "StatefulSet", kinds::apps::statefulsets::SCHEMA),
+    ("events.k8s.io", "Event", kinds::events::events::SCHEMA),
+    ("batch", "CronJob", kinds::batch::cronjobs::SCHEMA),
+    ("batch", "Job", kinds::batch::jobs::SCHEMA),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        kinds::rbac::clusterrolebindings::SCHEMA,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRole",
+        kinds::rbac::clusterroles::SCHEMA,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        kinds::rbac::rolebindings::SCHEMA,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "Role",
+        kinds::rbac::roles::SCHEMA,
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        kinds::apiextensions::customresourcedefinitions::SCHEMA,
+    ),
+    (
+        "coordination.k8s.io",
+        "Lease",
+        kinds::coordination::leases::SCHEMA,
+    ),
+    (
+        "authentication.k8s.io",
+        "SelfSubjectReview",
+        kinds::authentication::selfsubjectreviews::SCHEMA,
+    ),
+    (
+        "authentication.k8s.io",
+        "TokenReview",
+        kinds::authentication::tokenreviews::SCHEMA,
+    ),
+    (
+        "authorization.k8s.io",
+        "LocalSubjectAccessReview",
+        kinds::authorization::localsubjectaccessreviews::SCHEMA,
+    ),
+    (
+        "authorization.k8s.io",
+        "SelfSubjectAccessReview",
+        kinds::authorization::selfsubjectaccessreviews::SCHEMA,
+    ),
+    (
+        "authorization.k8s.io",
+        "SelfSubjectRulesReview",
+        kinds::authorization::selfsubjectrulesreviews::SCHEMA,
+    ),
+    (
+        "authorization.k8s.io",
+        "SubjectAccessReview",
+        kinds::authorization::subjectaccessreviews::SCHEMA,
+    ),
+];
+
+/// The schema of the built-in `kind` of `group`, if it has one.
+fn builtin_schema_of(group: &str, kind: &str) -> Option<SchemaOf> {
+    BUILT_IN_SCHEMAS
+        .iter()
+        .find(|(g, k, _)| *g == group && *k == kind)
+        .map(|(_, _, schema)| *schema)
+}
+
 /// Adds the schema of a built-in kind to the generator; returns its definition name.
 pub fn builtin_schema(
     generator: &mut SchemaGenerator,
@@ -18,136 +304,7 @@ pub fn builtin_schema(
     version: &str,
     kind: &str,
 ) -> Option<String> {
-    use k8s_openapi::api::{
-        admissionregistration, apps, authentication, authorization, autoscaling, batch,
-        certificates, coordination, core, discovery, events, flowcontrol, networking, node, policy,
-        rbac, resource, scheduling, storage,
-    };
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
-    use k8s_openapi::kube_aggregator::pkg::apis::apiregistration;
-    fn add<T: JsonSchema>(generator: &mut SchemaGenerator) -> Option<String> {
-        generator.subschema_for::<T>();
-        Some(T::schema_name().into_owned())
-    }
-    match (group, kind) {
-        ("autoscaling", "HorizontalPodAutoscaler") if version == "v1" => {
-            add::<autoscaling::v1::HorizontalPodAutoscaler>(generator)
-        }
-        ("autoscaling", "HorizontalPodAutoscaler") => {
-            add::<autoscaling::v2::HorizontalPodAutoscaler>(generator)
-        }
-        ("", "ComponentStatus") => add::<core::v1::ComponentStatus>(generator),
-        ("", "ConfigMap") => add::<core::v1::ConfigMap>(generator),
-        ("", "LimitRange") => add::<core::v1::LimitRange>(generator),
-        ("", "PersistentVolume") => add::<core::v1::PersistentVolume>(generator),
-        ("", "PersistentVolumeClaim") => add::<core::v1::PersistentVolumeClaim>(generator),
-        ("", "PodTemplate") => add::<core::v1::PodTemplate>(generator),
-        ("", "ReplicationController") => add::<core::v1::ReplicationController>(generator),
-        ("apiregistration.k8s.io", "APIService") => {
-            add::<apiregistration::v1::APIService>(generator)
-        }
-        ("certificates.k8s.io", "CertificateSigningRequest") => {
-            add::<certificates::v1::CertificateSigningRequest>(generator)
-        }
-        ("certificates.k8s.io", "PodCertificateRequest") => {
-            add::<certificates::v1::PodCertificateRequest>(generator)
-        }
-        ("networking.k8s.io", "IPAddress") => add::<networking::v1::IPAddress>(generator),
-        ("networking.k8s.io", "ServiceCIDR") => add::<networking::v1::ServiceCIDR>(generator),
-        ("storage.k8s.io", "CSIStorageCapacity") => {
-            add::<storage::v1::CSIStorageCapacity>(generator)
-        }
-        ("storage.k8s.io", "VolumeAttributesClass") => {
-            add::<storage::v1::VolumeAttributesClass>(generator)
-        }
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy") => {
-            add::<admissionregistration::v1::MutatingAdmissionPolicy>(generator)
-        }
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding") => {
-            add::<admissionregistration::v1::MutatingAdmissionPolicyBinding>(generator)
-        }
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => {
-            add::<admissionregistration::v1::ValidatingAdmissionPolicy>(generator)
-        }
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => {
-            add::<admissionregistration::v1::ValidatingAdmissionPolicyBinding>(generator)
-        }
-        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => {
-            add::<flowcontrol::v1::FlowSchema>(generator)
-        }
-        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => {
-            add::<flowcontrol::v1::PriorityLevelConfiguration>(generator)
-        }
-        ("resource.k8s.io", "DeviceClass") => add::<resource::v1::DeviceClass>(generator),
-        ("resource.k8s.io", "ResourceClaim") => add::<resource::v1::ResourceClaim>(generator),
-        ("resource.k8s.io", "ResourceClaimTemplate") => {
-            add::<resource::v1::ResourceClaimTemplate>(generator)
-        }
-        ("resource.k8s.io", "ResourceSlice") => add::<resource::v1::ResourceSlice>(generator),
-        ("", "ResourceQuota") => add::<core::v1::ResourceQuota>(generator),
-        ("apps", "ControllerRevision") => add::<apps::v1::ControllerRevision>(generator),
-        ("networking.k8s.io", "IngressClass") => add::<networking::v1::IngressClass>(generator),
-        ("networking.k8s.io", "Ingress") => add::<networking::v1::Ingress>(generator),
-        ("networking.k8s.io", "NetworkPolicy") => add::<networking::v1::NetworkPolicy>(generator),
-        ("policy", "PodDisruptionBudget") => add::<policy::v1::PodDisruptionBudget>(generator),
-        ("storage.k8s.io", "CSIDriver") => add::<storage::v1::CSIDriver>(generator),
-        ("storage.k8s.io", "CSINode") => add::<storage::v1::CSINode>(generator),
-        ("storage.k8s.io", "StorageClass") => add::<storage::v1::StorageClass>(generator),
-        ("storage.k8s.io", "VolumeAttachment") => add::<storage::v1::VolumeAttachment>(generator),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
-            add::<admissionregistration::v1::MutatingWebhookConfiguration>(generator)
-        }
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
-            add::<admissionregistration::v1::ValidatingWebhookConfiguration>(generator)
-        }
-        ("scheduling.k8s.io", "PriorityClass") => add::<scheduling::v1::PriorityClass>(generator),
-        ("node.k8s.io", "RuntimeClass") => add::<node::v1::RuntimeClass>(generator),
-        ("discovery.k8s.io", "EndpointSlice") => add::<discovery::v1::EndpointSlice>(generator),
-        ("", "Endpoints") => add::<core::v1::Endpoints>(generator),
-        ("", "Event") => add::<core::v1::Event>(generator),
-        ("", "Namespace") => add::<core::v1::Namespace>(generator),
-        ("", "Node") => add::<core::v1::Node>(generator),
-        ("", "Pod") => add::<core::v1::Pod>(generator),
-        ("", "Secret") => add::<core::v1::Secret>(generator),
-        ("", "ServiceAccount") => add::<core::v1::ServiceAccount>(generator),
-        ("", "Service") => add::<core::v1::Service>(generator),
-        ("apps", "DaemonSet") => add::<apps::v1::DaemonSet>(generator),
-        ("apps", "Deployment") => add::<apps::v1::Deployment>(generator),
-        ("apps", "ReplicaSet") => add::<apps::v1::ReplicaSet>(generator),
-        ("apps", "StatefulSet") => add::<apps::v1::StatefulSet>(generator),
-        ("events.k8s.io", "Event") => add::<events::v1::Event>(generator),
-        ("batch", "CronJob") => add::<batch::v1::CronJob>(generator),
-        ("batch", "Job") => add::<batch::v1::Job>(generator),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
-            add::<rbac::v1::ClusterRoleBinding>(generator)
-        }
-        ("rbac.authorization.k8s.io", "ClusterRole") => add::<rbac::v1::ClusterRole>(generator),
-        ("rbac.authorization.k8s.io", "RoleBinding") => add::<rbac::v1::RoleBinding>(generator),
-        ("rbac.authorization.k8s.io", "Role") => add::<rbac::v1::Role>(generator),
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
-            add::<apiextensions::v1::CustomResourceDefinition>(generator)
-        }
-        ("coordination.k8s.io", "Lease") => add::<coordination::v1::Lease>(generator),
-        ("authentication.k8s.io", "SelfSubjectReview") => {
-            add::<authentication::v1::SelfSubjectReview>(generator)
-        }
-        ("authentication.k8s.io", "TokenReview") => {
-            add::<authentication::v1::TokenReview>(generator)
-        }
-        ("authorization.k8s.io", "LocalSubjectAccessReview") => {
-            add::<authorization::v1::LocalSubjectAccessReview>(generator)
-        }
-        ("authorization.k8s.io", "SelfSubjectAccessReview") => {
-            add::<authorization::v1::SelfSubjectAccessReview>(generator)
-        }
-        ("authorization.k8s.io", "SelfSubjectRulesReview") => {
-            add::<authorization::v1::SelfSubjectRulesReview>(generator)
-        }
-        ("authorization.k8s.io", "SubjectAccessReview") => {
-            add::<authorization::v1::SubjectAccessReview>(generator)
-        }
-        _ => None,
-    }
+    builtin_schema_of(group, kind).map(|schema| schema(generator, version))
 }
 
 /// Resolves `$ref` / single-element `allOf` wrappers to the referenced definition.

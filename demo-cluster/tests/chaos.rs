@@ -18,13 +18,10 @@ use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
-use common::{configmap, empty_cluster_config, kube_client};
+use common::{configmap, empty_cluster_config, kube_client, PATIENCE};
 use demo_cluster::chaos::{Chaos, ChaosSpec, Fault};
 use demo_cluster::storage::object::ObjectKey;
 use demo_cluster::{start, Config, RunningCluster, RESTART_RV_STEP};
-
-/// Generous outer bound for what should happen within a few seconds.
-const PATIENCE: Duration = Duration::from_secs(60);
 
 fn spec(text: &str) -> ChaosSpec {
     text.parse().expect("valid chaos spec")
@@ -369,22 +366,6 @@ async fn expire_answers_resumed_watches_with_410_expired_on_both_transports() {
     cluster.shutdown().await.expect("shutdown");
 }
 
-/// Waits until the store's subscriber count satisfies `enough` (at most [`PATIENCE`]).
-async fn wait_for_subscribers(cluster: &RunningCluster, enough: impl Fn(usize) -> bool) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let count = cluster.registry().store.subscriber_count();
-        if enough(count) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{count} store subscribers after {PATIENCE:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test]
 async fn drop_watch_ends_watch_streams_on_both_transports() {
     let cluster = chaos_cluster("drop-watch=1", 5).await;
@@ -409,7 +390,12 @@ async fn drop_watch_ends_watch_streams_on_both_transports() {
         async move { websocket_watch(addr, &path).await }
     });
     // Both watches are open (subscribed to the store) and quiet until the change below.
-    wait_for_subscribers(&cluster, |count| count >= subscribed_before + 2).await;
+    common::wait_for_subscribers(
+        &cluster.registry(),
+        |count| count >= subscribed_before + 2,
+        "the watches to subscribe",
+    )
+    .await;
     assert!(!live.is_finished() && !ws.is_finished());
     put_configmap(&cluster, "second");
     let reply = live.await.expect("chunked watch");

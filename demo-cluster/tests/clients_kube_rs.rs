@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use futures_util::{stream, StreamExt, TryStreamExt};
@@ -18,10 +17,9 @@ use kube::{Client, Resource};
 
 mod common;
 
-use common::{configmap, empty_cluster_config, kube_client};
+use common::{configmap, empty_cluster_config, kube_client, PATIENCE};
 use demo_cluster::{start, Config, RunningCluster};
 
-const PATIENCE: Duration = Duration::from_secs(60);
 const COUNT: usize = 1_234;
 
 async fn create_configmaps(api: &Api<ConfigMap>, count: usize) {

@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
@@ -13,9 +12,7 @@ use kube::api::{Api, DeleteParams, PostParams};
 
 mod common;
 
-use common::Kubectl;
-
-const PATIENCE: Duration = Duration::from_secs(60);
+use common::{Kubectl, PATIENCE};
 
 /// A long-running kubectl whose stdout lines arrive on a channel.
 struct Streaming {

@@ -13,18 +13,13 @@ use kube::api::{
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::{Discovery, Scope};
 use kube::runtime::{reflector, watcher, WatchStreamExt};
-use kube::Client;
 use serde_json::json;
 
 mod common;
 
-use demo_cluster::{start, start_with_tuning, Config, RunningCluster, Tuning};
+use demo_cluster::{start, start_with_tuning, Config, Tuning};
 
-use common::{configmap, empty_cluster_config as local};
-
-async fn client(cluster: &RunningCluster) -> Client {
-    common::kube_client(cluster)
-}
+use common::{configmap, empty_cluster_config as local, kube_client};
 
 fn status_code(err: &kube::Error) -> u16 {
     match err {
@@ -36,7 +31,7 @@ fn status_code(err: &kube::Error) -> u16 {
 #[tokio::test]
 async fn discovery_legacy_and_aggregated() {
     let cluster = start(local()).await.unwrap();
-    let client = client(&cluster).await;
+    let client = kube_client(&cluster);
     for discovery in [
         Discovery::new(client.clone()).run().await.unwrap(),
         Discovery::new(client.clone())
@@ -65,7 +60,7 @@ async fn discovery_legacy_and_aggregated() {
 #[tokio::test]
 async fn typed_configmap_crud_and_stale_conflict() {
     let cluster = start(local()).await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
     let created = api
         .create(&PostParams::default(), &configmap("cfg"))
         .await
@@ -146,7 +141,7 @@ async fn every_patch_type_on_deployments() {
     })
     .await
     .unwrap();
-    let api: Api<Deployment> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<Deployment> = Api::namespaced(kube_client(&cluster), "default");
     let created = api
         .create(
             &PostParams {
@@ -301,7 +296,7 @@ async fn every_patch_type_on_deployments() {
 #[tokio::test]
 async fn dynamic_objects_via_discovery() {
     let cluster = start(local()).await.unwrap();
-    let client = client(&cluster).await;
+    let client = kube_client(&cluster);
     let discovery = Discovery::new(client.clone()).run().await.unwrap();
     let (ar, _) = discovery
         .resolve_gvk(&GroupVersionKind::gvk("", "v1", "ConfigMap"))
@@ -327,7 +322,7 @@ async fn dynamic_objects_via_discovery() {
 #[tokio::test]
 async fn reflector_ends_consistent_with_a_fresh_list() {
     let cluster = start(local()).await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
     for i in 0..3 {
         api.create(&PostParams::default(), &configmap(&format!("pre-{i}")))
             .await
@@ -398,7 +393,7 @@ async fn watch_from_evicted_version_gets_410_and_streaming_list_ends_with_bookma
         ..Tuning::default()
     };
     let cluster = start_with_tuning(local(), tuning).await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
     let rv = api
         .list(&ListParams::default())
         .await
@@ -533,7 +528,7 @@ async fn websocket_watch_sends_one_text_message_per_event() {
 #[tokio::test]
 async fn custom_resource_definitions_serve_their_kinds() {
     let cluster = start(local()).await.unwrap();
-    let client = client(&cluster).await;
+    let client = kube_client(&cluster);
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -605,15 +600,7 @@ async fn custom_resource_definitions_serve_their_kinds() {
         .await
         .unwrap();
     assert_eq!(applied.data["spec"]["size"], 1);
-    assert_eq!(
-        widgets
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .len(),
-        2
-    );
+    assert_eq!(common::item_count(&widgets).await, 2);
 
     let scale = widgets
         .patch_scale(
@@ -650,14 +637,14 @@ async fn state_file_round_trip() {
         ..local()
     };
     let cluster = start(config.clone()).await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
     api.create(&PostParams::default(), &configmap("kept"))
         .await
         .unwrap();
     cluster.shutdown().await.unwrap();
     assert!(path.exists());
     let cluster = start(config).await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client(&cluster).await, "default");
+    let api: Api<ConfigMap> = Api::namespaced(kube_client(&cluster), "default");
     let kept = api.get("kept").await.unwrap();
     let rv: u64 = kept.metadata.resource_version.unwrap().parse().unwrap();
     let next = api

@@ -26,25 +26,7 @@ use serde_json::{json, Value};
 
 mod common;
 
-use demo_cluster::{start, Config, RunningCluster};
-
-/// Simulated delays run 100 times faster (a 2 s image pull takes 20 ms).
-const SPEED: f64 = 100.0;
-
-async fn cluster() -> (RunningCluster, Client) {
-    let cluster = start(Config {
-        speed: SPEED,
-        ..common::empty_cluster_config()
-    })
-    .await
-    .unwrap();
-    let client = common::kube_client(&cluster);
-    (cluster, client)
-}
-
-/// Outer bound for anything a test waits for: generous, as the machine may be busy; a healthy
-/// run never comes near it.
-const PATIENCE: Duration = Duration::from_secs(60);
+use common::{PATIENCE, SPEED};
 
 /// Polls `check` until it yields a value, failing after [`PATIENCE`] with `what`. Only for
 /// states that last once reached; see [`watch_until`] for passing ones.
@@ -256,7 +238,7 @@ fn managers(obj: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn deployment_runs_three_pods_on_nodes_with_the_owner_chain() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     deployments
         .create(
@@ -361,7 +343,7 @@ async fn deployment_runs_three_pods_on_nodes_with_the_owner_chain() {
 
 #[tokio::test]
 async fn events_along_the_chain_name_the_real_components() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     deployments
         .create(&PostParams::default(), &deployment("web", "nginx", 3))
@@ -455,7 +437,7 @@ async fn events_along_the_chain_name_the_real_components() {
 
 #[tokio::test]
 async fn scaling_up_and_down_creates_and_gracefully_deletes_pods() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     deployments
         .create(&PostParams::default(), &deployment("app", "nginx", 2))
@@ -519,21 +501,13 @@ async fn scaling_up_and_down_creates_and_gracefully_deletes_pods() {
         "{messages:?}"
     );
     watcher_pods = Api::namespaced(client.clone(), "default");
-    assert_eq!(
-        watcher_pods
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .len(),
-        1
-    );
+    assert_eq!(common::item_count(&watcher_pods).await, 1);
     cluster.shutdown().await.unwrap();
 }
 
 #[tokio::test]
 async fn template_change_rolls_out_a_new_replica_set() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     deployments
         .create(&PostParams::default(), &deployment("web", "nginx:1.26", 3))
@@ -606,7 +580,7 @@ where
 
 #[tokio::test]
 async fn cascading_deletion_in_background_foreground_and_orphan_modes() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     let sets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
     for name in ["bg", "fg", "orphan"] {
@@ -714,7 +688,7 @@ async fn cascading_deletion_in_background_foreground_and_orphan_modes() {
 
 #[tokio::test]
 async fn crashing_image_restarts_with_crash_loop_back_off() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
     let pod_writes = start_watching(&pods, "app=flaky").await;
@@ -766,7 +740,7 @@ async fn crashing_image_restarts_with_crash_loop_back_off() {
 
 #[tokio::test]
 async fn job_pods_run_to_completion() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let jobs: Api<Job> = Api::namespaced(client.clone(), "default");
     let job: Job = serde_json::from_value(json!({
         "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
@@ -820,7 +794,7 @@ async fn job_pods_run_to_completion() {
 
 #[tokio::test]
 async fn namespace_deletion_goes_through_terminating() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let namespaces: Api<Namespace> = Api::all(client.clone());
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": "team"}})).unwrap();
     namespaces
@@ -863,7 +837,7 @@ async fn namespace_deletion_goes_through_terminating() {
 
 #[tokio::test]
 async fn scheduler_reports_failed_scheduling_without_ready_nodes() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let nodes: Api<Node> = Api::all(client.clone());
     for i in 1..=3 {
         nodes
@@ -924,7 +898,7 @@ async fn scheduler_reports_failed_scheduling_without_ready_nodes() {
 
 #[tokio::test]
 async fn at_runs_its_command_at_the_schedule_and_reaches_done() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let gvk = GroupVersionKind::gvk("cnat.programming-kubernetes.info", "v1alpha1", "At");
     let ar = ApiResource::from_gvk_with_plural(&gvk, "ats");
     let ats: Api<DynamicObject> = Api::namespaced_with(client.clone(), "default", &ar);
@@ -981,7 +955,7 @@ async fn at_runs_its_command_at_the_schedule_and_reaches_done() {
 
 #[tokio::test]
 async fn followed_logs_stream_until_the_pod_goes() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
     let pod: Pod = serde_json::from_value(json!({"metadata": {"name": "web"},
         "spec": {"containers": [{"name": "web", "image": "nginx"}]}}))
@@ -1048,7 +1022,7 @@ async fn followed_logs_stream_until_the_pod_goes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
 async fn kubectl_rollout_status_and_events_show_the_chain() {
-    let (cluster, _client) = cluster().await;
+    let (cluster, _client) = common::start_fast(true).await;
     let server = cluster.url();
     let home = tempfile::tempdir().unwrap();
     let run = move |args: &[&str]| -> (bool, String, String) {
@@ -1110,7 +1084,7 @@ async fn kubectl_rollout_status_and_events_show_the_chain() {
 
 #[tokio::test]
 async fn recreate_strategy_stops_old_pods_before_starting_new_ones() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     let mut d = to_json(&deployment("db", "postgres:15", 2));
     d["spec"]["strategy"] = json!({"type": "Recreate"});
@@ -1200,7 +1174,7 @@ async fn recreate_strategy_stops_old_pods_before_starting_new_ones() {
 
 #[tokio::test]
 async fn kubelets_renew_node_leases_and_heartbeats() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let leases: Api<DynamicObject> = Api::namespaced_with(
         client.clone(),
         "kube-node-lease",
@@ -1248,7 +1222,7 @@ async fn kubelets_renew_node_leases_and_heartbeats() {
 
 #[tokio::test]
 async fn new_nodes_get_a_kubelet_and_node_selectors_are_honoured() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let nodes: Api<Node> = Api::all(client.clone());
     let node: Node = serde_json::from_value(json!({
         "metadata": {"name": "gpu-node", "labels": {"accelerator": "gpu"}},
@@ -1297,7 +1271,7 @@ async fn new_nodes_get_a_kubelet_and_node_selectors_are_honoured() {
 
 #[tokio::test]
 async fn orphaned_pods_are_adopted_and_relabelled_pods_released() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
     deployments
         .create(&PostParams::default(), &deployment("keep", "nginx", 2))
@@ -1380,7 +1354,7 @@ fn stateful_set(name: &str, replicas: i32) -> Value {
 
 #[tokio::test]
 async fn stateful_set_creates_ordered_pods_with_claims_and_scales_down_from_the_top() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let sets: Api<StatefulSet> = Api::default_namespaced(client.clone());
     let pods: Api<Pod> = Api::default_namespaced(client.clone());
     let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(client.clone());
@@ -1497,7 +1471,7 @@ async fn stateful_set_creates_ordered_pods_with_claims_and_scales_down_from_the_
 
 #[tokio::test]
 async fn daemon_set_runs_one_pod_per_node_and_follows_its_node_selector() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let node_names = node_names(&client).await;
     assert!(node_names.len() > 1, "{node_names:?}");
     let sets: Api<DaemonSet> = Api::default_namespaced(client.clone());
@@ -1593,7 +1567,7 @@ async fn ready_endpoints(client: &Client, service: &str, count: usize) -> (Value
 
 #[tokio::test]
 async fn endpoint_slice_lists_the_ready_pods_of_a_service_and_follows_scaling() {
-    let (cluster, client) = cluster().await;
+    let (cluster, client) = common::start_fast(true).await;
     let deployments: Api<Deployment> = Api::default_namespaced(client.clone());
     deployments
         .create(&PostParams::default(), &deployment("shop", "nginx", 2))
@@ -1646,14 +1620,7 @@ async fn endpoint_slice_lists_the_ready_pods_of_a_service_and_follows_scaling() 
 
 #[tokio::test]
 async fn seeded_cluster_runs_a_stateful_set_a_daemon_set_and_service_endpoints() {
-    let cluster = start(Config {
-        speed: SPEED,
-        empty: false,
-        ..common::empty_cluster_config()
-    })
-    .await
-    .unwrap();
-    let client = common::kube_client(&cluster);
+    let (cluster, client) = common::start_fast(false).await;
     let db = running_pods(&client, "shop", "db", 2).await;
     let mut names: Vec<&str> = db
         .iter()

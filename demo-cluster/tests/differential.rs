@@ -22,8 +22,10 @@ use serde_json::{json, Value};
 
 mod common;
 
+use common::raw::{self, client_for, Reply};
+use common::TABLE;
+
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 /// Where the two servers answer, started once.
 struct Servers {
@@ -188,12 +190,6 @@ struct Pair {
     demo: Client,
 }
 
-fn client_for(url: &str) -> Client {
-    let mut config = kube::Config::new(url.parse().expect("server URL"));
-    config.read_timeout = Some(Duration::from_secs(60));
-    Client::try_from(config).expect("kube client")
-}
-
 fn pair() -> Pair {
     let servers = SERVERS
         .get_or_init(start_servers)
@@ -202,25 +198,6 @@ fn pair() -> Pair {
     Pair {
         real: client_for(&servers.real),
         demo: client_for(&servers.demo),
-    }
-}
-
-/// An answer as a client sees it.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "{}: body is not JSON ({e}): {}",
-                self.status,
-                String::from_utf8_lossy(&self.body)
-            )
-        })
     }
 }
 
@@ -281,22 +258,13 @@ async fn send(client: &Client, req: &Req) -> Reply {
     for (k, v) in &req.headers {
         builder = builder.header(*k, v);
     }
-    let request = builder
-        .body(kube::client::Body::from(req.body.clone()))
-        .expect("request");
-    let response = tokio::time::timeout(Duration::from_secs(60), client.send(request))
-        .await
-        .unwrap_or_else(|_| panic!("{} {}: no answer within 60 s", req.method, req.path))
-        .unwrap_or_else(|e| panic!("{} {}: {e}", req.method, req.path));
-    let status = response.status().as_u16();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .unwrap_or_else(|e| panic!("{} {}: body: {e}", req.method, req.path))
-        .to_bytes()
-        .to_vec();
-    Reply { status, body }
+    raw::send(
+        client,
+        builder,
+        req.body.clone(),
+        &format!("{} {}", req.method, req.path),
+    )
+    .await
 }
 
 impl Pair {

@@ -3,15 +3,13 @@
 
 mod common;
 
+use common::PATIENCE;
+
 use std::time::Duration;
 
 use demo_cluster::{start_with_tuning, Config, RunningCluster, Tuning};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// Outer bound of every wait: generous on a busy machine. The server's own limits are far
-/// shorter, and a connection it keeps open for good outlasts any bound.
-const PATIENCE: Duration = Duration::from_secs(60);
 
 async fn bare_cluster() -> RunningCluster {
     tuned_cluster(Tuning::default()).await

@@ -249,15 +249,7 @@ async fn load_crds_are_discovered_with_printer_columns_and_list_as_tables() {
             "Widget0",
         )),
     );
-    assert_eq!(
-        widgets
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .len(),
-        3
-    );
+    assert_eq!(common::item_count(&widgets).await, 3);
     cluster.shutdown().await.unwrap();
 }
 

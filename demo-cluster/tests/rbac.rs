@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use demo_cluster::{start, Config};
-use http_body_util::BodyExt;
 use kube::Client;
 use serde_json::{json, Value};
 
 mod common;
+
+use common::raw::{self, client_for, Reply};
 
 /// Who sends a request.
 #[derive(Clone, Copy, Debug)]
@@ -67,22 +68,6 @@ fn with_body(method: &'static str, path: impl Into<String>, body: Value) -> Req 
     }
 }
 
-/// An answer: its code and body.
-struct Reply {
-    status: u16,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn json(&self) -> Option<Value> {
-        serde_json::from_slice(&self.body).ok()
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
 async fn send(client: &Client, who: Who, req: &Req) -> Reply {
     let mut builder = http::Request::builder()
         .method(req.method)
@@ -97,21 +82,13 @@ async fn send(client: &Client, who: Who, req: &Req) -> Reply {
         .as_ref()
         .map(|b| b.to_string().into_bytes())
         .unwrap_or_default();
-    let request = builder
-        .body(kube::client::Body::from(body))
-        .expect("a request");
-    let response = tokio::time::timeout(Duration::from_secs(60), client.send(request))
-        .await
-        .unwrap_or_else(|_| panic!("{} {}: no answer within 60 s", req.method, req.path))
-        .unwrap_or_else(|e| panic!("{} {}: {e}", req.method, req.path));
-    let status = response.status().as_u16();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .map(|collected| collected.to_bytes().to_vec())
-        .unwrap_or_else(|e| panic!("{} {}: body: {e}", req.method, req.path));
-    Reply { status, body }
+    raw::send(
+        client,
+        builder,
+        body,
+        &format!("{} {}", req.method, req.path),
+    )
+    .await
 }
 
 /// What runs for the test, stopped when it drops.
@@ -189,12 +166,6 @@ fn wait_for_aggregated_roles(plane: &envtest::ControlPlane) {
     }
 }
 
-fn client_for(url: &str) -> Client {
-    let mut config = kube::Config::new(url.parse().expect("proxy URL"));
-    config.read_timeout = Some(Duration::from_secs(60));
-    Client::try_from(config).expect("kube client")
-}
-
 fn start_sides() -> Sides {
     let tokens = std::fs::read_to_string(manifest_file("tokens.example.csv")).expect("tokens");
     assert!(
@@ -240,7 +211,7 @@ fn start_sides() -> Sides {
 
 /// A refusal as clients read it.
 fn status_fields(reply: &Reply) -> Value {
-    match reply.json() {
+    match reply.json_if_any() {
         Some(status) => json!({
             "kind": status["kind"], "status": status["status"], "message": status["message"],
             "reason": status["reason"], "details": status["details"], "code": status["code"],
@@ -293,7 +264,7 @@ impl Sides {
         }
         let status = |reply: &Reply| {
             reply
-                .json()
+                .json_if_any()
                 .map(|v| v["status"].clone())
                 .unwrap_or_default()
         };
@@ -808,7 +779,7 @@ async fn the_demo_alone_authenticates_and_authorizes_by_token() {
     let client = client_for(&cluster.url());
     let message = |reply: &Reply| {
         reply
-            .json()
+            .json_if_any()
             .and_then(|status| status["message"].as_str().map(String::from))
             .unwrap_or_default()
     };
@@ -842,7 +813,7 @@ async fn the_demo_alone_authenticates_and_authorizes_by_token() {
     );
     let review = send(&client, Who::Viewer, &ssr)
         .await
-        .json()
+        .json_if_any()
         .unwrap_or_default();
     assert_eq!(
         review["status"]["userInfo"],
@@ -856,7 +827,7 @@ async fn the_demo_alone_authenticates_and_authorizes_by_token() {
     );
     let review = send(&client, Who::Viewer, &ssar)
         .await
-        .json()
+        .json_if_any()
         .unwrap_or_default();
     assert_eq!(
         review["status"],

@@ -10,6 +10,10 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
+mod common;
+
+use common::TABLE;
+
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 
 fn app() -> Router {
@@ -1423,27 +1427,15 @@ async fn abandoned_watches_release_their_subscription() {
         watches.push(resp);
     }
     // Each watch subscribes from its own task, soon after its headers are answered.
-    wait_for_subscribers(&registry, before + 3, "the watches to subscribe").await;
+    common::wait_for_subscribers(&registry, |n| n == before + 3, "the watches to subscribe").await;
     // The client goes away without reading to the end: the response body is dropped.
     drop(watches);
-    wait_for_subscribers(&registry, before, "abandoned watches to unsubscribe").await;
-}
-
-async fn wait_for_subscribers(
-    registry: &demo_cluster::registry::Registry,
-    want: usize,
-    what: &str,
-) {
-    // Generous on a busy machine; a healthy run takes milliseconds.
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
-    while registry.store.subscriber_count() != want {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "waited 5 s for {what}: {} subscribers, want {want}",
-            registry.store.subscriber_count()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    common::wait_for_subscribers(
+        &registry,
+        |n| n == before,
+        "abandoned watches to unsubscribe",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -1560,8 +1552,6 @@ async fn reviews_are_answered_not_stored() {
         json!(["system:masters", "system:authenticated"])
     );
 }
-
-const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 /// A namespaced CRD in `shadow.example` whose plural is `plural` (a built-in's, on purpose).
 async fn create_shadow_crd(app: &Router, plural: &str, kind: &str) {

@@ -13,27 +13,9 @@ use serde_json::Value;
 
 mod common;
 
-use demo_cluster::{start, Config, RunningCluster};
-
-/// Simulated time runs 100 times faster: a 10 s probe period is a tenth of a second.
-const SPEED: f64 = 100.0;
-
-/// Outer bound for a state to settle: generous for a busy machine, never reached when well.
-const PATIENCE: Duration = Duration::from_secs(60);
+use common::PATIENCE;
 
 const NAMESPACE: &str = "troubled";
-
-async fn seeded_cluster() -> (RunningCluster, Client) {
-    let cluster = start(Config {
-        speed: SPEED,
-        empty: false,
-        ..common::empty_cluster_config()
-    })
-    .await
-    .expect("the seeded cluster starts");
-    let client = common::kube_client(&cluster);
-    (cluster, client)
-}
 
 /// The pods and Event objects of the namespace, as JSON.
 struct Namespace {
@@ -114,7 +96,7 @@ fn first_container_status(pod: &Value) -> &Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pods_whose_node_selector_no_node_matches_are_unschedulable_in_kube_schedulers_words() {
-    let (cluster, client) = seeded_cluster().await;
+    let (cluster, client) = common::start_fast(false).await;
     // kube-scheduler v1.36 on three nodes of which none has the label.
     let expected = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. \
                     no new claims to deallocate, preemption: 0/3 nodes are available: \
@@ -158,7 +140,7 @@ async fn pods_whose_node_selector_no_node_matches_are_unschedulable_in_kube_sche
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_image_that_does_not_exist_goes_from_err_image_pull_to_image_pull_back_off() {
-    let (cluster, client) = seeded_cluster().await;
+    let (cluster, client) = common::start_fast(false).await;
     let image = "ghcr.io/kube-atlas/billing:doesnotexist";
     let not_found = format!(
         "rpc error: code = NotFound desc = failed to pull and unpack image \"{image}\": \
@@ -238,7 +220,7 @@ async fn an_image_that_does_not_exist_goes_from_err_image_pull_to_image_pull_bac
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_readiness_probe_keeps_a_running_pod_unready_with_unhealthy_events() {
-    let (cluster, client) = seeded_cluster().await;
+    let (cluster, client) = common::start_fast(false).await;
     let (pod, unhealthy) = until(&client, "checkout probed twice", |ns| {
         let pod = *ns.pods_of("checkout").first()?;
         let unhealthy = (*ns.events_about(pod, "Unhealthy").first()?).clone();
@@ -274,7 +256,7 @@ async fn a_failing_readiness_probe_keeps_a_running_pod_unready_with_unhealthy_ev
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_of_a_wait_for_first_consumer_class_without_a_pod_stays_pending() {
-    let (cluster, client) = seeded_cluster().await;
+    let (cluster, client) = common::start_fast(false).await;
     let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), NAMESPACE);
     let waiting = until(&client, "the claim's WaitForFirstConsumer Event", |ns| {
         ns.events

@@ -18,11 +18,8 @@ use serde_json::json;
 
 mod common;
 
-use common::{configmap, empty_cluster_config, kube_client};
+use common::{configmap, empty_cluster_config, kube_client, PATIENCE};
 use demo_cluster::{start_with_tuning, Config, RunningCluster, Tuning};
-
-/// Generous outer bound for what should happen within about a second.
-const PATIENCE: Duration = Duration::from_secs(60);
 
 /// The watcher's requests for the watched collection, as its client sent them.
 #[derive(Debug, Default)]

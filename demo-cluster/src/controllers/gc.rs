@@ -86,7 +86,7 @@ fn snapshot(registry: &Registry) -> Vec<Node> {
 fn update(
     registry: &Registry,
     key: &ObjectKey,
-    change: impl FnMut(&mut Value) -> crate::status::ApiResult<()>,
+    change: impl FnMut(&mut Value) -> crate::errors::ApiResult<()>,
 ) {
     if let Some(def) = def_for_key(registry, key) {
         let _ = registry.update_with(

@@ -560,7 +560,7 @@ pub fn claim(
             ctx.registry
                 .update_with(def, namespace_of(&orphan), name_of(&orphan), &opts, |o| {
                     if controller_uid(o).is_some() {
-                        return Err(crate::status::ApiError::conflict(
+                        return Err(crate::errors::ApiError::conflict(
                             &def.group,
                             &def.resource,
                             name_of(o),

@@ -13,8 +13,8 @@ use super::OriginalPath;
 use crate::auth::request_info::Attributes;
 use crate::auth::token_file::TokenFile;
 use crate::auth::{rbac, RequestUser};
+use crate::errors::ApiError;
 use crate::registry::Registry;
-use crate::status::ApiError;
 
 /// What the filter needs.
 #[derive(Clone)]

@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::io::Write;
 
-use crate::status::ApiError;
+use crate::errors::ApiError;
 
 /// kube-apiserver's threshold: smaller bodies are not worth the CPU.
 pub const GZIP_THRESHOLD_BYTES: u64 = 128 * 1024;

@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha512};
 
 use super::negotiate::{negotiate_discovery, DiscoveryForm};
+use crate::errors::ApiError;
 use crate::registry::kinds::{version_priority, ResourceDef};
 use crate::registry::{Registry, ServedDocument};
-use crate::status::ApiError;
 
 pub fn version_info() -> Value {
     json!({

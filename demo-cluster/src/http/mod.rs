@@ -7,7 +7,7 @@ pub mod listener;
 pub mod negotiate;
 pub mod resource;
 pub mod table;
-pub mod watch;
+pub mod watch_stream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,9 +22,9 @@ use axum::Router;
 use serde_json::json;
 
 use crate::chaos::Chaos;
+use crate::errors::ApiError;
 use crate::openapi;
 use crate::registry::Registry;
-use crate::status::ApiError;
 
 /// kube-apiserver's default request body limit.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;

@@ -3,7 +3,7 @@
 
 use axum::http::HeaderMap;
 
-use crate::status::ApiError;
+use crate::errors::ApiError;
 
 #[derive(Debug, Clone)]
 pub struct MediaRange {

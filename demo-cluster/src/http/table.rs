@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::negotiate::IncludeObject;
 use crate::registry::kinds::ResourceDef;
 use crate::registry::strategy;
-use crate::registry::strategy::printing::{age_of, s, Printer};
+use crate::registry::strategy::printing::{age_of, value_text, Printer};
 use crate::storage::object::{write_partial_metadata, StoredObject};
 
 /// The printer of a built-in kind (custom resources print their CRD's columns).
@@ -66,7 +66,7 @@ pub fn simple_json_path(obj: &Value, path: &str) -> Value {
                 let v = v.trim_matches(|c| c == '"' || c == '\'');
                 cur = cur
                     .as_array()
-                    .and_then(|a| a.iter().find(|i| s(&i[k.trim()]) == v).cloned())
+                    .and_then(|a| a.iter().find(|i| value_text(&i[k.trim()]) == v).cloned())
                     .unwrap_or(Value::Null);
             }
         }

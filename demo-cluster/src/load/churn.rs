@@ -236,7 +236,7 @@ impl Churn {
                     Ok(())
                 }
                 // Not a conflict: update_with would retry it.
-                None => Err(crate::status::ApiError::bad_request("nothing to churn")),
+                None => Err(crate::errors::ApiError::bad_request("nothing to churn")),
             },
         );
         match written {

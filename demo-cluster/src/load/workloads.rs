@@ -19,8 +19,8 @@ use crate::controllers::deployment::{self, comparable_template, fenceposts, temp
 use crate::controllers::kubelet::{self, full_image, image_id};
 use crate::controllers::replicaset::pod_from_template;
 use crate::controllers::{set_condition, Context, CONTROLLER_MANAGER};
+use crate::registry::kinds::qos_class;
 use crate::registry::managed_fields::{self, Writer};
-use crate::registry::strategy::qos_class;
 use crate::registry::{now, Registry, WriteOptions};
 use crate::storage::object::ObjectKey;
 

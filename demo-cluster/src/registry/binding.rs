@@ -1,11 +1,11 @@
 //! `pods/binding` (POST pods/{name}/binding, as the scheduler binds; the older core/v1
-//! Binding kind, `strategy/bindings.rs`, comes here too): sets the pod's `spec.nodeName`
+//! Binding kind, `kinds/core/bindings.rs`, comes here too): sets the pod's `spec.nodeName`
 //! and its PodScheduled condition.
 
 use serde_json::{json, Value};
 
 use super::{now, Registry, WriteOptions};
-use crate::status::{success_status, ApiError, ApiResult, Cause};
+use crate::errors::{success_status, ApiError, ApiResult, Cause};
 use crate::storage::store::rv_of;
 
 impl Registry {

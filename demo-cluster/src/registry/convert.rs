@@ -1,6 +1,6 @@
 //! Kinds served from another kind's storage: events.k8s.io/v1 Events live in the core/v1 Event
 //! store (as in kube-apiserver), so both APIs see the same objects. Each kind's strategy says
-//! how its objects are stored and served (the Event field renaming is in `strategy/events.rs`).
+//! how its objects are stored and served (the Event field renaming is in `kinds/events/events.rs`).
 
 use serde_json::Value;
 

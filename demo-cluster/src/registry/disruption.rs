@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::Registry;
-use crate::status::{ApiError, ApiResult};
+use crate::errors::{ApiError, ApiResult};
 use crate::storage::selectors::LabelSelector;
 
 fn is_ready(pod: &Value) -> bool {

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use super::patch::merge_key;
-use crate::status::{ApiError, Cause};
+use crate::errors::{ApiError, Cause};
 
 /// The segment that marks a map or list node owned itself (FieldsV1's `.`).
 const NODE: &str = ".";

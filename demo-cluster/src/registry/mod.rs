@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::{json, Value};
 
+use crate::errors::{success_status, ApiError, ApiResult, Cause};
 use crate::schemas;
-use crate::status::{success_status, ApiError, ApiResult, Cause};
 use crate::storage::object::{ObjectKey, ObjectRef, StoredObject};
 use crate::storage::store::{rv_of, Store};
 use kinds::ResourceDef;
@@ -715,7 +715,7 @@ impl Registry {
     ) -> ApiResult<(Value, bool)> {
         if patch_type == PatchType::Strategic && !def.builtin {
             return Err(ApiError::unsupported_media_type(
-                crate::status::CUSTOM_RESOURCE_PATCH_MEDIA_TYPES,
+                crate::errors::CUSTOM_RESOURCE_PATCH_MEDIA_TYPES,
             ));
         }
         let patch: Value = match patch_type {

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::kinds::{self, ResourceDef};
 use super::{Ownership, Registry, WriteOptions};
-use crate::status::{ApiError, ApiResult, Cause};
+use crate::errors::{ApiError, ApiResult, Cause};
 use crate::storage::selectors::LabelSelector;
 
 impl Registry {

@@ -7,7 +7,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use super::Registry;
-use crate::status::{ApiError, ApiResult, Cause};
+use crate::errors::{ApiError, ApiResult, Cause};
 
 pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 /// Audiences of a token whose request names none (kube-apiserver's `--api-audiences`).

@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 use super::object::{ObjectKey, ObjectRef, StoredObject};
 use super::watch_cache::{EventType, StoredEvent, WatchCache};
-use crate::status::{ApiError, ApiResult};
+use crate::errors::{ApiError, ApiResult};
 
 /// One page of a list: the items, the list's resourceVersion, and how many matching items
 /// follow the page (`None` when the page is the end).

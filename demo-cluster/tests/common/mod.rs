@@ -2,10 +2,26 @@
 
 #![allow(dead_code)]
 
+pub mod raw;
+
+use std::time::Duration;
+
 use demo_cluster::{start, Config, RunningCluster};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams};
 use kube::Client;
 use serde_json::json;
+
+/// Outer bound for anything a test waits for: generous, as the machine may be busy; a healthy
+/// run never comes near it.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Simulated delays of [`start_fast`] clusters run 100 times faster (a 2 s image pull takes
+/// 20 ms).
+pub const SPEED: f64 = 100.0;
+
+/// The Table media type (`as=Table;v=v1;g=meta.k8s.io`) an Accept header asks for.
+pub const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
 
 /// On a free loopback port, with only nodes and system namespaces (tests count what they see).
 pub fn empty_cluster_config() -> Config {
@@ -37,6 +53,53 @@ pub async fn start_seeded_for_cli_clients() -> RunningCluster {
     })
     .await
     .expect("cluster starts")
+}
+
+/// A cluster simulated [`SPEED`] times as fast, empty or with the demo workloads, and a client
+/// of it.
+pub async fn start_fast(empty: bool) -> (RunningCluster, Client) {
+    let cluster = start(Config {
+        speed: SPEED,
+        empty,
+        ..empty_cluster_config()
+    })
+    .await
+    .expect("the cluster starts");
+    let client = kube_client(&cluster);
+    (cluster, client)
+}
+
+/// Waits until the count of the store's subscribers (watches and controllers) satisfies
+/// `enough`, failing after [`PATIENCE`] with `what`.
+pub async fn wait_for_subscribers(
+    registry: &demo_cluster::registry::Registry,
+    enough: impl Fn(usize) -> bool,
+    what: &str,
+) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let count = registry.store.subscriber_count();
+        if enough(count) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited {PATIENCE:?} for {what}: {count} store subscribers"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// How many objects `api` lists.
+pub async fn item_count<K>(api: &Api<K>) -> usize
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.list(&ListParams::default())
+        .await
+        .expect("a list")
+        .items
+        .len()
 }
 
 /// A kube-rs client for the cluster (plain HTTP on loopback).

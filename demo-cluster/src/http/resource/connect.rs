@@ -21,8 +21,8 @@ use axum::response::Response;
 use serde_json::{json, Value};
 
 use super::{AppState, Target};
+use crate::errors::{ApiError, ApiResult};
 use crate::registry::kinds::ResourceDef;
-use crate::status::{ApiError, ApiResult};
 
 /// kube-apiserver's `--kubelet-preferred-address-types` default, in its order.
 const PREFERRED_ADDRESS_TYPES: &[&str] = &[

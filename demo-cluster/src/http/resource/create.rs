@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::delete::delete_options_of;
 use super::{json_response, require_verb, Request, Target};
-use crate::status::{ApiError, ApiResult};
+use crate::errors::{ApiError, ApiResult};
 
 pub(super) fn create(request: Request<'_>, target: Target) -> ApiResult<Response> {
     let (registry, def) = (&request.app.registry, &request.def);

@@ -8,8 +8,8 @@ use axum::response::Response;
 use serde_json::{json, Value};
 
 use super::{content_type, json_response, parse_selectors, require_verb, Request, Target};
+use crate::errors::{ApiError, ApiResult};
 use crate::registry::{DeleteOptions, DeleteOutcome};
-use crate::status::{ApiError, ApiResult};
 
 pub(super) fn delete(request: Request<'_>, target: Target) -> ApiResult<Response> {
     let (registry, def, q) = (&request.app.registry, &request.def, &request.q);
@@ -114,7 +114,7 @@ pub(super) fn delete_options_of(
             "meta.k8s.io",
             "DeleteOptions",
             "",
-            vec![crate::status::Cause::new(
+            vec![crate::errors::Cause::new(
                 "FieldValueInvalid",
                 "propagationPolicy",
                 "orphanDependents and deletionPropagation cannot be both set",
@@ -123,7 +123,7 @@ pub(super) fn delete_options_of(
     }
     if let Some(p) = &opts.propagation_policy {
         if !matches!(p.as_str(), "Orphan" | "Background" | "Foreground") {
-            return Err(ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![crate::status::Cause::new("FieldValueNotSupported", "propagationPolicy", format!("Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""))]));
+            return Err(ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![crate::errors::Cause::new("FieldValueNotSupported", "propagationPolicy", format!("Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""))]));
         }
     }
     Ok(opts)

@@ -1,6 +1,6 @@
 //! Resource endpoints under `/api/v1` and `/apis/{group}/{version}`: path resolution (scope from
 //! the registry, not the path shape), then one module per verb, as kube-apiserver's handlers:
-//! [`read`] (get and list), [`watching`], [`create`], [`update`], [`patch`] and [`delete`],
+//! [`read`] (get and list), [`watch`], [`create`], [`update`], [`patch`] and [`delete`],
 //! each for the collections, objects and subresources it serves.
 
 mod connect;
@@ -9,7 +9,7 @@ mod delete;
 mod patch;
 mod read;
 mod update;
-mod watching;
+mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,9 +21,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::AppState;
+use crate::errors::{ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES};
 use crate::registry::kinds::ResourceDef;
 use crate::registry::{PatchType, Registry, WriteOptions};
-use crate::status::{ApiError, ApiResult, BODY_MEDIA_TYPES, CUSTOM_RESOURCE_PATCH_MEDIA_TYPES};
 use crate::storage::selectors::{FieldSelector, LabelSelector};
 
 #[derive(Debug)]
@@ -359,7 +359,7 @@ async fn handle_inner(
     match method {
         Method::GET => match target {
             Target::Collection { namespace } if truthy(&request.q, "watch") => {
-                watching::watch(request, namespace.as_deref()).await
+                watch::watch(request, namespace.as_deref()).await
             }
             target => read::get(request, target),
         },

@@ -6,8 +6,8 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::{explicit_manager, json_response, patch_type, require_verb, Request, Target};
+use crate::errors::{ApiError, ApiResult};
 use crate::registry::PatchType;
-use crate::status::{ApiError, ApiResult};
 
 pub(super) fn patch(request: Request<'_>, target: Target) -> ApiResult<Response> {
     let (registry, def, q) = (&request.app.registry, &request.def, &request.q);

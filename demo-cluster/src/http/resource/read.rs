@@ -15,11 +15,11 @@ use super::{
     json_response, json_with, parse_rv, parse_selectors, require_verb, truthy, version_params,
     Request, Target,
 };
+use crate::errors::{ApiError, ApiResult};
 use crate::http::negotiate::{include_object, negotiate_output, Output};
 use crate::http::{table, AppState};
 use crate::registry::kinds::ResourceDef;
 use crate::registry::Registry;
-use crate::status::{ApiError, ApiResult};
 use crate::storage::object::{write_partial_metadata, ObjectRef, StoredObject};
 
 /// GET of a collection (list), an object, or a subresource.
@@ -70,7 +70,7 @@ fn log(request: &Request<'_>, ns: &str, name: &str) -> ApiResult<Response> {
             })
             .transpose()
     };
-    let opts = crate::logs::LogOptions {
+    let opts = crate::pod_logs::LogOptions {
         container,
         follow: truthy(q, "follow"),
         timestamps: truthy(q, "timestamps"),
@@ -78,7 +78,7 @@ fn log(request: &Request<'_>, ns: &str, name: &str) -> ApiResult<Response> {
         tail_lines: number("tailLines")?.map(|n| n.max(0) as usize),
         since_seconds: number("sinceSeconds")?,
     };
-    crate::logs::respond(registry.clone(), ns, &pod, opts)
+    crate::pod_logs::respond(registry.clone(), ns, &pod, opts)
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]

@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::{json_response, require_verb, Request, Target};
-use crate::status::{ApiError, ApiResult};
+use crate::errors::{ApiError, ApiResult};
 
 pub(super) fn update(request: Request<'_>, target: Target) -> ApiResult<Response> {
     let (registry, def) = (&request.app.registry, &request.def);

@@ -5,8 +5,8 @@ use serde_json::{json, Map, Value};
 
 use super::printing::{Col, Printer};
 use super::Strategy;
+use crate::errors::Cause;
 use crate::names::is_dns1123_label;
-use crate::status::Cause;
 use crate::storage::selectors::{labels_of, LabelSelector};
 
 pub fn ensure_object<'a>(obj: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {

@@ -27,7 +27,8 @@ pub struct Col {
     pub priority: i64,
 }
 
-pub const fn c(name: &'static str, priority: i64) -> Col {
+/// A column kubectl's printers declare as `string`, the type of most.
+pub const fn column(name: &'static str, priority: i64) -> Col {
     Col {
         name,
         kind: "string",
@@ -41,7 +42,7 @@ pub const fn c(name: &'static str, priority: i64) -> Col {
 pub const fn count(name: &'static str, priority: i64) -> Col {
     Col {
         kind: "integer",
-        ..c(name, priority)
+        ..column(name, priority)
     }
 }
 
@@ -50,7 +51,7 @@ pub const fn count(name: &'static str, priority: i64) -> Col {
 pub const fn boolean(name: &'static str, priority: i64) -> Col {
     Col {
         kind: "boolean",
-        ..c(name, priority)
+        ..column(name, priority)
     }
 }
 
@@ -58,7 +59,7 @@ pub const fn boolean(name: &'static str, priority: i64) -> Col {
 pub const fn date(name: &'static str, priority: i64) -> Col {
     Col {
         kind: "date",
-        ..c(name, priority)
+        ..column(name, priority)
     }
 }
 
@@ -66,7 +67,7 @@ pub const fn date(name: &'static str, priority: i64) -> Col {
 pub const fn name_format(name: &'static str, priority: i64) -> Col {
     Col {
         format: "name",
-        ..c(name, priority)
+        ..column(name, priority)
     }
 }
 
@@ -142,7 +143,9 @@ pub fn job_duration(status: &Value) -> String {
     }
 }
 
-pub fn s(v: &Value) -> String {
+/// A JSON value as a cell's text: a string as it is, null as nothing, anything else as
+/// JSON.
+pub fn value_text(v: &Value) -> String {
     match v {
         Value::String(x) => x.clone(),
         Value::Null => String::new(),
@@ -154,7 +157,7 @@ pub fn s(v: &Value) -> String {
 /// `kind/name`); None when there is no reference.
 pub fn reference(r: &Value, first: &str, second: &str) -> Option<String> {
     r.is_object()
-        .then(|| format!("{}/{}", s(&r[first]), s(&r[second])))
+        .then(|| format!("{}/{}", value_text(&r[first]), value_text(&r[second])))
 }
 
 pub fn or_none(x: String) -> Value {
@@ -178,7 +181,7 @@ pub fn template_cells(spec: &Value) -> [Value; 2] {
     let joined = |field: &str| {
         containers
             .iter()
-            .map(|c| s(&c[field]))
+            .map(|c| value_text(&c[field]))
             .collect::<Vec<_>>()
             .join(",")
     };
@@ -221,7 +224,7 @@ pub fn key_values(map: &Value) -> String {
     map.as_object()
         .map(|m| {
             m.iter()
-                .map(|(k, v)| format!("{k}={}", s(v)))
+                .map(|(k, v)| format!("{k}={}", value_text(v)))
                 .collect::<Vec<_>>()
                 .join(",")
         })

@@ -1,0 +1,3 @@
+//! apiextensions.k8s.io: CustomResourceDefinitions.
+
+pub(crate) mod customresourcedefinitions;

@@ -1,0 +1,3 @@
+//! apiregistration.k8s.io: APIServices.
+
+pub(crate) mod apiservices;

@@ -1,0 +1,4 @@
+//! batch/v1: Jobs and CronJobs.
+
+pub(crate) mod cronjobs;
+pub(crate) mod jobs;

@@ -1,0 +1,5 @@
+//! certificates.k8s.io: certificate requests and trust bundles.
+
+pub(crate) mod certificatesigningrequests;
+pub(crate) mod clustertrustbundles;
+pub(crate) mod podcertificaterequests;

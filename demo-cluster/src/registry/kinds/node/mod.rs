@@ -1,0 +1,3 @@
+//! node.k8s.io: RuntimeClasses.
+
+pub(crate) mod runtimeclasses;

@@ -1,0 +1,3 @@
+//! policy/v1: PodDisruptionBudgets.
+
+pub(crate) mod poddisruptionbudgets;

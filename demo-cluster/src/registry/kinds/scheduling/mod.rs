@@ -1,0 +1,3 @@
+//! scheduling.k8s.io: PriorityClasses.
+
+pub(crate) mod priorityclasses;

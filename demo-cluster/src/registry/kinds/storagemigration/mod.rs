@@ -1,0 +1,3 @@
+//! storagemigration.k8s.io: StorageVersionMigrations.
+
+pub(crate) mod storageversionmigrations;
