@@ -895,6 +895,32 @@ mod tests {
     }
 
     #[test]
+    fn a_resume_answered_410_relists_at_once() {
+        let (mut watcher, _) = Watcher::new(key(), ListMode::Paged, 1);
+        let step = watcher.on(page(vec![obj("a", 1)], "5", None), 0.0);
+        assert!(query(&step.command).contains("watch=true"));
+        assert_eq!(watcher.status().phase, StreamPhase::Live);
+        // A clean end resumes from version 5; the server answers the resume with HTTP 410.
+        let step = watcher.on(Input::StreamEnded, 5_000.0);
+        assert!(query(&step.command).contains("resourceVersion=5"));
+        let gone = ApiError::from_response(
+            410,
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired","message":"too old resource version: 5 (9)"}"#,
+        );
+        let step = watcher.on(Input::StreamFailed(gone), 5_001.0);
+        // Not a backoff and a resume from the same version: a list, at once, rows kept.
+        assert!(step.changes.is_empty());
+        assert!(query(&step.command).ends_with("limit=100"), "{step:?}");
+        assert_eq!(delay(&step.command), 0);
+        assert_eq!(watcher.status().phase, StreamPhase::Relisting);
+        assert_eq!(watcher.status().relists, 1);
+        let step = watcher.on(page(vec![obj("b", 9)], "9", None), 5_100.0);
+        assert_eq!(step.changes, vec![StoreChange::Replace(vec![obj("b", 9)])]);
+        assert!(query(&step.command).contains("resourceVersion=9"));
+        assert_eq!(watcher.status().phase, StreamPhase::Live);
+    }
+
+    #[test]
     fn streaming_list_buffers_until_the_end_bookmark_and_falls_back_when_refused() {
         let (mut watcher, first) = Watcher::new(key(), ListMode::Streaming, 1);
         assert!(query(&first).contains("sendInitialEvents=true"));
