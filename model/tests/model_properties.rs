@@ -171,7 +171,21 @@ proptest! {
 
     #[test]
     fn any_text_as_yaml_parses_or_fails_with_a_position(text in "[ a-z0-9:\\-\\[\\]{},&*!|>'\"#\n]{0,200}") {
-        let _ = parse_documents(&text);
+        if let Err(error) = parse_documents(&text) {
+            // The position is in the text: a line of it, and a column on that line (or just
+            // past its end, where the text stops too early).
+            let lines: Vec<&str> = text.split('\n').collect();
+            prop_assert!(
+                (1..=lines.len()).contains(&error.line),
+                "line {} of {} lines: {:?} in {:?}", error.line, lines.len(), error, text
+            );
+            let width = lines[error.line - 1].chars().count();
+            prop_assert!(
+                (1..=width + 1).contains(&error.column),
+                "column {} of a line {} wide: {:?} in {:?}", error.column, width, error, text
+            );
+            prop_assert!(!error.message.trim().is_empty(), "{:?}", error);
+        }
     }
 
     #[test]
