@@ -3,7 +3,7 @@
 //! one is compiled as `#[ignore]` and shows as *ignored* in cargo's summary instead of passing
 //! silently.
 //!
-//! Under CI (`CI=true`) every cfg is set: CI is meant to have all of them, so a missing tool
+//! Under CI (`CI=true` or `CI=1`, see [`in_ci`]) every cfg is set: CI is meant to have all of them, so a missing tool
 //! or fixture makes its tests run and fail with a clear message instead of being skipped.
 //!
 //! Use in a test: `#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]`.
@@ -20,7 +20,9 @@ pub struct Probe {
     pub present: bool,
 }
 
-/// Under CI every optional dependency is required.
+/// Under CI every optional dependency is required. The one rule for "under CI", used by the
+/// build scripts, xtask and the tests alike: `CI` is `true` (as `.ci/run` and most CI
+/// services set it) or `1`.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }

@@ -159,7 +159,7 @@ async fn tree_ready_time_with_300_crd_groups() {
             .await;
         }
         // CI has the shared fixtures: there a missing one is a failure, never a quiet skip.
-        Err(error) if std::env::var("CI").as_deref() == Ok("true") => {
+        Err(error) if common::test_env::in_ci() => {
             panic!("bench ui: fixture not found at {fixture} ({error}), and CI has it")
         }
         Err(error) => println!(

@@ -10,6 +10,8 @@ mod cmd;
 mod layering;
 mod setup;
 mod split;
+#[path = "../../build-support/test_env.rs"]
+mod test_env;
 mod test;
 
 use anyhow::{bail, Result};

@@ -251,7 +251,7 @@ fn kubectl() -> Result<()> {
     let advice =
         "install kubectl 1.28 or newer on PATH (Debian/Ubuntu: the `kubectl` package from \
                   the Kubernetes apt repository; or a release binary), then run this again";
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if crate::test_env::in_ci() {
         bail!("kubectl is missing and CI requires it: {advice}");
     }
     println!("xtask: warning: kubectl not found: its tests will show as ignored; {advice}");
@@ -320,7 +320,7 @@ fn control_plane() -> Result<()> {
             "no {} (the real control plane beside the clone); or set KUBEBUILDER_ASSETS",
             source.display()
         );
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
+        if crate::test_env::in_ci() {
             bail!("CI requires the real control plane: {advice}");
         }
         println!("xtask: warning: {advice}: the real-cluster tests will show as ignored");
