@@ -16,6 +16,7 @@ use common::{logged_requests, wait_for, wait_until, Backend, Harness, ProxyMode,
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
 use thirtyfour::prelude::*;
 
 /// The editor's text, line by line as CodeMirror draws it (small documents: all drawn).
@@ -353,6 +354,9 @@ async fn apply_conflicts_name_the_owner_and_force_takes_the_field(backend: Backe
     harness.stop().await;
 }
 
+/// A finalizer of the test's own, holding an object until the test lets it go.
+const HOLD: &str = "kube-atlas.test/hold";
+
 on_both_backends!(scale_and_delete_with_foreground_propagation);
 async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
     let harness = Harness::start_on(backend).await;
@@ -415,6 +419,28 @@ async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
         .expect("remove the label");
     wait_until("the label is removed", label_of, Option::is_none).await;
 
+    // A finalizer of the test's own holds the ReplicaSets, so the window in which a
+    // foreground delete keeps the Deployment is as long as the test needs to look at it.
+    let held_sets: Vec<String> = replica_sets
+        .list(&ListParams::default())
+        .await
+        .expect("the ReplicaSets")
+        .items
+        .into_iter()
+        .filter_map(|rs| rs.metadata.name)
+        .collect();
+    assert!(!held_sets.is_empty(), "the Deployment owns a ReplicaSet");
+    for name in &held_sets {
+        replica_sets
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"finalizers": [HOLD]}})),
+            )
+            .await
+            .expect("hold the ReplicaSet");
+    }
+
     click_button(&harness.driver, "Delete").await;
     let dialog = wait_for(&harness.driver, "[role=dialog]").await;
     let text = dialog.text().await.unwrap_or_default();
@@ -431,26 +457,85 @@ async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
         .expect("choose foreground");
     harness.screenshot("edit-delete-confirm").await;
     click_button(&harness.driver, "Delete Deployment web").await;
-    // Foreground: the Deployment waits, Terminating, until what it owns is gone; then goes.
-    wait_until(
-        "the Deployment is deleted in the foreground",
-        async || match deployments.get_opt("web").await {
-            Ok(Some(d)) => {
-                let finalizers = d.metadata.finalizers.unwrap_or_default();
-                if finalizers.iter().any(|f| f == "foregroundDeletion") {
-                    "terminating"
-                } else {
-                    "present"
-                }
-            }
-            Ok(None) => "gone",
-            Err(_) => "error",
+    // The DELETE asked for it.
+    let path = "/apis/apps/v1/namespaces/ops/deployments/web";
+    let deletes = wait_until(
+        "the DELETE is in the request log",
+        async || {
+            logged_requests(&harness.driver)
+                .await
+                .into_iter()
+                .filter(|(method, _, logged)| method == "DELETE" && logged.starts_with(path))
+                .map(|(_, _, logged)| logged)
+                .collect::<Vec<_>>()
         },
-        |state| *state == "terminating" || *state == "gone",
+        |deletes| !deletes.is_empty(),
     )
     .await;
+    assert!(
+        deletes
+            .iter()
+            .all(|d| d.contains("propagationPolicy=Foreground")),
+        "the DELETE carried propagationPolicy=Foreground: {deletes:?}"
+    );
+    // What Foreground does: the garbage collector deletes the dependents first (each
+    // ReplicaSet is marked for deletion, held by the test's finalizer), while the Deployment
+    // stays, marked and carrying `foregroundDeletion`, until they are gone.
     wait_until(
-        "its ReplicaSets go with it",
+        "the ReplicaSets are being deleted",
+        async || {
+            replica_sets
+                .list(&ListParams::default())
+                .await
+                .map(|l| {
+                    l.items
+                        .iter()
+                        .map(|rs| rs.metadata.deletion_timestamp.is_some())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        },
+        |marked| marked.len() == held_sets.len() && marked.iter().all(|m| *m),
+    )
+    .await;
+    let owner_state = async || match deployments.get_opt("web").await {
+        Ok(Some(d)) => format!(
+            "present: deletionTimestamp {}, finalizers {:?}",
+            d.metadata.deletion_timestamp.is_some(),
+            d.metadata.finalizers.unwrap_or_default()
+        ),
+        Ok(None) => "gone".to_string(),
+        Err(e) => format!("error: {e}"),
+    };
+    let waiting = "present: deletionTimestamp true, finalizers [\"foregroundDeletion\"]";
+    let state = owner_state().await;
+    assert_eq!(
+        state, waiting,
+        "the Deployment waits for its ReplicaSets, marked, with the foregroundDeletion finalizer"
+    );
+    // The dependents go; then the owner goes.
+    for name in &held_sets {
+        let kept: Vec<String> = replica_sets
+            .get(name)
+            .await
+            .expect("the held ReplicaSet")
+            .metadata
+            .finalizers
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f != HOLD)
+            .collect();
+        replica_sets
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"finalizers": kept}})),
+            )
+            .await
+            .expect("release the ReplicaSet");
+    }
+    wait_until(
+        "its ReplicaSets go",
         async || {
             replica_sets
                 .list(&ListParams::default())
@@ -460,6 +545,10 @@ async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
         },
         |n| *n == 0,
     )
+    .await;
+    wait_until("then the Deployment goes", owner_state, |state| {
+        state == "gone"
+    })
     .await;
     harness.stop().await;
 }
