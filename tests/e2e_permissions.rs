@@ -12,7 +12,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{logged_requests, texts_at, wait_for, wait_until, Backend, Harness};
+use common::{
+    logged_requests, stream_phases, texts_at, wait_for, wait_until, Backend, Harness,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use serde_json::json;
@@ -109,14 +111,31 @@ async fn a_viewer_sees_what_they_may_do(backend: Backend) {
             .is_empty(),
         "a refused list names no transport"
     );
+    // The stream is forbidden and no retry is scheduled: no countdown.
+    let phases = wait_until(
+        "the status line says the stream is forbidden",
+        async || stream_phases(&harness.driver).await,
+        |phases| !phases.is_empty() && phases.iter().all(|(phase, _)| phase == "forbidden"),
+    )
+    .await;
+    assert!(
+        phases.iter().all(|(_, details)| !details.contains("retrying in")),
+        "no retry is scheduled: {phases:?}"
+    );
     let refused_path = "/api/v1/namespaces/kube-system/pods";
     let asked = forbidden_requests(&harness, refused_path).await;
     assert!(asked >= 1, "the refused list is in the request log");
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    // Past the time a retry would have been sent: still no more requests, still forbidden.
+    tokio::time::sleep(common::after_the_next_retry()).await;
     assert_eq!(
         forbidden_requests(&harness, refused_path).await,
         asked,
         "a forbidden list is not retried by itself"
+    );
+    let phases = stream_phases(&harness.driver).await;
+    assert!(
+        !phases.is_empty() && phases.iter().all(|(phase, _)| phase == "forbidden"),
+        "{phases:?}"
     );
     harness.screenshot("permissions-forbidden-namespace").await;
     // Asked to, it tries once more (and is refused again).

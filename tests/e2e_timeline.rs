@@ -11,7 +11,9 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{texts_at, wait_for, wait_until, wait_until_within, Backend, Harness, ProxyMode};
+use common::{
+    stream_phases, texts_at, wait_for, wait_until, wait_until_within, Backend, Harness, ProxyMode,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
@@ -184,9 +186,24 @@ async fn the_activity_view_stays_while_the_objects_first_read_fails(backend: Bac
         )
         .await
         .expect("mark the view");
-    // Refused, nothing is asked again by itself.
+    // Refused, nothing is asked again by itself: the refused stream says Forbidden with no
+    // retry countdown, none of the page's streams is waiting to retry, and past the time a
+    // retry would have been sent the proxy has not been asked again.
+    let phases = wait_until(
+        "a stream of the page says it is forbidden",
+        async || stream_phases(&harness.driver).await,
+        |phases| phases.iter().any(|(phase, _)| phase == "forbidden"),
+    )
+    .await;
+    assert!(
+        phases
+            .iter()
+            .all(|(phase, details)| phase != "reconnecting" && !details.contains("retrying in")),
+        "no retry is scheduled: {phases:?}"
+    );
     let left = mode.answers_left();
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert!(left < 6, "the proxy refused reads: {left} refusals left");
+    tokio::time::sleep(common::after_the_next_retry()).await;
     assert_eq!(mode.answers_left(), left, "a 403 is not retried by itself");
     // Six refusals spread over the page's watches: Try again until every read got through.
     wait_until_within(

@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 
 use thirtyfour::prelude::*;
 
+/// Whether this is CI: the one rule shared with the build scripts and xtask.
+#[path = "../../build-support/test_env.rs"]
+pub mod test_env;
+
 /// The API server a test runs the dashboard against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -1508,6 +1512,27 @@ pub async fn texts_at(driver: &WebDriver, css: &str, attribute: Option<&str>) ->
         .ok()
         .and_then(|r| r.convert::<Vec<String>>().ok())
         .unwrap_or_default()
+}
+
+/// Every stream status line on the page: its phase (`data-phase`) and its details.
+pub async fn stream_phases(driver: &WebDriver) -> Vec<(String, String)> {
+    driver
+        .execute(
+            "return Array.from(document.querySelectorAll('.stream-status')).map(s =>
+                [s.dataset.phase || '', (s.querySelector('.stream-details') || {}).textContent || '']);",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<(String, String)>>().ok())
+        .unwrap_or_default()
+}
+
+/// Longer than any retry a failed request schedules after up to three failures (the
+/// backoff's ceiling then, jitter at most scales it down), plus a second for the request:
+/// the request count after this long shows whether a retry happened.
+pub fn after_the_next_retry() -> Duration {
+    Duration::from_millis(u64::from(kube_atlas::model::watch::backoff::BASE_DELAY_MS) * 4 + 1_000)
 }
 
 /// Runs each `async fn NAME(backend: Backend)` as two tests, `NAME::demo_cluster` and
