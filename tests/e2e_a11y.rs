@@ -38,27 +38,92 @@ async fn violations(harness: &Harness, axe: &str) -> Vec<String> {
             .await
             .expect("axe-core injected");
     }
+    // axe-core's result, checked for its shape: a result without its lists (a failed or
+    // changed axe) is an error, never "no violations"; and a run that checked nothing
+    // (no rule passed) audited nothing.
     let found = harness
         .driver
         .execute(
-            "return axe.run(document, {resultTypes: ['violations']}).then(result =>
-                result.violations
-                    .filter(v => v.impact === 'serious' || v.impact === 'critical')
-                    .map(v => v.impact + ' ' + v.id + ': ' + v.help + ' — ' +
-                        v.nodes.slice(0, 4).map(n => n.target.join(' ') + ' (' +
-                            (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 160) + ')').join('; ')));",
+            "return axe.run(document, {resultTypes: ['violations']}).then(result => {
+                if (!result || !Array.isArray(result.violations) || !Array.isArray(result.passes)) {
+                    return {malformed: JSON.stringify(result).slice(0, 300)};
+                }
+                return {
+                    passes: result.passes.length,
+                    violations: result.violations
+                        .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                        .map(v => v.impact + ' ' + v.id + ': ' + v.help + ' — ' +
+                            v.nodes.slice(0, 4).map(n => n.target.join(' ') + ' (' +
+                                (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 160) + ')').join('; ')),
+                };
+            });",
             vec![],
         )
         .await
         .expect("axe-core ran");
-    found.convert::<Vec<String>>().unwrap_or_default()
+    let result: AxeResult = found
+        .convert()
+        .unwrap_or_else(|e| panic!("axe-core's result is not a result: {e}: {:?}", found.json()));
+    match result {
+        AxeResult::Malformed { malformed } => panic!("axe-core's result is malformed: {malformed}"),
+        AxeResult::Ran { passes, violations } => {
+            assert!(passes > 0, "axe-core checked nothing on the page");
+            violations
+        }
+    }
 }
 
-/// Waits for the page's content, then a moment for live data to settle.
+/// What the audit script returns.
+#[derive(serde::Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+enum AxeResult {
+    Ran {
+        passes: usize,
+        violations: Vec<String>,
+    },
+    Malformed {
+        malformed: String,
+    },
+}
+
+/// Waits for the page's content, then until it has settled: every live view on it is live
+/// (its first list loaded, following changes), web fonts are loaded, and the page has not
+/// changed for 300 ms (live data may change it later, as a user would see it).
 async fn settle(harness: &Harness, css: &str) {
     wait_for(&harness.driver, css).await;
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let settled = harness
+        .driver
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const deadline = performance.now() + 20000;
+             let changed = performance.now();
+             const observer = new MutationObserver(() => { changed = performance.now(); });
+             observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+             document.fonts.ready.then(() => {
+                 const check = () => {
+                     const phases = Array.from(document.querySelectorAll('.stream-status'))
+                         .map(s => s.dataset.phase);
+                     const live = phases.every(p => p === 'live');
+                     const quiet = performance.now() - changed >= 300;
+                     if (live && quiet) { observer.disconnect(); done('settled'); }
+                     else if (performance.now() > deadline) {
+                         observer.disconnect();
+                         done('not settled: phases ' + JSON.stringify(phases) + (quiet ? '' : ', still changing'));
+                     } else { setTimeout(check, 50); }
+                 };
+                 check();
+             });",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<String>().ok())
+        .unwrap_or_else(|| "no answer".into());
+    assert_eq!(settled, "settled", "{css}");
 }
+
+/// The light theme's page background (`--bg` in style/main.css).
+const LIGHT_BACKGROUND: &str = "rgb(246, 247, 249)";
 
 /// The pages audited, each with what shows it is drawn.
 const PAGES: &[(&str, &str)] = &[
@@ -156,6 +221,26 @@ async fn every_page_passes_axe_core_in_both_themes() {
             Harness::start().await
         };
         let theme = if dark { "dark" } else { "light" };
+        // The theme audited is the one asked for: the page's background as drawn.
+        harness.open("#/").await;
+        settle(&harness, ".overview-page").await;
+        let (prefers_dark, background) = harness
+            .driver
+            .execute(
+                "return [matchMedia('(prefers-color-scheme: dark)').matches,
+                         getComputedStyle(document.body).backgroundColor];",
+                vec![],
+            )
+            .await
+            .ok()
+            .and_then(|r| r.convert::<(bool, String)>().ok())
+            .expect("the page's colour scheme");
+        assert_eq!(prefers_dark, dark, "the browser prefers the {theme} theme");
+        assert_eq!(
+            background,
+            if dark { "rgb(15, 18, 22)" } else { LIGHT_BACKGROUND },
+            "the page is drawn in the {theme} theme"
+        );
         problems.extend(audit(&harness, theme).await);
         harness.stop().await;
     }
