@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::{wait_for, Backend, Harness};
 use futures::{stream, StreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, ListParams, PostParams};
 use kube_atlas::model::watch::key::{FIRST_PAGE_SIZE, PAGE_SIZE};
 use thirtyfour::prelude::*;
 
@@ -201,18 +201,45 @@ async fn selectors_narrow_the_list_and_bad_ones_are_caught_before_sending() {
     let url = driver.current_url().await.expect("url").to_string();
     assert!(url.contains("l=app%3Dnginx"), "{url}");
 
-    // Field selectors go to the server too.
+    // Field selectors go to the server too. The seeded Job's pod finishes within seconds;
+    // wait until the server has it, so the narrowed list cannot be empty.
+    let pods: Api<Pod> = Api::all(harness.kube_client());
+    let finished_on_server = common::wait_until(
+        "a pod has finished (the seeded Job pi's)",
+        async || {
+            pods.list(&ListParams::default().fields("status.phase=Succeeded"))
+                .await
+                .map(|l| {
+                    l.items
+                        .into_iter()
+                        .filter_map(|p| p.metadata.name)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        },
+        |names| names.iter().any(|n| n.starts_with("pi-")),
+    )
+    .await;
     harness
         .open("#/list/core/v1/pods?f=status.phase%3DSucceeded")
         .await;
     wait_for_text(driver, ".list-count", |t| t.ends_with(" loaded")).await;
     // How many pods have finished depends on how long the CronJob has run: what holds is
-    // that every row shown is one (STATUS Completed), none of the running ones.
+    // that the ones the server had finished are shown, and every row shown is one (STATUS
+    // Completed), none of the running ones.
     let finished = rows(driver).await;
+    let shown_names: Vec<&str> = finished.iter().map(|r| r[0].as_str()).collect();
     assert!(
-        finished
+        finished_on_server
             .iter()
-            .all(|r| r.iter().any(|cell| cell == "Completed")),
+            .all(|n| shown_names.contains(&n.as_str())),
+        "the finished pods {finished_on_server:?} are shown: {finished:?}"
+    );
+    assert!(
+        !finished.is_empty()
+            && finished
+                .iter()
+                .all(|r| r.iter().any(|cell| cell == "Completed")),
         "{finished:?}"
     );
     assert!(

@@ -167,15 +167,22 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
         |available| *available == Some(1),
     )
     .await;
+    // Its page has loaded what it owns (its ReplicaSet in the owner graph) and its verdict
+    // is OK: no Diagnosis drawn.
     wait_until(
-        "the healthy Deployment's page shows no Diagnosis",
+        "the healthy Deployment's page has loaded what it owns and shows no Diagnosis",
         async || {
             (
-                texts_at(&harness.driver, "h1", None).await,
+                page_verdict(&harness, "healthy").await,
+                texts_at(&harness.driver, ".owner-graph a", None).await,
                 texts_at(&harness.driver, ".diagnosis", None).await,
             )
         },
-        |(title, diagnosis)| title.iter().any(|t| t == "healthy") && diagnosis.is_empty(),
+        |(verdict, owned, diagnosis)| {
+            verdict.as_deref() == Some("ok")
+                && owned.iter().any(|o| o.contains("healthy-"))
+                && diagnosis.is_empty()
+        },
     )
     .await;
 
@@ -238,9 +245,29 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
         .await
         .expect("nodeSelector removed");
     wait_until(
-        "the scheduling finding goes once the nodeSelector is removed",
-        async || headlines(&harness).await,
-        |shown| shown.iter().all(|h| !h.contains("cannot be scheduled")),
+        "the unplaceable Deployment becomes available once the nodeSelector is removed",
+        async || {
+            deployments
+                .get("unplaceable")
+                .await
+                .ok()
+                .and_then(|d| d.status)
+                .and_then(|s| s.available_replicas)
+        },
+        |available| *available == Some(1),
+    )
+    .await;
+    // The page, still showing the Deployment and what it owns, now has a verdict of OK: the
+    // scheduling finding went live, and no other took its place.
+    wait_until(
+        "the unplaceable Deployment's page says OK once its pods are scheduled",
+        async || {
+            (
+                page_verdict(&harness, "unplaceable").await,
+                headlines(&harness).await,
+            )
+        },
+        |(verdict, shown)| verdict.as_deref() == Some("ok") && shown.is_empty(),
     )
     .await;
     harness.stop().await;

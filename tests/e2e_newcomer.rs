@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{wait_for, wait_until, Backend, Harness};
+use common::{texts_at, wait_for, wait_until, Backend, Harness};
 use thirtyfour::prelude::*;
 
 /// Types `keys` into whatever has focus (the page body when nothing does).
@@ -147,12 +147,30 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         ))
         .await;
     let editor = wait_for(&harness.driver, ".cm-content").await;
+    let typed_in_editor = async || {
+        texts_at(&harness.driver, ".cm-content", None)
+            .await
+            .first()
+            .map(|text| text.matches("gp").count())
+    };
+    let before = wait_until("the editor shows the YAML", typed_in_editor, |n| {
+        n.is_some()
+    })
+    .await;
     editor.click().await.expect("focus the editor");
     type_keys(&harness, "gp").await;
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // The keys went into the text (once their keydowns were handled, a shortcut would have
+    // fired), and the page stayed on the editor.
+    wait_until(
+        "g p typed in the editor lands in its text",
+        typed_in_editor,
+        |n| *n == before.map(|b| b + 1),
+    )
+    .await;
+    let hash = harness.hash().await;
     assert!(
-        harness.hash().await.contains("tab=edit"),
-        "g p typed in the editor stays in the editor"
+        hash.contains("tab=edit"),
+        "g p typed in the editor stays in the editor: {hash}"
     );
 
     // `?` lists the shortcuts.
