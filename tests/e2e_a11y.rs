@@ -238,7 +238,11 @@ async fn every_page_passes_axe_core_in_both_themes() {
         assert_eq!(prefers_dark, dark, "the browser prefers the {theme} theme");
         assert_eq!(
             background,
-            if dark { "rgb(15, 18, 22)" } else { LIGHT_BACKGROUND },
+            if dark {
+                "rgb(15, 18, 22)"
+            } else {
+                LIGHT_BACKGROUND
+            },
             "the page is drawn in the {theme} theme"
         );
         problems.extend(audit(&harness, theme).await);

@@ -12,9 +12,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{
-    logged_requests, stream_phases, texts_at, wait_for, wait_until, Backend, Harness,
-};
+use common::{logged_requests, stream_phases, texts_at, wait_for, wait_until, Backend, Harness};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use serde_json::json;
@@ -119,7 +117,9 @@ async fn a_viewer_sees_what_they_may_do(backend: Backend) {
     )
     .await;
     assert!(
-        phases.iter().all(|(_, details)| !details.contains("retrying in")),
+        phases
+            .iter()
+            .all(|(_, details)| !details.contains("retrying in")),
         "no retry is scheduled: {phases:?}"
     );
     let refused_path = "/api/v1/namespaces/kube-system/pods";

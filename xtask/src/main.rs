@@ -10,9 +10,9 @@ mod cmd;
 mod layering;
 mod setup;
 mod split;
+mod test;
 #[path = "../../build-support/test_env.rs"]
 mod test_env;
-mod test;
 
 use anyhow::{bail, Result};
 
