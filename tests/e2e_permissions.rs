@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{logged_requests, stream_phases, texts_at, wait_for, wait_until, Backend, Harness};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};

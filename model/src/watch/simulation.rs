@@ -332,7 +332,7 @@ impl ModelServer {
         if rv < self.compacted {
             // kube-apiserver answers a resume from before compaction either way: with HTTP
             // 410 when it knows at once, or with an ERROR event on the opened stream.
-            if rv % 2 == 0 {
+            if rv.is_multiple_of(2) {
                 return Err(status_error(410, "Expired", None));
             }
             stream
