@@ -322,7 +322,7 @@ async fn a_failing_exec_plugin_is_reported_with_its_words_and_the_others_work() 
 async fn a_hanging_exec_plugin_times_out_without_holding_the_others() {
     let stand_in = start_stand_in().await;
     let scripts = tempfile::tempdir().expect("scripts folder");
-    let plugin = write_script(scripts.path(), "hangs.sh", "#!/bin/sh\nsleep 20\n");
+    let plugin = write_script(scripts.path(), "hangs.sh", "#!/bin/sh\nsleep 8\n");
     let config = kubeconfig(
         stand_in.addr,
         &[("sso", exec_user(&plugin)), ("dev", token_user(GOOD_TOKEN))],
