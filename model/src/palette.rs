@@ -49,6 +49,41 @@ pub struct LoadedObject {
     pub name: String,
 }
 
+impl LoadedObject {
+    /// A list row of `resource` (the kind is left for the caller, which has the API tree).
+    pub fn of_row(resource: &ResourceId, row: &crate::table::TableRow) -> LoadedObject {
+        LoadedObject {
+            resource: resource.clone(),
+            kind: String::new(),
+            namespace: row.meta.namespace.clone(),
+            name: row.meta.name.clone(),
+        }
+    }
+
+    /// A whole object of `resource`; None without a name.
+    pub fn of_object(resource: &ResourceId, object: &serde_json::Value) -> Option<LoadedObject> {
+        let text = |pointer: &str| object.pointer(pointer).and_then(serde_json::Value::as_str);
+        Some(LoadedObject {
+            resource: resource.clone(),
+            kind: text("/kind").unwrap_or_default().to_string(),
+            namespace: text("/metadata/namespace").map(str::to_string),
+            name: text("/metadata/name")?.to_string(),
+        })
+    }
+}
+
+/// Objects found in several views, by name then namespace, each once, at most `limit`.
+pub fn distinct_loaded_objects(mut found: Vec<LoadedObject>, limit: usize) -> Vec<LoadedObject> {
+    crate::order::sort_by(&mut found, |a, b| {
+        (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace))
+    });
+    found.dedup_by(|a, b| {
+        a.resource == b.resource && a.namespace == b.namespace && a.name == b.name
+    });
+    found.truncate(limit);
+    found
+}
+
 /// The entries for `input`, given the namespace in view (where lists open), the namespaces
 /// known, and the objects loaded in open views.
 pub fn palette_entries(
@@ -189,6 +224,28 @@ pub fn resource_of_collection(path: &str) -> Option<ResourceId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loaded_objects_are_read_from_objects_and_kept_once() {
+        let pods = ResourceId::new("", "v1", "pods");
+        let object =
+            serde_json::json!({"kind": "Pod", "metadata": {"name": "web", "namespace": "a"}});
+        let found = LoadedObject::of_object(&pods, &object).expect("named");
+        assert_eq!(
+            (found.kind.as_str(), found.namespace.as_deref()),
+            ("Pod", Some("a"))
+        );
+        assert!(LoadedObject::of_object(&pods, &serde_json::json!({"metadata": {}})).is_none());
+        let other = LoadedObject {
+            name: "api".into(),
+            ..found.clone()
+        };
+        let kept = distinct_loaded_objects(vec![found.clone(), other, found], 5);
+        assert_eq!(
+            kept.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
+            ["api", "web"]
+        );
+    }
     use crate::tree::tests::sample_tree;
 
     #[test]

@@ -89,8 +89,8 @@ fn TimelineBody(
     warnings_only: bool,
 ) -> impl IntoView {
     let clock = use_clock();
-    let store: RwSignal<ObjectCache> = live.store.clone().into();
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
+    let store: ReadSignal<ObjectCache> = live.store.clone().into();
+    let status: ReadSignal<WatchStatus> = live.status.clone().into();
     let log = RwSignal::new(EventLog::default());
     let filled = Memo::new(move |_| status.with(|s| s.resource_version.is_some()));
 

@@ -34,7 +34,7 @@ pub fn MergedList(key: WatchKey, options: DecodeOptions, resource: ResourceId) -
         })
         .collect();
     let now = use_clock();
-    let stores: Vec<(String, RwSignal<LiveTable>)> = lives
+    let stores: Vec<(String, ReadSignal<LiveTable>)> = lives
         .iter()
         .map(|(name, live)| (name.clone(), live.store.clone().into()))
         .collect();

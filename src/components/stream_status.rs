@@ -20,8 +20,8 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
     /// Ticks "last change … ago".
     clock: RwSignal<EpochMillis>,
 ) -> impl IntoView {
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
-    let transport: RwSignal<StreamTransport> = live.transport.clone().into();
+    let status: ReadSignal<WatchStatus> = live.status.clone().into();
+    let transport: ReadSignal<StreamTransport> = live.transport.clone().into();
     let path = live.key.collection_path.clone();
     let state = move || status.with(|s| s.phase);
     let headline = move || status.with(|s| s.headline());

@@ -38,8 +38,8 @@ const UNHEALTHY_SHOWN: usize = 6;
 /// One watched collection of whole objects.
 #[derive(Clone, Copy)]
 struct Watched {
-    store: RwSignal<ObjectCache>,
-    status: RwSignal<WatchStatus>,
+    store: ReadSignal<ObjectCache>,
+    status: ReadSignal<WatchStatus>,
     namespaced: bool,
 }
 
@@ -51,7 +51,7 @@ impl Watched {
 
 /// Runs `f` with the objects of every store in `stores`, borrowed (no copies).
 fn with_objects<R>(
-    stores: &[RwSignal<ObjectCache>],
+    stores: &[ReadSignal<ObjectCache>],
     found: Vec<&Value>,
     f: impl for<'b> FnOnce(Vec<&'b Value>) -> R,
 ) -> R {
@@ -64,7 +64,7 @@ fn with_objects<R>(
     }
 }
 
-fn stores(watches: &[Option<Watched>]) -> Vec<RwSignal<ObjectCache>> {
+fn stores(watches: &[Option<Watched>]) -> Vec<ReadSignal<ObjectCache>> {
     watches.iter().flatten().map(|w| w.store).collect()
 }
 

@@ -113,7 +113,7 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
                     &identity.resource,
                     &kind,
                     identity.namespace.as_deref().filter(|_| namespaced),
-                    live.store.clone().into(),
+                    live,
                 );
             }
         });
@@ -334,8 +334,8 @@ fn ListBody(
 ) -> impl IntoView {
     let navigation = use_navigation();
     let now = use_clock();
-    let store: RwSignal<LiveTable> = live.store.clone().into();
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
+    let store: ReadSignal<LiveTable> = live.store.clone().into();
+    let status: ReadSignal<WatchStatus> = live.status.clone().into();
 
     let view_options = Memo::new(move |_| match navigation.page.get() {
         Page::ResourceList(route) => (route.sort, route.filter, route.wide, route.unhealthy),
@@ -414,8 +414,8 @@ fn ListBody(
 /// Progress, the count, what went wrong and what the user should know.
 #[component]
 fn ListStatus(
-    store: RwSignal<LiveTable>,
-    status: RwSignal<WatchStatus>,
+    store: ReadSignal<LiveTable>,
+    status: ReadSignal<WatchStatus>,
     #[prop(into)] shown: Signal<usize>,
 ) -> impl IntoView {
     let loading = move || status.with(|s| s.phase == StreamPhase::Listing);

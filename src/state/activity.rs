@@ -37,7 +37,7 @@ pub fn use_activity(
             kinds.push(own);
         }
     }
-    let mut statuses: Vec<ArcRwSignal<WatchStatus>> = Vec::new();
+    let mut statuses: Vec<ArcReadSignal<WatchStatus>> = Vec::new();
     let stores: Vec<ArcRwSignal<HistoryStore>> = kinds
         .iter()
         .filter(|r| namespace.is_none() || r.resource.namespaced)

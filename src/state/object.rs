@@ -108,8 +108,8 @@ pub fn load_object(
         WatchKey::new(collection, Output::Objects)
             .with_fields(format!("metadata.name={}", escape_field_value(&name))),
     );
-    let store: RwSignal<ObjectCache> = live.store.clone().into();
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
+    let store: ReadSignal<ObjectCache> = live.store.clone().into();
+    let status: ReadSignal<WatchStatus> = live.status.clone().into();
     let object_namespace = namespace.clone().filter(|_| found.resource.namespaced);
     let current = Memo::new(move |_| {
         let ns = object_namespace.as_deref().unwrap_or_default();
@@ -156,33 +156,35 @@ pub fn load_object(
 
     // Downward: the namespace's everyday kinds (`kubectl get all`), whole objects, live: their
     // ownerReferences draw the graph, their status feeds the diagnosis.
-    let downward: Vec<(String, String, RwSignal<ObjectCache>, RwSignal<WatchStatus>)> =
-        match &namespace {
-            Some(ns) if found.resource.namespaced => resolve_category(&tree, "all")
-                .into_iter()
-                .filter(|r| {
-                    r.resource.namespaced
-                        && r.resource.supports("list")
-                        && r.resource.supports("watch")
-                })
-                .map(|r| {
-                    let path = r.collection_path(NamespaceArg::Named(ns)).template();
-                    let watch = use_watch_objects(WatchKey::new(path, Output::Objects));
-                    (
-                        r.api_version(),
-                        r.resource.kind.clone(),
-                        watch.store.into(),
-                        watch.status.into(),
-                    )
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+    let downward: Vec<(
+        String,
+        String,
+        ReadSignal<ObjectCache>,
+        ReadSignal<WatchStatus>,
+    )> = match &namespace {
+        Some(ns) if found.resource.namespaced => resolve_category(&tree, "all")
+            .into_iter()
+            .filter(|r| {
+                r.resource.namespaced && r.resource.supports("list") && r.resource.supports("watch")
+            })
+            .map(|r| {
+                let path = r.collection_path(NamespaceArg::Named(ns)).template();
+                let watch = use_watch_objects(WatchKey::new(path, Output::Objects));
+                (
+                    r.api_version(),
+                    r.resource.kind.clone(),
+                    watch.store.into(),
+                    watch.status.into(),
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let downward = StoredValue::new(downward);
 
     // The namespace's Event objects, for the diagnosis's evidence (shared with the Events
     // and Activity views' stream of the same key).
-    let events: Option<RwSignal<ObjectCache>> = namespace
+    let events: Option<ReadSignal<ObjectCache>> = namespace
         .as_ref()
         .filter(|_| found.resource.namespaced)
         .and_then(|ns| {
@@ -192,7 +194,7 @@ pub fn load_object(
         });
 
     // A StatefulSet's or DaemonSet's revisions (ControllerRevisions are not in `all`).
-    let controller_revisions: Option<RwSignal<ObjectCache>> = namespace
+    let controller_revisions: Option<ReadSignal<ObjectCache>> = namespace
         .as_ref()
         .filter(|_| matches!(found.resource.kind.as_str(), "StatefulSet" | "DaemonSet"))
         .and_then(|ns| {
