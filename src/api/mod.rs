@@ -98,6 +98,40 @@ pub fn set_observer(observer: Rc<dyn RequestObserver>) {
     OBSERVER.with(|slot| *slot.borrow_mut() = Some(observer));
 }
 
+/// A stream's entry in the request log: started now, finished with [`LoggedStream::finish`].
+pub(crate) struct LoggedStream {
+    id: Option<u64>,
+    started: f64,
+}
+
+impl LoggedStream {
+    pub(crate) fn start(request: &ApiRequest, transport: Transport) -> LoggedStream {
+        LoggedStream {
+            id: observe(|o| o.started(request, transport)),
+            started: now_ms(),
+        }
+    }
+
+    /// One message of `bytes` bytes arrived.
+    pub(crate) fn message(&self, bytes: usize) {
+        if let Some(id) = self.id {
+            observe(|o| o.stream_message(id, bytes));
+        }
+    }
+
+    pub(crate) fn finish(&self, status: Option<u16>, bytes: usize, error: Option<String>) {
+        if let Some(id) = self.id {
+            let outcome = RequestOutcome {
+                status,
+                duration_ms: now_ms() - self.started,
+                bytes,
+                error,
+            };
+            observe(|o| o.finished(id, outcome));
+        }
+    }
+}
+
 pub(crate) fn observe<T>(f: impl FnOnce(&dyn RequestObserver) -> T) -> Option<T> {
     let observer = OBSERVER.with(|slot| slot.borrow().clone());
     observer.map(|o| f(o.as_ref()))
