@@ -16,5 +16,7 @@ pub mod pacing;
 pub mod permissions;
 pub mod request_log;
 pub mod rollback;
+pub mod shell;
+pub mod shortcuts;
 pub mod verdicts;
 pub mod watch;
