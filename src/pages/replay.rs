@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::components::history::clock_time;
+use crate::components::time::clock_time;
 use crate::components::{ActivityView, BlameView, TimelineView};
 use crate::model::events::event_record;
 use crate::model::history::{
