@@ -10,14 +10,14 @@ use leptos::prelude::*;
 use crate::components::{ForbiddenNotice, StreamStatusLine};
 use crate::model::age::{human_duration, EpochMillis};
 use crate::model::events::{
-    events_api, events_watch_key, EventApi, EventFilter, EventLog, EventRecord, EventScope,
-    DEFAULT_CAPACITY,
+    events_api, events_watch_key, EventApi, EventFilter, EventRecord, EventScope, DEFAULT_CAPACITY,
 };
 use crate::model::route::{EventsRoute, ObjectRoute, Page};
 use crate::model::watch::{ObjectCache, StreamPhase, WatchStatus};
 use crate::model::ApiTree;
 use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
+use crate::state::events::{use_event_log, UseEventLogOptions, UseEventLogReturn};
 use crate::state::watch::{use_watch_objects, LiveWatch};
 
 /// Rows drawn at first; more on request (the log keeps up to [`DEFAULT_CAPACITY`]).
@@ -89,22 +89,10 @@ fn TimelineBody(
     warnings_only: bool,
 ) -> impl IntoView {
     let clock = use_clock();
-    let store: RwSignal<ObjectCache> = live.store.clone().into();
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
-    let log = RwSignal::new(EventLog::default());
-    let filled = Memo::new(move |_| status.with(|s| s.resource_version.is_some()));
-
-    // The log follows the watch's cache: once per batch of changes (a frame), reading only
-    // the Events whose resourceVersion it does not hold.
-    Effect::new(move |_| {
-        store.track();
-        let complete = filled.get();
-        let changed = store.with_untracked(|cache| {
-            log.try_update_untracked(|log| log.merge_snapshot(cache, complete).changed())
-        });
-        if changed == Some(true) {
-            log.notify();
-        }
+    let status: Signal<WatchStatus> = live.status.clone().into();
+    let UseEventLogReturn { log, filled } = use_event_log(UseEventLogOptions {
+        store: live.store.clone().into(),
+        status,
     });
 
     // A server that rejects the uid field selector: select by kind and name (the log still
