@@ -36,7 +36,7 @@ pub use event_timeline::EventTimeline;
 pub use explorer::{Copyable, ResourceExplorer};
 pub use merged_list::MergedList;
 pub use palette::Palette;
-pub use permissions::{use_denial, DenialReason, ForbiddenNotice};
+pub use permissions::{DenialReason, ForbiddenNotice};
 pub use pod_logs::PodLogs;
 pub use quick_access::QuickAccess;
 pub use record_control::RecordControl;

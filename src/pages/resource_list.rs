@@ -7,9 +7,7 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::{
-    use_denial, ForbiddenNotice, HealthBadge, MergedList, StreamStatusLine, VirtualTable,
-};
+use crate::components::{ForbiddenNotice, HealthBadge, MergedList, StreamStatusLine, VirtualTable};
 use crate::model::diagnosis::Health;
 use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
 use crate::model::permissions::{Question, Scope};
@@ -23,6 +21,7 @@ use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
 use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
+use crate::state::permissions::use_denial;
 use crate::state::verdicts::use_row_verdicts;
 use crate::state::watch::{use_watch_table, LiveWatch};
 

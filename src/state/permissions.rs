@@ -175,3 +175,15 @@ pub fn last_namespace() -> Option<String> {
 pub fn remember_namespace(namespace: &str) {
     local_storage_set(LAST_NAMESPACE_KEY, namespace);
 }
+
+/// Why a write control is disabled (None: enabled). Denied only when the permissions say
+/// no: unknown leaves it to the server.
+pub fn use_denial(
+    question: impl Fn() -> Option<(Question, bool)> + Send + Sync + 'static,
+) -> Signal<Option<String>> {
+    let permissions = use_permissions();
+    Signal::derive(move || {
+        let (question, namespaced) = question()?;
+        (permissions.may(&question) == Permission::Denied).then(|| question.denial(namespaced))
+    })
+}

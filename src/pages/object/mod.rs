@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::components::object_actions::{DeleteAction, ScaleAction};
-use crate::components::{use_denial, ClusterCompare, ForbiddenNotice};
+use crate::components::{ClusterCompare, ForbiddenNotice};
 use crate::components::{PodLogs, StreamStatusLine};
 use crate::model::object_view::{terminating, Terminating};
 use crate::model::permissions::{Question, Scope};
@@ -17,7 +17,8 @@ use crate::pages::object::versions::{text_view, VersionsView};
 use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
-use crate::state::object::{load_object, object_path, use_object_tabs, Gone};
+use crate::state::object::{object_path, use_object, use_object_tabs, Gone, UseObjectOptions};
+use crate::state::permissions::use_denial;
 
 mod summary;
 mod tabs;
@@ -86,13 +87,13 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         }
         .into_any();
     };
-    // `object_path` found the resource, so `load_object` does too.
-    let Some(state) = load_object(
-        tree.clone(),
-        &identity.resource,
-        identity.namespace.clone(),
-        identity.name.clone(),
-    ) else {
+    // `object_path` found the resource, so `use_object` does too.
+    let Some(state) = use_object(UseObjectOptions {
+        tree: tree.clone(),
+        resource: &identity.resource,
+        namespace: identity.namespace.clone(),
+        name: identity.name.clone(),
+    }) else {
         return ().into_any();
     };
     let clock = use_clock();

@@ -12,9 +12,9 @@ use crate::model::route::{ObjectRoute, Page};
 use crate::model::text::with_visible_controls;
 use crate::model::{mapping::kind_to_resource, ApiTree};
 use crate::state::clock::epoch_now;
-use crate::state::object::ObjectState;
+use crate::state::object::UseObjectReturn;
 
-pub(super) fn overview(object: &Value, tree: &ApiTree, state: ObjectState) -> impl IntoView {
+pub(super) fn overview(object: &Value, tree: &ApiTree, state: UseObjectReturn) -> impl IntoView {
     let facts = object_overview(object, epoch_now());
     let uid = facts.uid.clone().unwrap_or_default();
     let reconciling = facts.reconciling();

@@ -19,7 +19,7 @@ use crate::model::ApiTree;
 use crate::pages::object::summary::overview;
 use crate::pages::object::ObjectIdentity;
 use crate::state::activity::use_activity;
-use crate::state::object::ObjectState;
+use crate::state::object::UseObjectReturn;
 use crate::state::rollback::use_rollback;
 use crate::state::watch::WatchHub;
 
@@ -30,7 +30,7 @@ pub(super) struct ObjectPageParts {
     pub(super) tree: ApiTree,
     /// The object's API path.
     pub(super) path: String,
-    pub(super) state: ObjectState,
+    pub(super) state: UseObjectReturn,
     pub(super) has_object: Memo<bool>,
 }
 
@@ -224,7 +224,7 @@ pub(super) fn read_error(error: Signal<Option<String>>) -> Option<impl IntoView>
 /// The object's timeline from its page's watch, following the object as it changes, with
 /// what another open watch saw of it before (taken once: an activity view's writes stay
 /// when its watches close).
-pub(super) fn timeline_of(state: &ObjectState) -> Signal<Option<ObjectTimeline>> {
+pub(super) fn timeline_of(state: &UseObjectReturn) -> Signal<Option<ObjectTimeline>> {
     let history = state.history.clone();
     let object = state.object;
     let key = state.live.key.clone();
