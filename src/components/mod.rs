@@ -25,6 +25,7 @@ pub mod time;
 pub mod timeline;
 pub mod tree;
 pub mod virtual_table;
+pub mod windowing;
 
 pub use activity::ActivityView;
 pub use blame::BlameView;

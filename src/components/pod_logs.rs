@@ -15,9 +15,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::browser::download_text;
-use crate::components::virtual_table::{
-    follow_viewport_height, viewport_height, visible_range_of_rows,
-};
+use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use crate::model::logs::{
     default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
     LogContainer, LogOptions, TailLines, MAX_LINES,
@@ -75,8 +73,15 @@ pub fn PodLogs(
 
     let scroller = NodeRef::<html::Div>::new();
     let sizer = NodeRef::<html::Div>::new();
-    let scroll_top = RwSignal::new(0.0_f64);
-    let viewport = RwSignal::new(400.0_f64);
+    let window = use_windowing(UseWindowingOptions {
+        scroller,
+        row_height: LINE_HEIGHT,
+        count: Signal::derive(move || drawn.get().lines),
+        initial_viewport: 400.0,
+    });
+    let UseWindowingReturn {
+        scroll_top, range, ..
+    } = window;
 
     // Once per frame: size the scroll area for the lines held, keep the view at the bottom
     // (following) or on the same lines (older ones dropped above), then redraw what is in view.
@@ -109,8 +114,7 @@ pub fn PodLogs(
                 let shift = (dropped_since as f64 * LINE_HEIGHT) as i32;
                 el.set_scroll_top((el.scroll_top() - shift).max(0));
             }
-            scroll_top.set(f64::from(el.scroll_top()));
-            viewport.set(viewport_height(&el));
+            window.measure(&el);
         }
         drawn.set(now);
     };
@@ -143,7 +147,6 @@ pub fn PodLogs(
             el.set_scroll_top(el.scroll_height());
         }
     };
-    follow_viewport_height(scroller, viewport);
 
     // Search: highlight, count, and step through matches (which stops following there).
     let reveal = move |number: Option<u64>| {
@@ -186,14 +189,6 @@ pub fn PodLogs(
         }
     };
 
-    let range = Memo::new(move |_| {
-        visible_range_of_rows(
-            scroll_top.get(),
-            viewport.get(),
-            drawn.get().lines,
-            LINE_HEIGHT,
-        )
-    });
     let visible_lines = move || {
         let (start, end) = range.get();
         let version = search.version.get();
