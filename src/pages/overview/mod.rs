@@ -11,7 +11,7 @@ use crate::model::route::{ListRoute, OverviewRoute, Page, Route};
 use crate::model::watch::{ObjectCache, StreamPhase};
 use crate::model::ResourceId;
 use crate::state::discovery::DiscoveryState;
-use crate::state::overview::{use_overview, UseOverviewOptions, UseOverviewReturn, Watched};
+use crate::state::overview::{use_overview, UseOverviewOptions, Watched};
 
 /// Rollouts listed, and unhealthy workloads named.
 pub(crate) const ROLLOUTS_SHOWN: usize = 6;
@@ -108,16 +108,6 @@ pub fn OverviewPage(namespace: Option<String>) -> impl IntoView {
         tree: &tree,
         namespace: namespace.clone(),
     });
-    let UseOverviewReturn {
-        nodes,
-        pods,
-        replica_sets,
-        workloads,
-        events,
-        warnings,
-        clock,
-        now,
-    } = watched;
 
     let elsewhere = Some(Callback::new(|namespace: String| {
         Page::Overview(OverviewRoute {
@@ -137,21 +127,26 @@ pub fn OverviewPage(namespace: Option<String>) -> impl IntoView {
         })
     };
 
-    let nodes_section = nodes::nodes_card(nodes, notice(nodes));
+    let nodes_section = nodes::nodes_card(watched.nodes, notice(watched.nodes));
     let workloads_section = workloads::workloads_card(
-        &workloads,
-        [replica_sets, pods],
-        warnings,
-        now,
+        &watched.workloads,
+        [watched.replica_sets, watched.pods],
+        watched.warnings,
+        watched.now,
         &tree,
         namespace.clone(),
-        notice(workloads[0]),
+        notice(watched.workloads[0]),
     );
-    let pods_section = pods::pods_card(pods, namespace.clone(), notice(pods));
-    let events_section =
-        pods::events_card(events, warnings, clock, namespace.clone(), notice(events));
-    let requests_section = nodes::requests_card(nodes, pods, namespace.clone());
-    let rollouts_section = workloads::rollouts_card(watched.deployments(), now);
+    let pods_section = pods::pods_card(watched.pods, namespace.clone(), notice(watched.pods));
+    let events_section = pods::events_card(
+        watched.events,
+        watched.warnings,
+        watched.clock,
+        namespace.clone(),
+        notice(watched.events),
+    );
+    let requests_section = nodes::requests_card(watched.nodes, watched.pods, namespace.clone());
+    let rollouts_section = workloads::rollouts_card(watched.deployments(), watched.now);
 
     view! {
         <section class="overview-page" aria-label="Cluster overview">
