@@ -18,7 +18,7 @@ use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
 use crate::state::object::{object_path, use_object, use_object_tabs, Gone, UseObjectOptions};
-use crate::state::permissions::use_denial;
+use crate::state::permissions::{use_denial, UseDenialOptions};
 
 mod summary;
 mod tabs;
@@ -53,7 +53,11 @@ impl ObjectIdentity {
         .subresource(subresource)
         .named(&self.name);
         let namespaced = self.namespace.is_some();
-        use_denial(move || Some((question.clone(), namespaced)))
+        use_denial(UseDenialOptions {
+            question,
+            namespaced,
+        })
+        .reason
     }
 
     fn route(&self, tab: ObjectTab) -> ObjectRoute {

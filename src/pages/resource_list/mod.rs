@@ -15,7 +15,7 @@ use crate::model::watch::{Output, WatchKey};
 use crate::model::{mapping::NamespaceArg, ResourceId};
 use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
-use crate::state::permissions::use_denial;
+use crate::state::permissions::{use_denial, UseDenialOptions};
 use crate::state::verdicts::use_row_verdicts;
 use crate::state::watch::use_watch_table;
 
@@ -144,7 +144,11 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
                     &identity.resource.group,
                     &identity.resource.plural,
                 );
-                let denied = use_denial(move || Some((question.clone(), namespaced)));
+                let denied = use_denial(UseDenialOptions {
+                    question,
+                    namespaced,
+                })
+                .reason;
                 let label = format!("Create {kind}");
                 view! {
                     <p class="list-actions">
