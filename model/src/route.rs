@@ -542,6 +542,43 @@ impl Page {
         }
     }
 
+    /// The page for a namespace chosen in the header or the palette: the same view in that
+    /// namespace (an object is in its namespace: another namespace means its kind's list there).
+    pub fn with_namespace(self, namespace: Option<String>) -> Page {
+        match self {
+            Page::Overview(_) => Page::Overview(OverviewRoute { namespace }),
+            Page::Home(route) => Page::Home(Route { namespace, ..route }),
+            Page::ResourceList(route) => Page::ResourceList(ListRoute { namespace, ..route }),
+            Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
+            Page::Events(route) => Page::Events(EventsRoute { namespace, ..route }),
+            Page::Permissions(_) => Page::Permissions(PermissionsRoute { namespace }),
+            Page::Replay => Page::Replay,
+            Page::Create(route) => Page::Create(CreateRoute { namespace, ..route }),
+        }
+    }
+
+    /// What makes it another built page: the page with what the page reads itself reset (a
+    /// list's sort, filter and wide; an object's tab and revision; the explorer's selection
+    /// and namespace). Two pages with equal screens are one page, so changing those rebuilds
+    /// nothing.
+    pub fn screen(&self) -> Page {
+        match self {
+            Page::Home(_) => Page::Home(Route::default()),
+            Page::ResourceList(route) => Page::ResourceList(ListRoute {
+                label_selector: route.label_selector.clone(),
+                field_selector: route.field_selector.clone(),
+                all_clusters: route.all_clusters,
+                ..ListRoute::new(route.resource.clone(), route.namespace.clone())
+            }),
+            Page::Object(route) => Page::Object(ObjectRoute::new(
+                route.resource.clone(),
+                route.namespace.clone(),
+                route.name.clone(),
+            )),
+            other => other.clone(),
+        }
+    }
+
     /// Whether the page fills the window's height and scrolls inside (a virtualized list,
     /// pod logs) instead of scrolling as a whole.
     pub fn fills_height(&self) -> bool {
@@ -582,6 +619,60 @@ impl Page {
 mod tests {
     use super::*;
     use crate::test_rng::TestRng;
+
+    #[test]
+    fn another_namespace_is_the_same_view_there_and_an_object_its_list() {
+        let pods = ResourceId::new("", "v1", "pods");
+        let list = Page::ResourceList(ListRoute {
+            wide: true,
+            ..ListRoute::new(pods.clone(), None)
+        });
+        assert_eq!(
+            list.with_namespace(Some("demo".into())),
+            Page::ResourceList(ListRoute {
+                wide: true,
+                ..ListRoute::new(pods.clone(), Some("demo".into()))
+            })
+        );
+        let object = Page::Object(ObjectRoute::new(pods.clone(), Some("a".into()), "web-0"));
+        assert_eq!(
+            object.with_namespace(Some("b".into())),
+            Page::ResourceList(ListRoute::new(pods, Some("b".into())))
+        );
+        assert_eq!(
+            Page::Overview(OverviewRoute::default()).with_namespace(Some("x".into())),
+            Page::Overview(OverviewRoute {
+                namespace: Some("x".into())
+            })
+        );
+        assert_eq!(Page::Replay.with_namespace(Some("x".into())), Page::Replay);
+    }
+
+    #[test]
+    fn a_screen_ignores_what_the_page_reads_itself() {
+        let pods = ResourceId::new("", "v1", "pods");
+        let plain = Page::ResourceList(ListRoute::new(pods.clone(), None));
+        let sorted = Page::ResourceList(ListRoute {
+            wide: true,
+            filter: "web".into(),
+            ..ListRoute::new(pods.clone(), None)
+        });
+        assert_eq!(plain.screen(), sorted.screen());
+        let selected = Page::ResourceList(ListRoute {
+            label_selector: "app=web".into(),
+            ..ListRoute::new(pods.clone(), None)
+        });
+        assert_ne!(plain.screen(), selected.screen());
+        let mut object = ObjectRoute::new(pods.clone(), None, "web-0");
+        let overview = Page::Object(object.clone()).screen();
+        object.tab = ObjectTab::Yaml;
+        assert_eq!(Page::Object(object).screen(), overview);
+        let home = Page::Home(Route {
+            resource: Some(pods),
+            namespace: None,
+        });
+        assert_eq!(home.screen(), Page::Home(Route::default()).screen());
+    }
 
     #[test]
     fn round_trips_resource_and_namespace() {

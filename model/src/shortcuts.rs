@@ -3,6 +3,9 @@
 //! pending for a moment after `g`. The view decides when keys count (never while typing in a
 //! field or the editor).
 
+use super::route::{EventsRoute, ListRoute, OverviewRoute, Page, PermissionsRoute, Route};
+use super::tree::ResourceId;
+
 /// What a shortcut does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShortcutAction {
@@ -27,6 +30,34 @@ pub enum GoTarget {
     /// The API hierarchy (the explorer).
     Hierarchy,
     Permissions,
+}
+
+impl GoTarget {
+    /// The page a `g` sequence opens, in the namespace in view (nodes have none).
+    pub fn destination(self, namespace: Option<String>) -> Page {
+        let list = |group: &str, version: &str, plural: &str, namespace| {
+            Page::ResourceList(ListRoute::new(
+                ResourceId::new(group, version, plural),
+                namespace,
+            ))
+        };
+        match self {
+            GoTarget::Overview => Page::Overview(OverviewRoute { namespace }),
+            GoTarget::Pods => list("", "v1", "pods", namespace),
+            GoTarget::Deployments => list("apps", "v1", "deployments", namespace),
+            GoTarget::Services => list("", "v1", "services", namespace),
+            GoTarget::Nodes => list("", "v1", "nodes", None),
+            GoTarget::Events => Page::Events(EventsRoute {
+                namespace,
+                ..EventsRoute::default()
+            }),
+            GoTarget::Hierarchy => Page::Home(Route {
+                resource: None,
+                namespace,
+            }),
+            GoTarget::Permissions => Page::Permissions(PermissionsRoute { namespace }),
+        }
+    }
 }
 
 /// One line of the cheat sheet.
@@ -163,6 +194,27 @@ fn find(keys: &str) -> Option<ShortcutAction> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn g_targets_open_their_page_in_the_namespace_in_view() {
+        let ns = Some("demo".to_string());
+        assert_eq!(
+            GoTarget::Pods.destination(ns.clone()),
+            Page::ResourceList(ListRoute::new(
+                ResourceId::new("", "v1", "pods"),
+                ns.clone()
+            ))
+        );
+        // Nodes are cluster-scoped: no namespace.
+        assert_eq!(
+            GoTarget::Nodes.destination(ns.clone()),
+            Page::ResourceList(ListRoute::new(ResourceId::new("", "v1", "nodes"), None))
+        );
+        assert_eq!(
+            GoTarget::Permissions.destination(ns.clone()),
+            Page::Permissions(PermissionsRoute { namespace: ns })
+        );
+    }
 
     #[test]
     fn g_then_a_letter_goes_somewhere_within_a_moment() {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::history::past_time_text;
+use crate::components::time::past_time_text;
 use crate::components::DenialReason;
 use crate::model::edit::RollbackStep;
 use crate::model::history::{PastTime, RolloutRevision};

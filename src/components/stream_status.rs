@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::history::clock_time;
+use crate::components::time::clock_time;
 use crate::model::age::EpochMillis;
 use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{seen_events, HistoryStore, SeenEvent};

@@ -2,37 +2,33 @@
 //! namespace's `kubectl get all` kinds, watched as metadata), its owners upward (read once),
 //! and the same object read through every served version of its group.
 
-use std::collections::BTreeSet;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::api::{self, Abort, ApiError, ApiRequest};
+use crate::api::{self, Abort, ApiError};
 use crate::model::diagnosis::{diagnose, Diagnosis};
 use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
 use crate::model::history::past::rollout::controlled_by;
 use crate::model::history::{past_entries, HistoryStore, Loaded, PastEntry};
-use crate::model::mapping::split_api_version;
 use crate::model::meta::ObjectMeta;
 use crate::model::owners::{OwnedObject, OwnerIndex};
 use crate::model::pointer::Pointer;
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::selector::escape_field_value;
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{
-    mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
-    ApiTree, ResourceId,
+    mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg, ApiTree, ResourceId,
 };
 use crate::state::clock::epoch_now;
-use crate::state::navigation::use_navigation;
 use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};
 
-/// Metadata only: what the owner graph needs, at a fraction of the bytes.
-const METADATA_ACCEPT: &str =
-    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json";
-/// Owners are followed this many levels up (CronJob -> Job -> Pod is two).
-const OWNER_LEVELS: usize = 4;
+mod owners;
+mod tabs;
+mod versions;
+
+use owners::{load_owners, owners_of};
+pub use tabs::{use_object_tabs, TabLink, UseObjectTabsReturn};
+pub use versions::{load_versions, VersionRead};
 
 /// The object's API path in `version` of its group.
 pub fn object_path(
@@ -65,7 +61,7 @@ pub enum Gone {
 }
 
 #[derive(Clone)]
-pub struct ObjectState {
+pub struct UseObjectReturn {
     /// The object as last seen (kept after a deletion).
     pub object: Signal<Option<Value>>,
     pub gone: Signal<Option<Gone>>,
@@ -88,15 +84,24 @@ pub struct ObjectState {
     pub history: ArcRwSignal<HistoryStore>,
 }
 
+/// Which object `use_object` follows.
+pub struct UseObjectOptions<'a> {
+    pub tree: ApiTree,
+    pub resource: &'a ResourceId,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
 /// Watches the object (its collection with `fieldSelector=metadata.name=…`, as kubectl and
 /// kube-rs watch one object), the namespace's everyday kinds for what it owns (metadata
 /// only), and reads its owners once. Everything stops with the view.
-pub fn load_object(
-    tree: ApiTree,
-    resource: &ResourceId,
-    namespace: Option<String>,
-    name: String,
-) -> Option<ObjectState> {
+pub fn use_object(options: UseObjectOptions<'_>) -> Option<UseObjectReturn> {
+    let UseObjectOptions {
+        tree,
+        resource,
+        namespace,
+        name,
+    } = options;
     let found = tree.find(resource)?;
     let scope = match &namespace {
         Some(ns) if found.resource.namespaced => NamespaceArg::Named(ns),
@@ -334,7 +339,7 @@ pub fn load_object(
             })
         })
     });
-    Some(ObjectState {
+    Some(UseObjectReturn {
         // A memo: the page redraws when the object changes, not again when `last_seen`
         // catches up with the same version.
         object: Memo::new(move |_| current.get().or_else(|| last_seen.get())).into(),
@@ -349,185 +354,4 @@ pub fn load_object(
         live,
         history,
     })
-}
-
-/// `object`'s owners among `loaded`, up its chain (a Pod's ReplicaSet, then its Deployment).
-fn owners_of(object: &Value, loaded: &[Value]) -> Vec<Value> {
-    let mut owners: Vec<Value> = Vec::new();
-    let mut level = vec![object.clone()];
-    for _ in 0..OWNER_LEVELS {
-        let next: Vec<Value> = loaded
-            .iter()
-            .filter(|candidate| {
-                level.iter().any(|child| controlled_by(child, candidate))
-                    && !owners.contains(candidate)
-            })
-            .cloned()
-            .collect();
-        if next.is_empty() {
-            break;
-        }
-        owners.extend(next.iter().cloned());
-        level = next;
-    }
-    owners
-}
-
-/// Reads the owners of `object` upward, level by level, into `owners`.
-async fn load_owners(
-    owners: RwSignal<Vec<OwnedObject>>,
-    tree: &ApiTree,
-    object: &Value,
-    signal: Option<web_sys::AbortSignal>,
-) {
-    let Some(this) = OwnedObject::from_object(object) else {
-        return;
-    };
-    let mut level = vec![this];
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    for _ in 0..OWNER_LEVELS {
-        let mut next = Vec::new();
-        for child in &level {
-            for reference in &child.owner_references {
-                if !seen.insert(reference.uid.clone()) {
-                    continue;
-                }
-                let (group, version) = split_api_version(&reference.api_version);
-                let Ok(r) = kind_to_resource(tree, group, version, &reference.kind) else {
-                    continue;
-                };
-                let ns = match (&child.namespace, r.resource.namespaced) {
-                    (Some(ns), true) => NamespaceArg::Named(ns),
-                    _ => NamespaceArg::All,
-                };
-                let path = r
-                    .object_path(ns, NameArg::Named(&reference.name))
-                    .template();
-                let request = ApiRequest::get(&path).accept(METADATA_ACCEPT);
-                match api::send(&request, signal.as_ref())
-                    .await
-                    .and_then(|f| json_of(&f))
-                {
-                    Ok(owner) => {
-                        let owner = OwnedObject::from_meta(
-                            reference.api_version.clone(),
-                            reference.kind.clone(),
-                            ObjectMeta::of_object(&owner),
-                        );
-                        if let Some(owner) = owner {
-                            if owners.try_update(|o| o.push(owner.clone())).is_none() {
-                                return;
-                            }
-                            next.push(owner);
-                        }
-                    }
-                    Err(ApiError::Aborted) => return,
-                    // A deleted owner is still drawn from its reference.
-                    Err(_) => {}
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        level = next;
-    }
-}
-
-/// The same object read through one served version of its group.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VersionRead {
-    pub version: String,
-    pub preferred: bool,
-    pub result: Result<Value, ApiError>,
-}
-
-/// Reads the object through every version of its group that serves the resource.
-pub fn load_versions(
-    tree: ApiTree,
-    resource: ResourceId,
-    namespace: Option<String>,
-    name: String,
-) -> RwSignal<Vec<VersionRead>> {
-    let reads = RwSignal::new(Vec::new());
-    let abort = StoredValue::new_local(Abort::new());
-    on_cleanup(move || {
-        abort.try_with_value(Abort::abort);
-    });
-    let versions: Vec<(String, bool)> = tree
-        .group(&resource.group)
-        .map(|g| {
-            g.versions
-                .iter()
-                .filter(|v| v.resource(&resource.plural).is_some())
-                .map(|v| (v.version.clone(), v.preferred))
-                .collect()
-        })
-        .unwrap_or_default();
-    spawn_local(async move {
-        for (version, preferred) in versions {
-            let id = ResourceId::new(
-                resource.group.clone(),
-                version.clone(),
-                resource.plural.clone(),
-            );
-            let Some(path) = object_path(&tree, &id, namespace.as_deref(), &name) else {
-                continue;
-            };
-            let Some(signal) = abort.try_with_value(Abort::signal) else {
-                return;
-            };
-            let result = match api::send(&ApiRequest::get(&path), signal.as_ref()).await {
-                Ok(fetched) => json_of(&fetched),
-                Err(ApiError::Aborted) => return,
-                Err(error) => Err(error),
-            };
-            reads.try_update(|reads| {
-                reads.push(VersionRead {
-                    version,
-                    preferred,
-                    result,
-                })
-            });
-        }
-    });
-    reads
-}
-
-/// A tab of an object page, as its tab bar links it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabLink {
-    pub tab: ObjectTab,
-    pub label: &'static str,
-    pub href: String,
-}
-
-/// What [`use_object_tabs`] gives an object page.
-pub struct UseObjectTabs {
-    /// The open tab, following the address.
-    pub current: Memo<ObjectTab>,
-    /// The tabs that apply to the kind, in display order.
-    pub links: Vec<TabLink>,
-}
-
-/// The tabs of an object page of `resource`, each linking to `route_of(tab)`.
-pub fn use_object_tabs(
-    resource: &ResourceId,
-    route_of: impl Fn(ObjectTab) -> ObjectRoute,
-) -> UseObjectTabs {
-    let navigation = use_navigation();
-    let current = Memo::new(move |_| match navigation.page.get() {
-        Page::Object(route) => route.tab,
-        _ => ObjectTab::Overview,
-    });
-    let links = ObjectTab::ALL
-        .into_iter()
-        .filter(|tab| tab.applies_to(resource))
-        .map(|tab| TabLink {
-            tab,
-            label: tab.label(),
-            href: Page::Object(route_of(tab)).to_hash(),
-        })
-        .collect();
-    UseObjectTabs { current, links }
 }

@@ -8,6 +8,10 @@
 //! The view sticks to the newest line until the user scrolls up; scrolling back to the bottom
 //! or "Follow" sticks again. Every option change starts a new stream and aborts the old one;
 //! leaving the tab aborts it too.
+//!
+//! A little over 300 lines: the frame loop, the following and the search's reveal share the
+//! scroller and the drawn state, so they stay in one component (its options bar and line
+//! drawing are `options.rs` and `lines.rs`).
 
 use leptos::ev;
 use leptos::html;
@@ -15,12 +19,10 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::browser::download_text;
-use crate::components::virtual_table::{
-    follow_viewport_height, viewport_height, visible_range_of_rows,
-};
+use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use crate::model::logs::{
     default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
-    LogContainer, LogOptions, TailLines, MAX_LINES,
+    LogOptions, MAX_LINES,
 };
 use crate::state::logs::{use_log_search, use_log_stream, LogLines, LogStreamStatus};
 
@@ -35,16 +37,11 @@ struct Drawn {
     epoch: u64,
 }
 
-/// One line in view, ready to draw.
-#[derive(Debug, Clone, PartialEq)]
-struct VisibleLine {
-    /// Stream-wide line number (0-based), epoch and search state: what makes it another row.
-    key: (u64, u64, u64, bool),
-    number: u64,
-    current: bool,
-    /// Plain and matching pieces.
-    pieces: Vec<(String, bool)>,
-}
+mod lines;
+mod options;
+
+use lines::{line_view, LogStatus, VisibleLine};
+use options::LogOptionsBar;
 
 #[component]
 pub fn PodLogs(
@@ -75,8 +72,15 @@ pub fn PodLogs(
 
     let scroller = NodeRef::<html::Div>::new();
     let sizer = NodeRef::<html::Div>::new();
-    let scroll_top = RwSignal::new(0.0_f64);
-    let viewport = RwSignal::new(400.0_f64);
+    let window = use_windowing(UseWindowingOptions {
+        scroller,
+        row_height: LINE_HEIGHT,
+        count: Signal::derive(move || drawn.get().lines),
+        initial_viewport: 400.0,
+    });
+    let UseWindowingReturn {
+        scroll_top, range, ..
+    } = window;
 
     // Once per frame: size the scroll area for the lines held, keep the view at the bottom
     // (following) or on the same lines (older ones dropped above), then redraw what is in view.
@@ -109,8 +113,7 @@ pub fn PodLogs(
                 let shift = (dropped_since as f64 * LINE_HEIGHT) as i32;
                 el.set_scroll_top((el.scroll_top() - shift).max(0));
             }
-            scroll_top.set(f64::from(el.scroll_top()));
-            viewport.set(viewport_height(&el));
+            window.measure(&el);
         }
         drawn.set(now);
     };
@@ -143,7 +146,6 @@ pub fn PodLogs(
             el.set_scroll_top(el.scroll_height());
         }
     };
-    follow_viewport_height(scroller, viewport);
 
     // Search: highlight, count, and step through matches (which stops following there).
     let reveal = move |number: Option<u64>| {
@@ -186,14 +188,6 @@ pub fn PodLogs(
         }
     };
 
-    let range = Memo::new(move |_| {
-        visible_range_of_rows(
-            scroll_top.get(),
-            viewport.get(),
-            drawn.get().lines,
-            LINE_HEIGHT,
-        )
-    });
     let visible_lines = move || {
         let (start, end) = range.get();
         let version = search.version.get();
@@ -220,38 +214,6 @@ pub fn PodLogs(
             .unwrap_or_default()
     };
 
-    let status_line = move || {
-        let lines = drawn.get().lines;
-        let count = format!("{} lines", with_thousands(lines as u64));
-        match status.get() {
-            LogStreamStatus::Connecting => view! {
-                <span class="pod-logs-state">"Connecting…"</span>
-            }
-            .into_any(),
-            LogStreamStatus::Streaming => view! {
-                <span class="pod-logs-state live">
-                    {if options.with(|o| o.follow) { "Streaming" } else { "Loading" }}
-                </span>
-                <span>{count}</span>
-            }
-            .into_any(),
-            ended => {
-                // The error itself is said above the lines (`error_message`).
-                let (class, text) = match ended {
-                    LogStreamStatus::Failed(_) => ("pod-logs-state failed", "Failed."),
-                    _ => ("pod-logs-state ended", "Stream ended."),
-                };
-                view! {
-                    <span class=class>{text}</span>
-                    <span>{count}</span>
-                    <button type="button" on:click=move |_| log.reconnect.run(())>
-                        "Reconnect"
-                    </button>
-                }
-                .into_any()
-            }
-        }
-    };
     let error_message = move || match status.get() {
         LogStreamStatus::Failed(error) => Some(view! {
             <div class="error" role="alert">
@@ -285,7 +247,14 @@ pub fn PodLogs(
                 </button>
                 <span class="pod-logs-matches" aria-live="polite">{move || search.summary.get()}</span>
                 <span class="pod-logs-spacer"></span>
-                <span class="pod-logs-status">{status_line}</span>
+                <span class="pod-logs-status">
+                    <LogStatus
+                        status=status
+                        lines=Signal::derive(move || drawn.get().lines)
+                        follow=Signal::derive(move || options.with(|o| o.follow))
+                        reconnect=log.reconnect
+                    />
+                </span>
                 <button type="button" class="pod-logs-download" on:click=download>"Download"</button>
             </div>
             {error_message}
@@ -319,31 +288,7 @@ pub fn PodLogs(
                             <For
                                 each=visible_lines
                                 key=|line| line.key
-                                children=|line| {
-                                    let pieces = line
-                                        .pieces
-                                        .into_iter()
-                                        .map(|(text, is_match)| {
-                                            if is_match {
-                                                view! { <mark>{text}</mark> }.into_any()
-                                            } else {
-                                                text.into_any()
-                                            }
-                                        })
-                                        .collect_view();
-                                    view! {
-                                        <div
-                                            class="pod-log-line"
-                                            class:current=line.current
-                                            data-line=line.number + 1
-                                        >
-                                            <span class="pod-log-number" aria-hidden="true">
-                                                {line.number + 1}
-                                            </span>
-                                            <span class="pod-log-text">{pieces}</span>
-                                        </div>
-                                    }
-                                }
+                                children=line_view
                             />
                         </div>
                     </div>
@@ -360,106 +305,5 @@ pub fn PodLogs(
                 })}
             </div>
         </section>
-    }
-}
-
-/// The options of `kubectl logs`: container, follow, timestamps, previous, tail.
-#[component]
-fn LogOptionsBar(options: RwSignal<LogOptions>, containers: Vec<LogContainer>) -> impl IntoView {
-    // A `<select>` over one option; `set` gets the chosen `<option>` value.
-    let choice = move |label: &'static str,
-                       aria_label: &'static str,
-                       choices: Vec<(String, String)>,
-                       get: fn(&LogOptions) -> String,
-                       set: fn(&mut LogOptions, String)| {
-        let choices = choices
-            .into_iter()
-            .map(|(value, text)| view! { <option value=value>{text}</option> })
-            .collect_view();
-        view! {
-            <label>
-                {label}
-                <select
-                    aria-label=aria_label
-                    prop:value=move || options.with(get)
-                    on:change=move |event| {
-                        let value = event_target_value(&event);
-                        options.update(|o| set(o, value));
-                    }
-                >
-                    {choices}
-                </select>
-            </label>
-        }
-    };
-    let container_choice = (!containers.is_empty()).then(|| {
-        choice(
-            "Container",
-            "Container",
-            containers
-                .iter()
-                .map(|c| (c.name.clone(), c.label()))
-                .collect(),
-            |o| o.container.clone().unwrap_or_default(),
-            |o, name| o.container = Some(name),
-        )
-    });
-    let tail_choice = choice(
-        "Tail",
-        "Tail lines",
-        TailLines::CHOICES
-            .into_iter()
-            .map(|tail| (tail.param().unwrap_or_default(), tail.label()))
-            .collect(),
-        |o| o.tail.param().unwrap_or_default(),
-        |o, value| {
-            if let Some(tail) = TailLines::from_param(&value) {
-                o.tail = tail;
-            }
-        },
-    );
-    let checkbox = move |label: &'static str,
-                         title: &'static str,
-                         get: fn(&LogOptions) -> bool,
-                         set: fn(&mut LogOptions, bool)| {
-        view! {
-            <label class="check" title=title>
-                <input
-                    type="checkbox"
-                    aria-label=label
-                    prop:checked=move || options.with(get)
-                    on:change=move |event| {
-                        let on = event_target_checked(&event);
-                        options.update(|o| set(o, on));
-                    }
-                />
-                {label}
-            </label>
-        }
-    };
-
-    view! {
-        <div class="pod-logs-toolbar">
-            {container_choice}
-            {checkbox(
-                "Stream (-f)",
-                "follow=true: keep the response open and show lines as they are printed",
-                |o| o.follow,
-                |o, on| o.follow = on,
-            )}
-            {checkbox(
-                "Timestamps",
-                "timestamps=true: the time the runtime received each line",
-                |o| o.timestamps,
-                |o, on| o.timestamps = on,
-            )}
-            {checkbox(
-                "Previous",
-                "previous=true: the log of the container's last terminated instance",
-                |o| o.previous,
-                |o, on| o.previous = on,
-            )}
-            {tail_choice}
-        </div>
     }
 }
