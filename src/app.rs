@@ -11,15 +11,15 @@ use send_wrapper::SendWrapper;
 
 use crate::browser::now_ms;
 use crate::components::{ApiTreeView, QuickAccess};
-use crate::model::events::{events_api, EventApi};
-use crate::model::palette::PaletteTarget;
-use crate::model::permissions::{Permission, Question, Scope};
-use crate::model::route::{
+use crate::model::navigation::palette::PaletteTarget;
+use crate::model::navigation::route::{
     CreateRoute, EventsRoute, ListRoute, OverviewRoute, Page, PermissionsRoute, Route,
 };
-use crate::model::shortcuts::{GoTarget, KeySequence, ShortcutAction};
-use crate::model::tree_nav::{ancestors_of, NodeKey};
-use crate::model::{tree::TreeErrorKind, ApiTree, ResourceId};
+use crate::model::navigation::shortcuts::{GoTarget, KeySequence, ShortcutAction};
+use crate::model::navigation::sidebar_tree::{ancestors_of, NodeKey};
+use crate::model::object::events::{events_api, EventApi};
+use crate::model::permissions::{Permission, Question, Scope};
+use crate::model::{api::tree::TreeErrorKind, ApiTree, ResourceId};
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{ListIdentity, ObjectIdentity};
 use crate::state::discovery::{Connection, DiscoveryState};
@@ -716,7 +716,7 @@ fn PartialFailures(discovery: DiscoveryState) -> impl IntoView {
                         .entries
                         .iter()
                         .filter(|e| matches!(e.kind, TreeErrorKind::Fetch | TreeErrorKind::Parse | TreeErrorKind::Stale))
-                        .map(|e| format!("{}: {}", crate::model::tree::api_version(&e.group, &e.version), e.message))
+                        .map(|e| format!("{}: {}", crate::model::api::tree::api_version(&e.group, &e.version), e.message))
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();

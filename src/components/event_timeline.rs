@@ -8,12 +8,12 @@
 use leptos::prelude::*;
 
 use crate::components::{ForbiddenNotice, StreamStatusLine};
-use crate::model::age::{human_duration, EpochMillis};
-use crate::model::events::{
+use crate::model::navigation::route::{EventsRoute, ObjectRoute, Page};
+use crate::model::object::events::{
     events_api, events_watch_key, EventApi, EventFilter, EventLog, EventRecord, EventScope,
     DEFAULT_CAPACITY,
 };
-use crate::model::route::{EventsRoute, ObjectRoute, Page};
+use crate::model::time::age::{human_duration, EpochMillis};
 use crate::model::watch::{ObjectCache, StreamPhase, WatchStatus};
 use crate::model::ApiTree;
 use crate::state::clock::use_clock;

@@ -7,14 +7,14 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::age::{human_duration, parse_timestamp};
 use crate::model::history::past::shown::{OrderNote, PastRow};
 use crate::model::history::{
     blame_lines, compare, fold_noise, Activity, ActivityItem, FieldPath, ItemDetail,
     ObjectTimeline, PastTime, Revision, RevisionKind, TimelineEntry,
 };
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
-use crate::model::{mapping::kind_to_resource, ApiTree};
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::time::age::{human_duration, parse_timestamp};
+use crate::model::{api::endpoints::kind_to_resource, ApiTree};
 use crate::state::clock::epoch_now;
 
 /// `10:04:05.123`, local time.
@@ -108,7 +108,7 @@ pub fn revision_href(
     name: &str,
     resource_version: &str,
 ) -> Option<String> {
-    let (group, version) = crate::model::mapping::split_api_version(api_version);
+    let (group, version) = crate::model::api::endpoints::split_api_version(api_version);
     let found = kind_to_resource(tree, group, version, kind).ok()?;
     let namespace = namespace
         .filter(|_| found.resource.namespaced)

@@ -7,13 +7,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::model::api::errors::ApiError;
+use crate::model::api::request::PropagationPolicy;
 use crate::model::edit::{check_metadata_entry, metadata_entry_patch, MetadataMap};
-use crate::model::errors::ApiError;
-use crate::model::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
 
 use super::permissions::DenialReason;
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 
 /// Why an action did not happen: input refused before sending, or the server's answer.
 #[derive(Debug, Clone)]

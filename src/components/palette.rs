@@ -5,7 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::model::palette::{palette_entries, LoadedObject, PaletteEntry, PaletteTarget};
+use crate::model::navigation::palette::{
+    palette_entries, LoadedObject, PaletteEntry, PaletteTarget,
+};
 use crate::model::ApiTree;
 
 #[component]

@@ -18,7 +18,7 @@ use crate::browser::download_text;
 use crate::components::virtual_table::{
     follow_viewport_height, viewport_height, visible_range_of_rows,
 };
-use crate::model::logs::{
+use crate::model::object::pod_logs::{
     default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
     LogContainer, LogOptions, TailLines, MAX_LINES,
 };

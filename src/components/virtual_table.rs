@@ -21,7 +21,7 @@ pub const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 8;
 
 // What a row and a header hold is the model's (`model::list_view`); this view lays them out.
-pub use crate::model::list_view::{DisplayCell, DisplayRow, HeaderCell};
+pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
 use crate::components::diagnosis::HealthBadge;
 

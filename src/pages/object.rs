@@ -12,23 +12,23 @@ use crate::components::{
     ActivityView, BlameView, Copyable, DiagnosisPanel, EventTimeline, PodLogs, RolloutView,
     StreamStatusLine, TimelineView,
 };
+use crate::model::api::endpoints::split_api_version;
 use crate::model::edit::{has_status_subresource, EditTarget, MetadataMap};
-use crate::model::events::EventScope;
 use crate::model::history::past::shown::past_rows;
 use crate::model::history::{rollout_history, ObjectTimeline};
-use crate::model::mapping::split_api_version;
-use crate::model::object_view::{
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::object::events::EventScope;
+use crate::model::object::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
+use crate::model::object::page::{
     object_overview, pretty_json, shown_object, terminating, ConditionRow, MetadataEntry,
     Terminating,
 };
-use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
+use crate::model::object::pointer::Pointer;
+use crate::model::object::visible_text::with_visible_controls;
+use crate::model::object::yaml::to_yaml;
 use crate::model::permissions::{Question, Scope};
-use crate::model::pointer::Pointer;
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
-use crate::model::text::with_visible_controls;
 use crate::model::watch::StreamPhase;
-use crate::model::yaml::to_yaml;
-use crate::model::{mapping::kind_to_resource, ApiTree, ResourceId};
+use crate::model::{api::endpoints::kind_to_resource, ApiTree, ResourceId};
 use crate::state::activity::use_activity;
 use crate::state::clock::{epoch_now, use_clock};
 use crate::state::discovery::DiscoveryState;
@@ -117,7 +117,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         move |tab| identity.route(tab)
     });
     let tab = tabs.current;
-    let list_href = Page::ResourceList(crate::model::route::ListRoute::new(
+    let list_href = Page::ResourceList(crate::model::navigation::route::ListRoute::new(
         identity.resource.clone(),
         identity.namespace.clone(),
     ))

@@ -10,21 +10,21 @@ use crate::browser::utc_offset_minutes;
 use crate::components::charts::{HealthStack, UsageMeter, WarningHistogramChart};
 use crate::components::diagnosis::subject_href;
 use crate::components::{ForbiddenNotice, HealthBadge};
-use crate::model::age::{human_duration, EpochMillis};
+use crate::model::api::endpoints::NamespaceArg;
 use crate::model::diagnosis::Health;
-use crate::model::events::{
+use crate::model::navigation::route::{
+    EventsFilter, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, Route,
+};
+use crate::model::object::events::{
     events_api, events_watch_key, EventFilter, EventLog, EventRecord, EventScope,
 };
-use crate::model::mapping::NamespaceArg;
 use crate::model::overview::chart::{health_segments, histogram_chart, usage_bar};
 use crate::model::overview::histogram::warning_histogram;
 use crate::model::overview::quantity::{format_bytes, format_cpu};
 use crate::model::overview::{
     node_requests, node_summary, pod_summary, recent_rollouts, workload_summary, WORKLOAD_KINDS,
 };
-use crate::model::route::{
-    EventsFilter, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, Route,
-};
+use crate::model::time::age::{human_duration, EpochMillis};
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::clock::use_clock;

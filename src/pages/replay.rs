@@ -11,10 +11,10 @@ use wasm_bindgen::JsCast;
 
 use crate::components::history::clock_time;
 use crate::components::{ActivityView, BlameView, TimelineView};
-use crate::model::events::event_record;
 use crate::model::history::{
     activity, seen_events, Activity, ObjectTimeline, Player, Recording, SeenEvent,
 };
+use crate::model::object::events::event_record;
 use crate::model::ApiTree;
 use crate::state::discovery::DiscoveryState;
 
@@ -93,7 +93,7 @@ fn replayed_events_view(player: &Player) -> AnyView {
         .flat_map(|(_, store)| store.timelines())
         .filter_map(|t| Some((t.revisions.back()?.observed_ms, event_record(&t.latest)?)))
         .collect();
-    crate::model::order::sort_by(&mut events, |a, b| b.0.total_cmp(&a.0));
+    crate::model::list::stable_sort::sort_by(&mut events, |a, b| b.0.total_cmp(&a.0));
     let rows = events
         .into_iter()
         .map(|(at, e)| {
@@ -171,7 +171,7 @@ pub fn ReplayPage() -> impl IntoView {
                     let started = recording
                         .header
                         .as_ref()
-                        .and_then(|h| crate::model::age::parse_timestamp(&h.started_at))
+                        .and_then(|h| crate::model::time::age::parse_timestamp(&h.started_at))
                         .map_or_else(js_sys::Date::now, |ms| ms as f64);
                     let mut loaded = Player::new(recording, started);
                     loaded.seek(0.0);

@@ -11,13 +11,13 @@ use crate::components::{
     use_denial, ForbiddenNotice, HealthBadge, MergedList, StreamStatusLine, VirtualTable,
 };
 use crate::model::diagnosis::Health;
-use crate::model::list_view::{display_row, header_cells, shown_columns, DrawnAt};
+use crate::model::list::display::{display_row, header_cells, shown_columns, DrawnAt};
+use crate::model::list::selector::{parse_field_selector, parse_label_selector, SelectorError};
+use crate::model::list::table::{DecodeOptions, SortSpec, TableSource};
+use crate::model::navigation::route::{CreateRoute, ListRoute, Page};
 use crate::model::permissions::{Question, Scope};
-use crate::model::route::{CreateRoute, ListRoute, Page};
-use crate::model::selector::{parse_field_selector, parse_label_selector, SelectorError};
-use crate::model::table::{DecodeOptions, SortSpec, TableSource};
 use crate::model::watch::{LiveTable, Output, StreamPhase, WatchKey, WatchStatus, WatchStore};
-use crate::model::{mapping::NamespaceArg, ResourceId};
+use crate::model::{api::endpoints::NamespaceArg, ResourceId};
 use crate::state::clock::use_clock;
 use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;

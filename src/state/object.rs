@@ -9,20 +9,22 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::api::{self, Abort, ApiError, ApiRequest};
+use crate::model::api::endpoints::split_api_version;
 use crate::model::diagnosis::{diagnose, Diagnosis};
-use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
 use crate::model::history::past::rollout::controlled_by;
 use crate::model::history::{past_entries, HistoryStore, Loaded, PastEntry};
-use crate::model::mapping::split_api_version;
-use crate::model::meta::ObjectMeta;
-use crate::model::owners::{OwnedObject, OwnerIndex};
-use crate::model::pointer::Pointer;
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
-use crate::model::selector::escape_field_value;
+use crate::model::list::selector::escape_field_value;
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::object::events::{
+    event_record, events_api, events_watch_key, EventRecord, EventScope,
+};
+use crate::model::object::meta::ObjectMeta;
+use crate::model::object::owners::{OwnedObject, OwnerIndex};
+use crate::model::object::pointer::Pointer;
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{
-    mapping::kind_to_resource, mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg,
-    ApiTree, ResourceId,
+    api::endpoints::kind_to_resource, api::endpoints::resolve_category, api::endpoints::NameArg,
+    api::endpoints::NamespaceArg, ApiTree, ResourceId,
 };
 use crate::state::clock::epoch_now;
 use crate::state::navigation::use_navigation;

@@ -35,4 +35,4 @@ pub use template::template_for;
 
 // What the editor needs from elsewhere in the model, in one place.
 pub use crate::history::{FieldChange, FieldPath, Segment};
-pub use crate::yaml::{parse_documents, to_yaml, to_yaml_in_server_order, YamlError};
+pub use crate::object::yaml::{parse_documents, to_yaml, to_yaml_in_server_order, YamlError};

@@ -35,8 +35,8 @@ use stream::{AnyStream, KeyStream, StreamStore};
 
 use crate::browser::{monotonic_now, wall_now};
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
-use crate::model::palette::{resource_of_collection, LoadedObject};
-use crate::model::table::DecodeOptions;
+use crate::model::list::table::DecodeOptions;
+use crate::model::navigation::palette::{resource_of_collection, LoadedObject};
 use crate::model::watch::slots::HttpSlots;
 use crate::model::watch::{
     Command, ListMode, LiveTable, MechanicsLog, ObjectCache, Output, Subscribed, Subscriptions,
@@ -233,7 +233,7 @@ impl WatchHub {
                     });
                 }
             });
-        crate::model::order::sort_by(&mut found, |a, b| {
+        crate::model::list::stable_sort::sort_by(&mut found, |a, b| {
             (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace))
         });
         found.dedup_by(|a, b| {
@@ -268,7 +268,7 @@ impl WatchHub {
                 tables.chain(objects).collect()
             })
             .unwrap_or_default();
-        crate::model::order::sort_by_key(&mut streams, |stream| stream.opened());
+        crate::model::list::stable_sort::sort_by_key(&mut streams, |stream| stream.opened());
         streams
     }
 

@@ -9,7 +9,7 @@
 //! options), then [`Table::upsert_rows`] for ADDED/MODIFIED, [`Table::remove_row`] of each
 //! row's key for DELETED; for a plain (fallback) watch use [`fallback_row`] and
 //! [`row_key_of_object`].
-//! Ask with [`super::request::TABLE_ACCEPT`], which lets a server without Tables answer with
+//! Ask with [`crate::api::request::TABLE_ACCEPT`], which lets a server without Tables answer with
 //! a plain list.
 
 use std::cmp::Ordering;
@@ -19,9 +19,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::age::{age_of, parse_timestamp, EpochMillis};
-use super::meta::{text_field, ObjectMeta};
-use super::text::with_visible_controls;
+use crate::object::meta::{text_field, ObjectMeta};
+use crate::object::visible_text::with_visible_controls;
+use crate::time::age::{age_of, parse_timestamp, EpochMillis};
 
 /// `metadata` of a list or Table response.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -847,7 +847,7 @@ impl Table {
                 (sort_value(definition, cell, &row.meta, now), position, row)
             })
             .collect();
-        crate::order::sort_by(&mut keyed, |(a, _, row_a), (b, _, row_b)| {
+        crate::list::stable_sort::sort_by(&mut keyed, |(a, _, row_a), (b, _, row_b)| {
             compare_sort_values(a, b, sort.direction).then_with(|| row_a.key.cmp(&row_b.key))
         });
         keyed

@@ -4,9 +4,9 @@
 //! - `:ns kube-system` (or `:ns` alone): switch namespace;
 //! - anything else also searches the names of the objects already loaded in open views.
 
-use crate::filter::palette_matches;
-use crate::route::{ListRoute, ObjectRoute, Page};
-use crate::tree::{ApiTree, ResourceId};
+use crate::api::tree::{ApiTree, ResourceId};
+use crate::navigation::resource_search::palette_matches;
+use crate::navigation::route::{ListRoute, ObjectRoute, Page};
 
 /// Resources shown at most, and loaded objects at most.
 pub const MAX_RESOURCES: usize = 10;
@@ -189,7 +189,7 @@ pub fn resource_of_collection(path: &str) -> Option<ResourceId> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
 
     #[test]
     fn po_enter_opens_the_pods_list_in_the_namespace_in_view_and_shift_enter_the_definition() {
