@@ -230,8 +230,8 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // The shortcuts of `model::shortcuts` (`:` palette, `/` filter, `?` this list, `g p`...),
-    // unless the user is typing.
+    // The shortcuts of `model::navigation::shortcuts` (`:` palette, `/` filter, `?` this list,
+    // `g p`...), unless the user is typing.
     let cheat_sheet_open = RwSignal::new(false);
     let keys = StoredValue::new(KeySequence::default());
     let go = move |target: GoTarget| {

@@ -1,6 +1,6 @@
 //! Loading discovery: aggregated first (`/api` and `/apis` in parallel, one round trip), the
 //! legacy N+2 walk when the server does not aggregate. Parsing and tree building live in
-//! `model::discovery`; this module only fetches.
+//! `model::api::discovery`; this module only fetches.
 
 use futures::future::{join, join_all};
 

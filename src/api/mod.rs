@@ -316,7 +316,7 @@ async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Respon
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
 /// [`ApiError::Aborted`]. Non-2xx answers other than 304 become [`ApiError::Status`] with the
 /// server's full Status. Reads that meet a transient failure (429, 5xx, no answer) are tried
-/// again with backoff (see [`crate::model::retry`]); each attempt shows in the request log.
+/// again with backoff (see [`crate::model::api::retry`]); each attempt shows in the request log.
 pub async fn send(
     request: &ApiRequest,
     signal: Option<&web_sys::AbortSignal>,

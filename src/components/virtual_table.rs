@@ -20,7 +20,7 @@ pub const ROW_HEIGHT: f64 = 30.0;
 /// Rows rendered beyond each edge of the viewport, so a fast scroll shows no gap.
 const OVERSCAN: usize = 8;
 
-// What a row and a header hold is the model's (`model::list_view`); this view lays them out.
+// What a row and a header hold is the model's (`model::list::display`); this view lays them out.
 pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
 use crate::components::diagnosis::HealthBadge;
