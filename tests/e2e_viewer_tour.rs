@@ -125,7 +125,7 @@ async fn a_viewers_tour_never_stalls(backend: Backend) {
         &harness,
         "the viewer's pods list shows the Deployment's pod",
         "tr.vt-row td.name-cell a",
-        |names| names.iter().any(|n| *n == pod),
+        |names| names.contains(&pod),
     )
     .await;
 
