@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::object::meta::ObjectMeta;
 
-use super::*;
+use super::{
+    ColumnDefinition, ColumnKind, ListMeta, RowKey, RowProblem, TablePage, TableRow, TableSource,
+};
 
 /// Why a response could not be read as a table at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,7 +126,7 @@ fn namespace_column() -> ColumnDefinition {
 }
 
 /// One row, made exactly one cell per column wide (kept as sent when the Table has no
-/// columns: [`Table::append_page`] fits it).
+/// columns: [`Table::append_page`](super::Table::append_page) fits it).
 pub(super) fn decode_row(raw: &Value, columns: &[ColumnDefinition]) -> TableRow {
     let width = columns.len();
     let meta = raw
@@ -274,6 +276,7 @@ pub fn fallback_row(item: &Value, options: DecodeOptions) -> TableRow {
 mod tests {
     use super::*;
     use crate::list::table::fixtures::*;
+    use crate::list::table::*;
 
     use serde_json::json;
 

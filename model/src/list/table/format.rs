@@ -7,7 +7,7 @@ use crate::object::meta::ObjectMeta;
 use crate::object::visible_text::with_visible_controls;
 use crate::time::age::{age_of, EpochMillis};
 
-use super::*;
+use super::{Align, ColumnDefinition, ColumnKind};
 
 /// The text of one cell as shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +87,7 @@ pub fn parse_human_duration(text: &str) -> Option<i64> {
 mod tests {
     use super::*;
     use crate::list::table::fixtures::*;
+    use crate::list::table::*;
 
     use serde_json::json;
 

@@ -25,11 +25,14 @@ mod row_store;
 mod rows;
 mod sort;
 
-pub use decode::*;
-pub use format::*;
-pub use row_store::*;
-pub use rows::*;
-pub use sort::*;
+pub use decode::{
+    decode_table, decode_table_value, fallback_row, row_key_of_object, DecodeOptions,
+    TableDecodeError,
+};
+pub use format::{format_cell, parse_human_duration, FormattedCell};
+pub use row_store::{RowPosition, RowStore};
+pub use rows::Table;
+pub use sort::{natural_cmp, SortDirection, SortSpec};
 
 use std::fmt;
 

@@ -1,8 +1,8 @@
-//! Rows in arrival order, found by key: the store a [`Table`] keeps its rows in.
+//! Rows in arrival order, found by key: the store a [`Table`](super::Table) keeps its rows in.
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::*;
+use super::{RowKey, TableRow};
 
 /// Rows in arrival order, found by key in O(log n): a replaced row keeps its place, a new one
 /// goes last, a removed one leaves no gap.
@@ -101,6 +101,8 @@ pub type RowPosition = u64;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::list::table::*;
+    use crate::object::meta::ObjectMeta;
 
     use crate::test_rng::TestRng;
     use serde_json::json;

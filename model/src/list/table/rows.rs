@@ -7,7 +7,10 @@ use crate::time::age::EpochMillis;
 
 use super::decode::{fit_width, ADDED_NAMESPACE_DESCRIPTION};
 use super::sort::{compare_sort_values, sort_value, SortValue};
-use super::*;
+use super::{
+    format_cell, Align, ColumnDefinition, FormattedCell, ListMeta, RowKey, RowPosition, RowProblem,
+    RowStore, SortSpec, TablePage, TableRow, TableSource,
+};
 
 /// The rows of a list and their columns: pages appended, rows replaced and removed by key.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -245,7 +248,9 @@ fn remap_cells(mut row: TableRow, from: &[ColumnDefinition], to: &[ColumnDefinit
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::list::table::decode::decode_row;
     use crate::list::table::fixtures::*;
+    use crate::list::table::*;
 
     use serde_json::json;
 

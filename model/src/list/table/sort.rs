@@ -9,7 +9,7 @@ use crate::object::meta::ObjectMeta;
 use crate::time::age::{parse_timestamp, EpochMillis};
 
 use super::format::plain_text;
-use super::*;
+use super::{parse_human_duration, ColumnDefinition, ColumnKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortDirection {
@@ -196,6 +196,7 @@ fn take_digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
 mod tests {
     use super::*;
     use crate::list::table::fixtures::*;
+    use crate::list::table::*;
 
     use serde_json::json;
 
