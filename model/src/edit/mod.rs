@@ -4,7 +4,7 @@
 //! ([`apply`]), creating from YAML through discovery ([`create`]), starting templates
 //! ([`template`]), drafts kept across reloads ([`draft`]), one-label edits ([`quick`]) and
 //! an open edit's states and transitions ([`session`]).
-//! No browser APIs: the UI parses the editor's text with [`crate::yaml`] and sends
+//! No browser APIs: the UI parses the editor's text with [`crate::object::yaml`] and sends
 //! what these functions return.
 
 pub mod apply;

@@ -1,6 +1,6 @@
 //! One object and what is shown of it: its metadata read leniently ([`meta`]), who owns it
 //! ([`owners`]), its page ([`page`]), its YAML ([`yaml`]), fields found by JSON pointer
-//! ([`pointer`]), cluster text shown as what it is ([`visible_text`]), the Event objects
+//! ([`pointer`](mod@pointer)), cluster text shown as what it is ([`visible_text`]), the Event objects
 //! reported about it ([`events`]) and a pod's logs ([`pod_logs`]).
 
 pub mod events;

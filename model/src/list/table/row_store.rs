@@ -83,7 +83,7 @@ impl RowStore {
         self.by_position.iter().map(|(p, row)| (*p, row))
     }
 
-    /// The row at a position (from [`Table::view_positions`]); `None` once it is gone.
+    /// The row at a position (from [`Table::view_positions`](super::Table::view_positions)); `None` once it is gone.
     pub fn at(&self, position: RowPosition) -> Option<&TableRow> {
         self.by_position.get(&position)
     }
