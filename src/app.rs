@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::browser::now_ms;
-use crate::model::route::Page;
+use crate::model::navigation::route::Page;
 use crate::state::shell::{use_shell, Shown, UseShellOptions};
 use crate::state::shortcuts::{use_shortcuts, UseShortcutsOptions};
 

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use crate::components::{CheatSheet, ClusterSwitcher, Palette, RecordControl, RequestLogPanel};
-use crate::model::palette::{LoadedObject, PaletteTarget};
+use crate::model::navigation::palette::{LoadedObject, PaletteTarget};
 use crate::model::ApiTree;
 use crate::split::split_view;
 use crate::state::request_log::RequestRecord;

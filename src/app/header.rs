@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::deferred::{deferred_part, DeferredShell, ShellPart};
-use crate::model::route::{EventsRoute, OverviewRoute, Page, PermissionsRoute, Route};
+use crate::model::navigation::route::{EventsRoute, OverviewRoute, Page, PermissionsRoute, Route};
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
 

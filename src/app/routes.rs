@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::loading::loaded_with;
-use crate::model::route::Page;
+use crate::model::navigation::route::Page;
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{ListIdentity, ObjectIdentity};
 use crate::state::shell::UseShellReturn;

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::components::{ApiTreeView, QuickAccess};
-use crate::model::tree::TreeErrorKind;
+use crate::model::api::tree::TreeErrorKind;
 use crate::state::discovery::DiscoveryState;
 use crate::state::shell::UseShellReturn;
 
@@ -66,7 +66,7 @@ fn PartialFailures(discovery: DiscoveryState) -> impl IntoView {
                         .entries
                         .iter()
                         .filter(|e| matches!(e.kind, TreeErrorKind::Fetch | TreeErrorKind::Parse | TreeErrorKind::Stale))
-                        .map(|e| format!("{}: {}", crate::model::tree::api_version(&e.group, &e.version), e.message))
+                        .map(|e| format!("{}: {}", crate::model::api::tree::api_version(&e.group, &e.version), e.message))
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();

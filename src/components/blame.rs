@@ -1,8 +1,8 @@
 //! The blame view: the object's YAML with each line's owning manager.
 
 use crate::components::time::{clock_and_age, clock_time};
-use crate::model::age::parse_timestamp;
 use crate::model::history::{blame_lines, FieldPath, ObjectTimeline};
+use crate::model::time::age::parse_timestamp;
 use leptos::prelude::*;
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::model::age::{human_duration, EpochMillis};
-use crate::model::events::EventRecord;
-use crate::model::route::{ObjectRoute, Page};
+use crate::model::navigation::route::{ObjectRoute, Page};
+use crate::model::object::events::EventRecord;
+use crate::model::time::age::{human_duration, EpochMillis};
 use crate::model::ApiTree;
 
 /// The object page of what an Event is about, when discovery maps its kind.

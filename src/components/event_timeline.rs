@@ -8,10 +8,10 @@
 use leptos::prelude::*;
 
 use crate::components::{ForbiddenNotice, StreamStatusLine};
-use crate::model::events::{
+use crate::model::navigation::route::{EventsRoute, Page};
+use crate::model::object::events::{
     events_api, events_watch_key, EventApi, EventFilter, EventRecord, EventScope, DEFAULT_CAPACITY,
 };
-use crate::model::route::{EventsRoute, Page};
 use crate::model::watch::{ObjectCache, StreamPhase, WatchStatus};
 use crate::model::ApiTree;
 use crate::state::clock::use_clock;

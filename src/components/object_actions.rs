@@ -7,12 +7,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::model::errors::ApiError;
-use crate::model::request::PropagationPolicy;
+use crate::model::api::errors::ApiError;
+use crate::model::api::request::PropagationPolicy;
 use crate::state::edit::{self, DeleteChoice};
 
 use super::permissions::DenialReason;
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 
 pub use crate::components::metadata_editor::MetadataEditor;
 

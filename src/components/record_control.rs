@@ -1,6 +1,6 @@
 //! The header's recorder.
 
-use crate::model::route::Page;
+use crate::model::navigation::route::Page;
 use leptos::prelude::*;
 
 /// Record / stop in the header: records every watch change the page receives from now on,

@@ -9,7 +9,7 @@ use crate::components::time::past_time_text;
 use crate::components::DenialReason;
 use crate::model::edit::RollbackStep;
 use crate::model::history::{PastTime, RolloutRevision};
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 use crate::state::rollback::UseRollback;
 
 /// The revisions, newest first; `rollback` for a Deployment.

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
 use crate::components::time::clock_time;
-use crate::model::age::EpochMillis;
-use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{seen_events, HistoryStore, SeenEvent};
+use crate::model::object::events::{events_api, events_watch_key, EventScope};
+use crate::model::time::age::EpochMillis;
 use crate::model::watch::{MechanicsLog, StreamPhase, WatchKey, WatchStatus};
 use crate::state::discovery::DiscoveryState;
 use crate::state::request_log::RequestLogView;
@@ -139,7 +139,9 @@ fn MechanicsPanel(key: WatchKey) -> impl IntoView {
         let since = oldest_shown.get();
         let mut seen: Vec<SeenEvent> = events.with(seen_events);
         seen.retain(|e| e.observed_ms >= since);
-        crate::model::order::sort_by(&mut seen, |a, b| b.observed_ms.total_cmp(&a.observed_ms));
+        crate::model::list::stable_sort::sort_by(&mut seen, |a, b| {
+            b.observed_ms.total_cmp(&a.observed_ms)
+        });
         seen.into_iter()
             .take(SHOWN_ENTRIES)
             .map(|e| {

@@ -2,8 +2,8 @@
 //! as the cluster keeps them), with its age, and a reconstructed entry's time. Shared by the
 //! timelines, the activity view, the rollout history, stream status and the replay.
 
-use crate::model::age::human_duration;
 use crate::model::history::PastTime;
+use crate::model::time::age::human_duration;
 use crate::state::clock::epoch_now;
 
 /// `10:04:05.123`, local time.

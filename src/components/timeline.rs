@@ -7,8 +7,8 @@ use crate::model::history::past::shown::{OrderNote, PastRow};
 use crate::model::history::{
     compare, fold_noise, ObjectTimeline, Revision, RevisionKind, TimelineEntry,
 };
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
-use crate::model::{mapping::kind_to_resource, ApiTree};
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::{api::endpoints::kind_to_resource, ApiTree};
 use leptos::prelude::*;
 
 fn past_row_view(row: PastRow) -> impl IntoView {
@@ -57,7 +57,7 @@ pub fn revision_href(
     name: &str,
     resource_version: &str,
 ) -> Option<String> {
-    let (group, version) = crate::model::mapping::split_api_version(api_version);
+    let (group, version) = crate::model::api::endpoints::split_api_version(api_version);
     let found = kind_to_resource(tree, group, version, kind).ok()?;
     let namespace = namespace
         .filter(|_| found.resource.namespaced)

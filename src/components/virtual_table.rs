@@ -21,8 +21,8 @@ use wasm_bindgen::JsCast;
 /// Height of one row in pixels; the stylesheet sets the same (`.vt-row`).
 pub const ROW_HEIGHT: f64 = 30.0;
 
-// What a row and a header hold is the model's (`model::list_view`); this view lays them out.
-pub use crate::model::list_view::{DisplayCell, DisplayRow, HeaderCell};
+// What a row and a header hold is the model's (`model::list::display`); this view lays them out.
+pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
 use crate::components::diagnosis::HealthBadge;
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::events::EventLog;
+use crate::model::object::events::EventLog;
 use crate::model::watch::{ObjectCache, WatchStatus};
 
 /// The watch of Event objects the log follows.

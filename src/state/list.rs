@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use crate::browser::after_next_paint;
 use crate::model::diagnosis::Health;
-use crate::model::list_view::order_depends_only_on_rows;
-use crate::model::table::{RowPosition, SortSpec};
+use crate::model::list::display::order_depends_only_on_rows;
+use crate::model::list::table::{RowPosition, SortSpec};
 use crate::model::watch::{LiveTable, StreamPhase, WatchStatus};
 use crate::state::clock::epoch_now;
 use crate::state::pacing::PacedRun;

@@ -4,9 +4,11 @@
 
 use leptos::prelude::*;
 
-use crate::model::age::EpochMillis;
-use crate::model::events::{events_api, events_watch_key, EventFilter, EventRecord, EventScope};
-use crate::model::mapping::NamespaceArg;
+use crate::model::api::endpoints::NamespaceArg;
+use crate::model::object::events::{
+    events_api, events_watch_key, EventFilter, EventRecord, EventScope,
+};
+use crate::model::time::age::EpochMillis;
 use crate::model::watch::{ObjectCache, Output, WatchKey, WatchStatus};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::clock::use_clock;

@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use crate::api::{self, ApiError};
 use crate::browser::{local_storage_get, local_storage_set};
+use crate::model::api::request::ApiRequest;
 use crate::model::permissions::{
     access_review_answer, rules_review_request, self_subject_review_request, Lookup, Permission,
     Permissions, Question, RulesReview, UserInfo,
 };
-use crate::model::request::ApiRequest;
 
 const RULES_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
 const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";

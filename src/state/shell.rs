@@ -8,11 +8,11 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::model::events::{events_api, EventApi};
-use crate::model::palette::{LoadedObject, PaletteTarget};
+use crate::model::navigation::palette::{LoadedObject, PaletteTarget};
+use crate::model::navigation::route::{Page, Route};
+use crate::model::navigation::sidebar_tree::{ancestors_of, NodeKey};
+use crate::model::object::events::{events_api, EventApi};
 use crate::model::permissions::{Permission, Question, Scope};
-use crate::model::route::{Page, Route};
-use crate::model::tree_nav::{ancestors_of, NodeKey};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::discovery::DiscoveryState;
 use crate::state::namespaces::{load_namespaces, KnownNamespaces};

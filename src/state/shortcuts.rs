@@ -1,4 +1,4 @@
-//! The keyboard shortcuts of `model::shortcuts` (`use_shortcuts`): `:` palette, `/` filter,
+//! The keyboard shortcuts of `model::navigation::shortcuts` (`use_shortcuts`): `:` palette, `/` filter,
 //! `?` the cheat sheet, `g p`… pages, unless the user is typing or a dialog is open.
 
 use leptos::ev;
@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::browser::now_ms;
-use crate::model::shortcuts::{KeySequence, ShortcutAction};
+use crate::model::navigation::shortcuts::{KeySequence, ShortcutAction};
 use crate::state::navigation::Navigation;
 
 /// What `use_shortcuts` needs.

@@ -10,9 +10,11 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 
+use crate::model::api::endpoints::NamespaceArg;
 use crate::model::diagnosis::controller_health;
-use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
-use crate::model::mapping::NamespaceArg;
+use crate::model::object::events::{
+    event_record, events_api, events_watch_key, EventRecord, EventScope,
+};
 use crate::model::watch::{LiveTable, ObjectCache, Output, WatchKey};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::clock::epoch_now;

@@ -157,7 +157,7 @@ pub struct EditorDiagnostic {
 
 impl EditorDiagnostic {
     /// A YAML parse error, at its line and column.
-    pub fn of_yaml(error: &crate::model::yaml::YamlError) -> Self {
+    pub fn of_yaml(error: &crate::model::object::yaml::YamlError) -> Self {
         Self::error(
             u32::try_from(error.line).unwrap_or(1),
             u32::try_from(error.column).unwrap_or(1),

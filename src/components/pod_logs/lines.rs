@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::logs::with_thousands;
+use crate::model::object::pod_logs::with_thousands;
 use crate::state::logs::LogStreamStatus;
 
 /// One line in view, ready to draw.

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::browser::download_text;
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
-use crate::model::logs::{
+use crate::model::object::pod_logs::{
     default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
     LogOptions, MAX_LINES,
 };

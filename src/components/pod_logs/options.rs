@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::logs::{LogContainer, LogOptions, TailLines};
+use crate::model::object::pod_logs::{LogContainer, LogOptions, TailLines};
 
 /// The options of `kubectl logs`: container, follow, timestamps, previous, tail.
 #[component]

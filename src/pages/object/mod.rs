@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use crate::components::object_actions::{DeleteAction, ScaleAction};
 use crate::components::{ClusterCompare, ForbiddenNotice};
 use crate::components::{PodLogs, StreamStatusLine};
-use crate::model::object_view::{terminating, Terminating};
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::object::page::{terminating, Terminating};
 use crate::model::permissions::{Question, Scope};
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::watch::StreamPhase;
 use crate::model::ResourceId;
 use crate::pages::object::tabs::{read_error, ObjectPageParts};
@@ -106,7 +106,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         move |tab| identity.route(tab)
     });
     let tab = tabs.current;
-    let list_href = Page::ResourceList(crate::model::route::ListRoute::new(
+    let list_href = Page::ResourceList(crate::model::navigation::route::ListRoute::new(
         identity.resource.clone(),
         identity.namespace.clone(),
     ))

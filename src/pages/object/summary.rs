@@ -5,12 +5,12 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::Copyable;
-use crate::model::mapping::split_api_version;
-use crate::model::object_view::{object_overview, ConditionRow, MetadataEntry};
-use crate::model::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
-use crate::model::route::{ObjectRoute, Page};
-use crate::model::text::with_visible_controls;
-use crate::model::{mapping::kind_to_resource, ApiTree};
+use crate::model::api::endpoints::split_api_version;
+use crate::model::navigation::route::{ObjectRoute, Page};
+use crate::model::object::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
+use crate::model::object::page::{object_overview, ConditionRow, MetadataEntry};
+use crate::model::object::visible_text::with_visible_controls;
+use crate::model::{api::endpoints::kind_to_resource, ApiTree};
 use crate::state::clock::epoch_now;
 use crate::state::object::UseObjectReturn;
 

@@ -10,11 +10,11 @@ use crate::components::{
     ActivityView, BlameView, DiagnosisPanel, EventTimeline, RolloutView, TimelineView,
 };
 use crate::model::edit::{has_status_subresource, EditTarget, MetadataMap};
-use crate::model::events::EventScope;
 use crate::model::history::past::shown::past_rows;
 use crate::model::history::{rollout_history, ObjectTimeline};
-use crate::model::pointer::Pointer;
-use crate::model::route::{ObjectTab, Page};
+use crate::model::navigation::route::{ObjectTab, Page};
+use crate::model::object::events::EventScope;
+use crate::model::object::pointer::Pointer;
 use crate::model::ApiTree;
 use crate::pages::object::summary::overview;
 use crate::pages::object::ObjectIdentity;

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::Copyable;
-use crate::model::object_view::{pretty_json, shown_object};
-use crate::model::yaml::to_yaml;
+use crate::model::object::page::{pretty_json, shown_object};
+use crate::model::object::yaml::to_yaml;
 use crate::model::ApiTree;
 use crate::pages::object::ObjectIdentity;
 use crate::state::object::{load_versions, VersionRead};

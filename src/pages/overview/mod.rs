@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::ForbiddenNotice;
-use crate::model::route::{ListRoute, OverviewRoute, Page, Route};
+use crate::model::navigation::route::{ListRoute, OverviewRoute, Page, Route};
 use crate::model::watch::{ObjectCache, StreamPhase};
 use crate::model::ResourceId;
 use crate::state::discovery::DiscoveryState;

@@ -4,12 +4,12 @@ use leptos::prelude::*;
 
 use crate::browser::utc_offset_minutes;
 use crate::components::charts::WarningHistogramChart;
-use crate::model::age::EpochMillis;
-use crate::model::events::EventRecord;
+use crate::model::navigation::route::{EventsFilter, EventsRoute, ListRoute, Page};
+use crate::model::object::events::EventRecord;
 use crate::model::overview::chart::histogram_chart;
 use crate::model::overview::histogram::warning_histogram;
 use crate::model::overview::pod_summary;
-use crate::model::route::{EventsFilter, EventsRoute, ListRoute, Page};
+use crate::model::time::age::EpochMillis;
 use crate::pages::overview::{list_href, loading, Stat};
 use crate::state::overview::Watched;
 

@@ -5,12 +5,12 @@ use leptos::prelude::*;
 use crate::components::charts::HealthStack;
 use crate::components::diagnosis::subject_href;
 use crate::components::HealthBadge;
-use crate::model::age::{human_duration, EpochMillis};
 use crate::model::diagnosis::Health;
-use crate::model::events::EventRecord;
+use crate::model::navigation::route::{ListRoute, ObjectRoute, Page};
+use crate::model::object::events::EventRecord;
 use crate::model::overview::chart::health_segments;
 use crate::model::overview::{recent_rollouts, workload_summary, WORKLOAD_KINDS};
-use crate::model::route::{ListRoute, ObjectRoute, Page};
+use crate::model::time::age::{human_duration, EpochMillis};
 use crate::model::{ApiTree, ResourceId};
 use crate::pages::overview::{
     list_href, loading, stores, with_objects, Stat, ROLLOUTS_SHOWN, UNHEALTHY_SHOWN,

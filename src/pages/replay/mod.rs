@@ -52,7 +52,7 @@ pub fn ReplayPage() -> impl IntoView {
                     let started = recording
                         .header
                         .as_ref()
-                        .and_then(|h| crate::model::age::parse_timestamp(&h.started_at))
+                        .and_then(|h| crate::model::time::age::parse_timestamp(&h.started_at))
                         .map_or_else(js_sys::Date::now, |ms| ms as f64);
                     let mut loaded = Player::new(recording, started);
                     loaded.seek(0.0);

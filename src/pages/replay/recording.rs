@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 
 use crate::components::time::clock_time;
-use crate::model::events::event_record;
 use crate::model::history::{activity, seen_events, Activity, ObjectTimeline, Player, SeenEvent};
+use crate::model::object::events::event_record;
 
 /// How often a playing recording moves on.
 pub(super) const TICK_MS: u32 = 100;
@@ -84,7 +84,7 @@ pub(super) fn replayed_events_view(player: &Player) -> AnyView {
         .flat_map(|(_, store)| store.timelines())
         .filter_map(|t| Some((t.revisions.back()?.observed_ms, event_record(&t.latest)?)))
         .collect();
-    crate::model::order::sort_by(&mut events, |a, b| b.0.total_cmp(&a.0));
+    crate::model::list::stable_sort::sort_by(&mut events, |a, b| b.0.total_cmp(&a.0));
     let rows = events
         .into_iter()
         .map(|(at, e)| {

@@ -7,12 +7,12 @@
 use leptos::prelude::*;
 
 use crate::components::MergedList;
+use crate::model::list::selector::{parse_field_selector, parse_label_selector};
+use crate::model::list::table::DecodeOptions;
+use crate::model::navigation::route::{CreateRoute, ListRoute, Page};
 use crate::model::permissions::{Question, Scope};
-use crate::model::route::{CreateRoute, ListRoute, Page};
-use crate::model::selector::{parse_field_selector, parse_label_selector};
-use crate::model::table::DecodeOptions;
 use crate::model::watch::{Output, WatchKey};
-use crate::model::{mapping::NamespaceArg, ResourceId};
+use crate::model::{api::endpoints::NamespaceArg, ResourceId};
 use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
 use crate::state::permissions::{use_denial, UseDenialOptions};

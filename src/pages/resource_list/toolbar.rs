@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::model::route::{ListRoute, Page};
-use crate::model::selector::SelectorError;
+use crate::model::list::selector::SelectorError;
+use crate::model::navigation::route::{ListRoute, Page};
 use crate::pages::resource_list::ListIdentity;
 use crate::state::clusters::use_clusters;
 use crate::state::navigation::use_navigation;

@@ -8,16 +8,19 @@ use serde_json::Value;
 
 use crate::api::{self, Abort, ApiError};
 use crate::model::diagnosis::{diagnose, Diagnosis};
-use crate::model::events::{event_record, events_api, events_watch_key, EventRecord, EventScope};
 use crate::model::history::past::rollout::controlled_by;
 use crate::model::history::{past_entries, HistoryStore, Loaded, PastEntry};
-use crate::model::meta::ObjectMeta;
-use crate::model::owners::{OwnedObject, OwnerIndex};
-use crate::model::pointer::Pointer;
-use crate::model::selector::escape_field_value;
+use crate::model::list::selector::escape_field_value;
+use crate::model::object::events::{
+    event_record, events_api, events_watch_key, EventRecord, EventScope,
+};
+use crate::model::object::meta::ObjectMeta;
+use crate::model::object::owners::{OwnedObject, OwnerIndex};
+use crate::model::object::pointer::Pointer;
 use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey, WatchStatus};
 use crate::model::{
-    mapping::resolve_category, mapping::NameArg, mapping::NamespaceArg, ApiTree, ResourceId,
+    api::endpoints::resolve_category, api::endpoints::NameArg, api::endpoints::NamespaceArg,
+    ApiTree, ResourceId,
 };
 use crate::state::clock::epoch_now;
 use crate::state::watch::{use_watch_history, use_watch_objects, LiveWatch};

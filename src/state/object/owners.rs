@@ -8,11 +8,14 @@ use serde_json::Value;
 
 use super::json_of;
 use crate::api::{self, ApiError, ApiRequest};
+use crate::model::api::endpoints::split_api_version;
 use crate::model::history::past::rollout::controlled_by;
-use crate::model::mapping::split_api_version;
-use crate::model::meta::ObjectMeta;
-use crate::model::owners::OwnedObject;
-use crate::model::{mapping::kind_to_resource, mapping::NameArg, mapping::NamespaceArg, ApiTree};
+use crate::model::object::meta::ObjectMeta;
+use crate::model::object::owners::OwnedObject;
+use crate::model::{
+    api::endpoints::kind_to_resource, api::endpoints::NameArg, api::endpoints::NamespaceArg,
+    ApiTree,
+};
 
 /// Metadata only: what the owner graph needs, at a fraction of the bytes.
 const METADATA_ACCEPT: &str =

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::route::{ObjectRoute, ObjectTab, Page};
+use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::ResourceId;
 use crate::state::navigation::use_navigation;
 

@@ -41,8 +41,10 @@ use stream::{AnyStream, KeyStream};
 use crate::browser::{monotonic_now, wall_now};
 use crate::model::diagnosis::Health;
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
-use crate::model::palette::{distinct_loaded_objects, resource_of_collection, LoadedObject};
-use crate::model::table::DecodeOptions;
+use crate::model::list::table::DecodeOptions;
+use crate::model::navigation::palette::{
+    distinct_loaded_objects, resource_of_collection, LoadedObject,
+};
 use crate::model::watch::{
     LiveTable, MechanicsLog, ObjectCache, Output, WatchKey, WatchStatus, LINGER_MS,
 };

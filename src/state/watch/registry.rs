@@ -116,7 +116,7 @@ impl OpenStreams {
         let tables = self.tables.open.values().map(|s| Rc::clone(s) as _);
         let objects = self.objects.open.values().map(|s| Rc::clone(s) as _);
         let mut streams: Vec<Rc<dyn AnyStream>> = tables.chain(objects).collect();
-        crate::model::order::sort_by_key(&mut streams, |stream| stream.opened());
+        crate::model::list::stable_sort::sort_by_key(&mut streams, |stream| stream.opened());
         streams
     }
 

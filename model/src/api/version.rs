@@ -101,7 +101,7 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
 
 /// Sorts version names in place, highest priority first.
 pub fn sort_versions(versions: &mut [String]) {
-    crate::order::sort_by(versions, |a, b| compare_versions(a, b));
+    crate::list::stable_sort::sort_by(versions, |a, b| compare_versions(a, b));
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! - `:ns kube-system` (or `:ns` alone): switch namespace;
 //! - anything else also searches the names of the objects already loaded in open views.
 
-use crate::filter::palette_matches;
-use crate::route::{ListRoute, ObjectRoute, Page};
-use crate::tree::{ApiTree, ResourceId};
+use crate::api::tree::{ApiTree, ResourceId};
+use crate::navigation::resource_search::palette_matches;
+use crate::navigation::route::{ListRoute, ObjectRoute, Page};
 
 /// Resources shown at most, and loaded objects at most.
 pub const MAX_RESOURCES: usize = 10;
@@ -51,7 +51,7 @@ pub struct LoadedObject {
 
 impl LoadedObject {
     /// A list row of `resource` (the kind is left for the caller, which has the API tree).
-    pub fn of_row(resource: &ResourceId, row: &crate::table::TableRow) -> LoadedObject {
+    pub fn of_row(resource: &ResourceId, row: &crate::list::table::TableRow) -> LoadedObject {
         LoadedObject {
             resource: resource.clone(),
             kind: String::new(),
@@ -74,7 +74,7 @@ impl LoadedObject {
 
 /// Objects found in several views, by name then namespace, each once, at most `limit`.
 pub fn distinct_loaded_objects(mut found: Vec<LoadedObject>, limit: usize) -> Vec<LoadedObject> {
-    crate::order::sort_by(&mut found, |a, b| {
+    crate::list::stable_sort::sort_by(&mut found, |a, b| {
         (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace))
     });
     found.dedup_by(|a, b| {
@@ -224,6 +224,7 @@ pub fn resource_of_collection(path: &str) -> Option<ResourceId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::tree::tests::sample_tree;
 
     #[test]
     fn loaded_objects_are_read_from_objects_and_kept_once() {
@@ -246,7 +247,6 @@ mod tests {
             ["api", "web"]
         );
     }
-    use crate::tree::tests::sample_tree;
 
     #[test]
     fn po_enter_opens_the_pods_list_in_the_namespace_in_view_and_shift_enter_the_definition() {

@@ -4,7 +4,7 @@
 //! field or the editor).
 
 use super::route::{EventsRoute, ListRoute, OverviewRoute, Page, PermissionsRoute, Route};
-use super::tree::ResourceId;
+use crate::api::tree::ResourceId;
 
 /// What a shortcut does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

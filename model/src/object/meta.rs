@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -45,7 +45,7 @@ pub struct ObjectMeta {
     pub namespace: Option<String>,
     pub uid: Option<String>,
     pub resource_version: Option<String>,
-    /// RFC 3339; see [`super::age::parse_timestamp`].
+    /// RFC 3339; see [`crate::time::age::parse_timestamp`].
     pub creation_timestamp: Option<String>,
     pub deletion_timestamp: Option<String>,
     pub labels: BTreeMap<String, String>,

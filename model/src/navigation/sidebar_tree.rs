@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
-use super::filter::TreeFilter;
-use super::tree::{group_display_name, ApiTree, ResourceId};
+use crate::api::tree::{group_display_name, ApiTree, ResourceId};
+use crate::navigation::resource_search::TreeFilter;
 
 /// A node of the sidebar tree, identified by value so it survives tree rebuilds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -199,8 +199,8 @@ pub fn ancestors_of(id: &ResourceId) -> [NodeKey; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filter::filter_tree;
-    use crate::tree::{ApiGroup, ApiResource, GroupVersion, Subresource};
+    use crate::api::tree::{ApiGroup, ApiResource, GroupVersion, Subresource};
+    use crate::navigation::resource_search::filter_tree;
 
     fn resource(plural: &str, kind: &str, subs: &[&str]) -> ApiResource {
         ApiResource {

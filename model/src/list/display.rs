@@ -1,12 +1,12 @@
 //! What a live list draws: which columns it shows, its header cells and each row's cells,
 //! from the server's Table and the marks of recent changes. Views only lay these out.
 
-use crate::age::EpochMillis;
-use crate::clock::Monotonic;
 use crate::diagnosis::rows::has_health;
 use crate::diagnosis::Health;
-use crate::route::{ObjectRoute, Page};
-use crate::table::{Align, ColumnKind, RowPosition, SortDirection, SortSpec, Table};
+use crate::list::table::{Align, ColumnKind, RowPosition, SortDirection, SortSpec, Table};
+use crate::navigation::route::{ObjectRoute, Page};
+use crate::time::age::EpochMillis;
+use crate::time::clock::Monotonic;
 use crate::watch::LiveTable;
 use crate::ResourceId;
 
@@ -223,7 +223,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::table::DecodeOptions;
+    use crate::list::table::DecodeOptions;
     use crate::watch::{StoreChange, WatchStore};
 
     fn pods() -> ResourceId {

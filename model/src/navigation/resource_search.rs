@@ -1,7 +1,7 @@
 //! Tree filtering and the k9s-style `:resource` palette.
 
-use super::mapping::resolve_user_input;
-use super::tree::{ApiGroup, ApiResource, ApiTree, ResourceId};
+use crate::api::endpoints::resolve_user_input;
+use crate::api::tree::{ApiGroup, ApiResource, ApiTree, ResourceId};
 
 /// Visible parts of a tree for a filter query, as indices into the tree (cheap, and lets the
 /// view keep rendering from the original tree).
@@ -249,14 +249,14 @@ pub fn palette_matches(tree: &ApiTree, input: &str) -> Vec<PaletteCandidate> {
             },
         ));
     }
-    crate::order::sort_by_key(&mut scored, |(key, _)| *key);
+    crate::list::stable_sort::sort_by_key(&mut scored, |(key, _)| *key);
     scored.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
 
     fn visible(t: &ApiTree, q: &str) -> Vec<String> {
         let f = filter_tree(t, q);

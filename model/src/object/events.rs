@@ -11,13 +11,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::age::{parse_timestamp, EpochMillis};
-use super::mapping::{kind_to_resource, split_api_version, NamespaceArg};
-use super::selector::escape_field_value;
-use super::text::with_visible_controls;
-use super::tree::{ApiTree, ResourceId};
-use super::watch::{ObjectCache, Output, WatchKey};
-use crate::pointer::Pointer;
+use crate::api::endpoints::{kind_to_resource, split_api_version, NamespaceArg};
+use crate::api::tree::{ApiTree, ResourceId};
+use crate::list::selector::escape_field_value;
+use crate::object::pointer::Pointer;
+use crate::object::visible_text::with_visible_controls;
+use crate::time::age::{parse_timestamp, EpochMillis};
+use crate::watch::{ObjectCache, Output, WatchKey};
 
 /// An Event's `type`: only `Normal` and `Warning` are defined, anything else is kept as sent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -722,7 +722,7 @@ fn event_record_uid(object: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
     use crate::watch::{StoreChange, WatchStore};
     use serde_json::json;
 

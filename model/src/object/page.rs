@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::age::{age_of, EpochMillis};
-use super::meta::{text_field, ObjectMeta, OwnerReference};
-use crate::pointer::Pointer;
+use crate::object::meta::{text_field, ObjectMeta, OwnerReference};
+use crate::object::pointer::Pointer;
+use crate::time::age::{age_of, EpochMillis};
 
 /// Values longer than this (in characters), or on several lines, start folded.
 pub const FOLD_AFTER_CHARS: usize = 80;

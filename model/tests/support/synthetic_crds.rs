@@ -1,6 +1,11 @@
-//! Synthetic CRD groups for benchmarks (e.g. the real fixture plus 300 CRD groups).
+//! Synthetic CRD groups for benchmarks (e.g. the real fixture plus 300 CRD groups): benchmark
+//! data, kept out of the product crate. Included by path by the tests and the examples that use
+//! it (`#[path = ...] mod synthetic_crds;`: the model's discovery fixtures and benchmark, the
+//! app's `tests/bench_ui.rs`); each uses only part of it.
 
-use super::discovery::{
+#![allow(dead_code)]
+
+use kube_atlas_model::api::discovery::{
     ApiGroupDiscovery, ApiGroupDiscoveryList, ApiResourceDiscovery, ApiSubresourceDiscovery,
     ApiVersionDiscovery, GroupMetadata, GroupVersionKindDoc,
 };
@@ -105,41 +110,11 @@ pub fn synthetic_crd_groups(n: usize) -> String {
 pub fn with_synthetic_crds(
     aggregated_body: &str,
     n: usize,
-) -> Result<String, super::discovery::DiscoveryError> {
-    let mut list = super::discovery::parse_aggregated(aggregated_body)?;
+) -> Result<String, kube_atlas_model::api::discovery::DiscoveryError> {
+    let mut list = kube_atlas_model::api::discovery::parse_aggregated(aggregated_body)?;
     list.items.extend(synthetic_crd_list(n).items);
-    serde_json::to_string(&list).map_err(|e| super::discovery::DiscoveryError {
+    serde_json::to_string(&list).map_err(|e| kube_atlas_model::api::discovery::DiscoveryError {
         context: "synthetic discovery".to_string(),
         message: e.to_string(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::discovery::{parse_aggregated, tree_from_aggregated};
-
-    #[test]
-    fn synthetic_groups_parse_into_a_tree() {
-        let body = synthetic_crd_groups(300);
-        let list = parse_aggregated(&body).unwrap();
-        let d = tree_from_aggregated(None, list);
-        assert!(d.errors.is_empty());
-        let c = d.tree.counts();
-        assert_eq!(
-            (c.groups, c.group_versions, c.resources, c.subresources),
-            (300, 600, 1200, 1200)
-        );
-        let g = &d.tree.groups[7];
-        assert_eq!(g.name, "group7.synthetic.example.com");
-        assert_eq!(g.preferred_version.as_deref(), Some("v1"));
-        let w = &g.versions[0].resources[0];
-        assert_eq!(
-            (w.kind.as_str(), w.short_names[0].as_str()),
-            ("Widget7", "wg7")
-        );
-        assert_eq!(synthetic_crd_list(0).items.len(), 0);
-        let merged = with_synthetic_crds(&synthetic_crd_groups(2), 3).unwrap();
-        assert_eq!(parse_aggregated(&merged).unwrap().items.len(), 5);
-    }
 }

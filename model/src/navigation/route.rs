@@ -19,9 +19,9 @@
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
 
-use super::request::{decode_query_component, encode_query_component};
-use super::table::SortSpec;
-use super::tree::ResourceId;
+use crate::api::request::{decode_query_component, encode_query_component};
+use crate::api::tree::ResourceId;
+use crate::list::table::SortSpec;
 
 /// The home page's state: the resource selected in the tree, and the global namespace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub struct ListRoute {
     /// None: all namespaces (or a cluster-scoped resource).
     pub namespace: Option<String>,
     /// As typed, even when invalid, so a shared link shows the user's text to fix; check it
-    /// with [`super::selector::parse_label_selector`] before sending.
+    /// with [`crate::list::selector::parse_label_selector`] before sending.
     pub label_selector: String,
     pub field_selector: String,
     pub sort: Option<SortSpec>,

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::request::ApiRequest;
+use crate::api::request::ApiRequest;
 
 /// Lines kept at most; older ones are dropped (and counted) as new ones arrive.
 pub const MAX_LINES: usize = 50_000;

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::version::{compare_versions, Stability};
+use crate::api::version::{compare_versions, Stability};
 
 /// All groups a server serves, core (`""`) first, then in discovery order. The groups are
 /// shared: every view holding the tree clones it, and a cluster with hundreds of CRDs has
@@ -109,7 +109,7 @@ impl ApiGroup {
         mut versions: Vec<GroupVersion>,
         preferred: Option<&str>,
     ) -> Self {
-        crate::order::sort_by(&mut versions, |a, b| {
+        crate::list::stable_sort::sort_by(&mut versions, |a, b| {
             compare_versions(&a.version, &b.version)
         });
         let chosen = preferred
@@ -296,7 +296,7 @@ impl ApiTree {
     /// Orders groups core first, otherwise keeping the given (discovery) order.
     pub fn new(mut groups: Vec<ApiGroup>) -> Self {
         // Stable sort: only moves core to the front.
-        crate::order::sort_by_key(&mut groups, |g| !g.is_core());
+        crate::list::stable_sort::sort_by_key(&mut groups, |g| !g.is_core());
         ApiTree {
             groups: std::sync::Arc::new(groups),
         }
@@ -480,7 +480,7 @@ impl TreeErrors {
             })
             .map(|e| GroupVersionRef::new(e.group.clone(), e.version.clone()))
             .collect();
-        crate::order::sort(&mut out);
+        crate::list::stable_sort::sort(&mut out);
         out.dedup();
         out
     }

@@ -2,7 +2,7 @@
 //! as the familiar dashboards group them, showing only what discovery says is served (in the
 //! group's preferred version) plus the cluster's custom resources.
 
-use super::tree::{ApiTree, ResourceId};
+use crate::api::tree::{ApiTree, ResourceId};
 
 /// One section (`Workloads`, `Network`...) and its entries in display order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,7 +124,7 @@ pub fn quick_sections(tree: &ApiTree) -> Vec<QuickSection> {
                 })
         })
         .collect();
-    crate::order::sort_by(&mut custom, |a, b| {
+    crate::list::stable_sort::sort_by(&mut custom, |a, b| {
         a.label
             .cmp(&b.label)
             .then_with(|| a.id.group.cmp(&b.id.group))
@@ -154,7 +154,7 @@ pub fn quick_sections(tree: &ApiTree) -> Vec<QuickSection> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{ApiGroup, ApiResource, GroupVersion};
+    use crate::api::tree::{ApiGroup, ApiResource, GroupVersion};
 
     fn resource(plural: &str, kind: &str, verbs: &[&str]) -> ApiResource {
         ApiResource {

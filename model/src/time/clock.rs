@@ -30,8 +30,8 @@ impl Wall {
     }
 
     /// Whole milliseconds since the epoch, as ages are computed.
-    pub fn epoch_millis(self) -> crate::age::EpochMillis {
-        self.0 as crate::age::EpochMillis
+    pub fn epoch_millis(self) -> crate::time::age::EpochMillis {
+        self.0 as crate::time::age::EpochMillis
     }
 }
 

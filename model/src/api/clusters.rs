@@ -5,8 +5,8 @@
 
 use serde::Deserialize;
 
-use crate::list_view::{display_row, DisplayRow, DrawnAt, ShownColumn};
-use crate::request::{decode_query_component, encode_query_component};
+use crate::api::request::{decode_query_component, encode_query_component};
+use crate::list::display::{display_row, DisplayRow, DrawnAt, ShownColumn};
 use crate::watch::LiveTable;
 use crate::ResourceId;
 
@@ -209,8 +209,8 @@ fn row_name(row: &DisplayRow) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::list_view::shown_columns;
-    use crate::table::DecodeOptions;
+    use crate::list::display::shown_columns;
+    use crate::list::table::DecodeOptions;
     use crate::watch::{StoreChange, WatchStore};
 
     fn pod(name: &str, uid: &str) -> serde_json::Value {

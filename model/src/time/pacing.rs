@@ -2,7 +2,7 @@
 //! `factor × c` ms, so an expensive view (a 50,000-row sort, an activity chain) recomputing
 //! under a burst of events takes at most `1 / (1 + factor)` of the time.
 
-use crate::clock::Monotonic;
+use crate::time::clock::Monotonic;
 
 /// When the next run may start, and whether one is already scheduled for then.
 #[derive(Debug, Clone, Copy, PartialEq)]

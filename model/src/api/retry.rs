@@ -5,8 +5,8 @@
 //! write was stored, so repeating it could apply it twice; the views keep the user's edit
 //! and let them decide.
 
-use crate::errors::ApiError;
-use crate::request::Verb;
+use crate::api::errors::ApiError;
+use crate::api::request::Verb;
 use crate::watch::Backoff;
 
 /// Attempts a read gets in all, the first one included.
@@ -82,7 +82,7 @@ pub fn parse_retry_after(header: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::PatchType;
+    use crate::api::request::PatchType;
 
     fn status(code: u16, retry_after: Option<u32>) -> ApiError {
         let details = retry_after

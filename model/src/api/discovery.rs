@@ -2,7 +2,7 @@
 //!
 //! No IO here: the api layer fetches, this module parses and plans. Parsing never panics on
 //! server data; every failure becomes a readable [`DiscoveryError`] or a per-group-version
-//! [`TreeError`](super::tree::TreeError).
+//! [`TreeError`](crate::api::tree::TreeError).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -10,7 +10,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::tree::{
+use crate::api::tree::{
     api_version, ApiGroup, ApiResource, ApiTree, Discovery, GroupVersion, GroupVersionRef,
     Subresource, TreeErrorKind, TreeErrors,
 };
@@ -494,7 +494,7 @@ pub fn group_from_aggregated(g: ApiGroupDiscovery, errors: &mut TreeErrors) -> A
                     verbs: s.verbs,
                 });
             }
-            crate::order::sort_by(&mut subresources, |a, b| a.name.cmp(&b.name));
+            crate::list::stable_sort::sort_by(&mut subresources, |a, b| a.name.cmp(&b.name));
             resources.push(ApiResource {
                 plural: r.resource,
                 singular: r.singular_resource,
@@ -583,7 +583,7 @@ pub fn resources_from_legacy(
         }
     }
     for r in &mut resources {
-        crate::order::sort_by(&mut r.subresources, |a, b| a.name.cmp(&b.name));
+        crate::list::stable_sort::sort_by(&mut r.subresources, |a, b| a.name.cmp(&b.name));
     }
     resources
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
-use super::meta::{text_field, ObjectMeta, OwnerReference};
+use crate::object::meta::{text_field, ObjectMeta, OwnerReference};
 
 /// Walks stop here unless asked otherwise; real chains are 2-3 deep (CronJob → Job → Pod).
 pub const DEFAULT_MAX_DEPTH: usize = 8;
@@ -220,7 +220,7 @@ impl OwnerIndex {
                 Some((child, reference))
             })
             .collect();
-        crate::order::sort_by(&mut found, |(a, _), (b, _)| {
+        crate::list::stable_sort::sort_by(&mut found, |(a, _), (b, _)| {
             (&a.kind, &a.name, &a.uid).cmp(&(&b.kind, &b.name, &b.uid))
         });
         found
@@ -361,7 +361,9 @@ impl OwnerIndex {
             }
         }
         graph.edges = edges.into_iter().collect();
-        crate::order::sort_by_key(&mut graph.edges, |e| (e.owner, e.owned, e.controller));
+        crate::list::stable_sort::sort_by_key(&mut graph.edges, |e| {
+            (e.owner, e.owned, e.controller)
+        });
         graph
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::tree::{ApiTree, ResourceId, ResourceRef};
+use crate::api::tree::{ApiTree, ResourceId, ResourceRef};
 
 // ---------------------------------------------------------------------------------------------
 // Mapping
@@ -40,7 +40,7 @@ impl fmt::Display for MappingError {
             MappingError::GroupVersionNotServed { group, version } => write!(
                 f,
                 "the server does not serve {}",
-                super::tree::api_version(group, version)
+                crate::api::tree::api_version(group, version)
             ),
             MappingError::NoKind {
                 group,
@@ -49,7 +49,7 @@ impl fmt::Display for MappingError {
             } => write!(
                 f,
                 "no matches for kind {kind:?} in version {:?}",
-                super::tree::api_version(group, version)
+                crate::api::tree::api_version(group, version)
             ),
         }
     }
@@ -103,7 +103,7 @@ enum NameMatch {
     Kind,
 }
 
-fn name_match(r: &super::tree::ApiResource, name: &str) -> Option<NameMatch> {
+fn name_match(r: &crate::api::tree::ApiResource, name: &str) -> Option<NameMatch> {
     if r.short_names.iter().any(|s| s.eq_ignore_ascii_case(name)) {
         Some(NameMatch::ShortName)
     } else if r.plural.eq_ignore_ascii_case(name) {
@@ -414,7 +414,7 @@ impl fmt::Display for ApiPath {
 /// is right unless a namespace is given for a cluster-scoped resource).
 pub fn collection_path_before_discovery(resource: &ResourceId, namespace: Option<&str>) -> ApiPath {
     let mut p = ApiPath { parts: Vec::new() };
-    p.lit(&super::discovery::group_version_path(
+    p.lit(&crate::api::discovery::group_version_path(
         &resource.group,
         &resource.version,
     ));
@@ -429,7 +429,7 @@ pub fn collection_path_before_discovery(resource: &ResourceId, namespace: Option
 impl ResourceRef<'_> {
     /// `/api/v1` or `/apis/{group}/{version}`.
     pub fn api_prefix(&self) -> String {
-        super::discovery::group_version_path(&self.group.name, &self.version.version)
+        crate::api::discovery::group_version_path(&self.group.name, &self.version.version)
     }
 
     fn base(&self, ns: NamespaceArg<'_>, object: bool) -> ApiPath {
@@ -679,8 +679,8 @@ fn escape_double_quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
-    use crate::tree::ResourceId;
+    use crate::api::tree::tests::sample_tree;
+    use crate::api::tree::ResourceId;
 
     fn id(t: &ApiTree, input: &str) -> String {
         resolve_user_input(t, input)
