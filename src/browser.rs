@@ -4,7 +4,7 @@
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::model::clock::{Monotonic, Wall};
+use crate::model::time::clock::{Monotonic, Wall};
 
 /// Milliseconds since navigation start (`performance.now()`), 0 without a browser.
 pub fn now_ms() -> f64 {

@@ -8,6 +8,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+// Benchmark data, shared with the model's tests and benchmark (not part of the product).
+#[path = "../model/tests/support/synthetic_crds.rs"]
+mod synthetic_crds;
 
 use std::time::Duration;
 
@@ -143,8 +146,8 @@ async fn tree_ready_time_with_300_crd_groups() {
     );
     match std::fs::read_to_string(fixture) {
         Ok(real) => {
-            let body = kube_atlas::model::synthetic::with_synthetic_crds(&real, groups)
-                .expect("synthetic document");
+            let body =
+                synthetic_crds::with_synthetic_crds(&real, groups).expect("synthetic document");
             let port = common::start_test_proxy(
                 harness.cluster_addr(),
                 common::ProxyMode::AggregatedApis(std::sync::Arc::new(body)),

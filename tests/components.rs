@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use kube_atlas::components::{
     ApiTreeView, DisplayCell, DisplayRow, HeaderCell, QuickAccess, ResourceExplorer, VirtualTable,
 };
-use kube_atlas::model::tree_nav::NodeKey;
+use kube_atlas::model::navigation::sidebar_tree::NodeKey;
 use kube_atlas::model::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -183,7 +183,7 @@ async fn quick_access_shows_a_few_custom_resources_until_asked_for_more() {
         .collect();
     groups.extend(sample_tree().groups.iter().cloned());
     let tree = Signal::derive(move || ApiTree::new(groups.clone()));
-    let page = Signal::derive(|| kube_atlas::model::route::Page::parse("#/api"));
+    let page = Signal::derive(|| kube_atlas::model::navigation::route::Page::parse("#/api"));
     let host = mount_fresh(move || view! { <QuickAccess tree=tree page=page/> });
     tick().await;
     let links = |host: &web_sys::HtmlElement| texts(host, "nav.quick-access a");

@@ -331,16 +331,11 @@ async fn list_health_is_the_pages_verdict(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     let deployments = create_cases(&harness).await;
     // A rollout stuck behind an impossible nodeSelector, its old pod still running.
-    let stuck = serde_json::from_value(json!({
-        "metadata": {"name": STUCK},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": STUCK}},
-            "template": {"metadata": {"labels": {"app": STUCK}},
-                         "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]}}
-        }
-    }))
-    .expect("a Deployment");
+    let stuck = common::deployment(
+        STUCK,
+        1,
+        json!({"containers": [{"name": "main", "image": "nginx:1.27"}]}),
+    );
     deployments
         .create(&PostParams::default(), &stuck)
         .await
@@ -372,18 +367,13 @@ async fn list_health_is_the_pages_verdict(backend: Backend) {
     // Readiness probes fail only on the demo cluster's kubelet (the stand-in kubelet of the
     // real control plane marks every started pod ready).
     if backend == Backend::Demo {
-        let unready = serde_json::from_value(json!({
-            "metadata": {"name": UNREADY},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": {"app": UNREADY}},
-                "template": {"metadata": {"labels": {"app": UNREADY}},
-                             "spec": {"containers": [{"name": "main", "image": "nginx:unready",
-                                "readinessProbe": {"httpGet": {"path": "/ready", "port": 80},
-                                                   "periodSeconds": 2}}]}}
-            }
-        }))
-        .expect("a Deployment");
+        let probe = json!({"httpGet": {"path": "/ready", "port": 80}, "periodSeconds": 2});
+        let unready = common::deployment(
+            UNREADY,
+            1,
+            json!({"containers": [{"name": "main", "image": "nginx:unready",
+                                   "readinessProbe": probe}]}),
+        );
         deployments
             .create(&PostParams::default(), &unready)
             .await

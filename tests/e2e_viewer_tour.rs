@@ -13,7 +13,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{texts_at, wait_for, wait_until, wait_until_within, Backend, Harness};
+use common::{deployment, texts_at, wait_for, wait_until, wait_until_within, Backend, Harness};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, PostParams};
@@ -29,18 +29,9 @@ const VIEW_READY: Duration = Duration::from_secs(5);
 async fn deployment_running(harness: &Harness) -> String {
     let client = harness.kube_client();
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
-    let deployment = serde_json::from_value(json!({
-        "metadata": {"name": DEPLOYMENT},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": DEPLOYMENT}},
-            "template": {"metadata": {"labels": {"app": DEPLOYMENT}},
-                         "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}
-        }
-    }))
-    .expect("a Deployment");
+    let pod = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
     deployments
-        .create(&PostParams::default(), &deployment)
+        .create(&PostParams::default(), &deployment(DEPLOYMENT, 1, pod))
         .await
         .expect("the admin creates the Deployment");
     let pods: Api<Pod> = Api::namespaced(client, "default");

@@ -189,7 +189,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
         Some(Route::Static) => match &shared.www {
             Some(files) => {
                 let mut files = files.clone();
-                let cache_control = kube_atlas_model::assets::cache_control(&path);
+                let cache_control = kube_atlas_model::api::asset_caching::cache_control(&path);
                 match tower::ServiceExt::oneshot(&mut files, request).await {
                     Ok(response) => {
                         let mut response = response.map(Body::new);

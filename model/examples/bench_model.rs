@@ -3,9 +3,14 @@
 
 use std::time::Instant;
 
+#[path = "../tests/support/synthetic_crds.rs"]
+mod synthetic_crds;
+
+use synthetic_crds::with_synthetic_crds;
+
 use kube_atlas_model::{
-    discovery::parse_aggregated, discovery::tree_from_aggregated, filter::filter_tree,
-    filter::palette_matches, synthetic::with_synthetic_crds,
+    api::discovery::parse_aggregated, api::discovery::tree_from_aggregated,
+    navigation::resource_search::filter_tree, navigation::resource_search::palette_matches,
 };
 
 const SYNTHETIC_GROUPS: usize = 300;

@@ -3,47 +3,37 @@
 //! watcher's state machine, the object store), editing, history (timelines, diffs, blame) and
 //! logs. No IO, no browser APIs and no UI framework: a crate of its own so the compiler, not
 //! review, keeps it that way, and `cargo test -p kube-atlas-model` runs it natively.
+//!
+//! By domain (docs/architecture.md, "The model's domains"):
+//! - [`api`]: the API server as served and asked: discovery, the API tree, versions,
+//!   endpoints (names resolved to paths, methods, commands), requests, errors, retries,
+//!   clusters;
+//! - [`list`]: lists: the server's Tables (decoded, stored, formatted, sorted, filtered), what
+//!   a list draws, selectors, the one shared sort;
+//! - [`object`]: one object and what is shown of it: metadata, owners, its page, YAML, JSON
+//!   pointers, cluster text made visible, Event objects, pod logs;
+//! - [`edit`]: changing objects; [`history`]: what objects were; [`watch`]: keeping lists and
+//!   objects live; [`diagnosis`]: why something is unhealthy; [`overview`]: the cluster
+//!   overview; [`permissions`]: what the user may do;
+//! - [`navigation`]: where the user is and how they move: routes, shortcuts, the palette,
+//!   quick access, the sidebar tree and its search;
+//! - [`time`]: the two clocks, Kubernetes timestamps and ages, pacing by cost.
 
-pub mod age;
-pub mod assets;
-pub mod clock;
-pub mod clusters;
+pub mod api;
 pub mod diagnosis;
-pub mod discovery;
 pub mod edit;
-pub mod errors;
-pub mod events;
-pub mod filter;
 pub mod history;
-pub mod list_view;
-pub mod logs;
-pub mod mapping;
-pub mod meta;
-pub mod object_view;
-pub mod order;
+pub mod list;
+pub mod navigation;
+pub mod object;
 pub mod overview;
-pub mod owners;
-pub mod pacing;
-pub mod palette;
 pub mod permissions;
-pub mod pointer;
-pub mod quick_access;
-pub mod request;
-pub mod retry;
-pub mod route;
-pub mod selector;
-pub mod shortcuts;
-pub mod synthetic;
-pub mod table;
 #[cfg(test)]
 mod test_rng;
-pub mod text;
-pub mod tree;
-pub mod tree_nav;
-pub mod version;
+pub mod time;
 pub mod watch;
-pub mod yaml;
 
 // The nouns nearly every layer names; everything else is reached through its module
-// (`model::table::Table`, `model::watch::WatchKey`), so an import says where a name lives.
-pub use tree::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};
+// (`model::list::table::Table`, `model::watch::WatchKey`), so an import says where a name
+// lives.
+pub use api::tree::{ApiGroup, ApiResource, ApiTree, GroupVersion, ResourceId, Subresource};

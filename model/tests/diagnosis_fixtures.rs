@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use kube_atlas_model::age::{parse_timestamp, EpochMillis};
 use kube_atlas_model::diagnosis::{diagnose, Diagnosis, Health};
-use kube_atlas_model::events::{event_record, EventRecord};
+use kube_atlas_model::object::events::{event_record, EventRecord};
+use kube_atlas_model::time::age::{parse_timestamp, EpochMillis};
 use serde_json::Value;
 
 const BACKENDS: [&str; 2] = ["real", "demo"];

@@ -7,26 +7,30 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "support/synthetic_crds.rs"]
+mod synthetic_crds;
+
+use synthetic_crds::{synthetic_crd_groups, synthetic_crd_list, with_synthetic_crds};
+
 use kube_atlas_model::{
-    discovery::parse_aggregated,
-    discovery::parse_api_versions,
-    discovery::parse_group_list,
-    discovery::tree_from_aggregated,
-    discovery::LegacyWalkPlan,
-    discovery::{group_version_path, parse_group},
-    filter::filter_tree,
-    filter::palette_matches,
-    filter::MatchRank,
-    mapping::kind_to_resource,
-    mapping::resolve_user_input,
-    mapping::Endpoint,
-    mapping::NameArg,
-    mapping::NamespaceArg,
-    mapping::Operation,
-    mapping::DEFAULT_PROXY_BASE,
-    synthetic::with_synthetic_crds,
-    tree::Discovery,
-    tree::GroupVersionRef,
+    api::discovery::parse_aggregated,
+    api::discovery::parse_api_versions,
+    api::discovery::parse_group_list,
+    api::discovery::tree_from_aggregated,
+    api::discovery::LegacyWalkPlan,
+    api::discovery::{group_version_path, parse_group},
+    api::endpoints::kind_to_resource,
+    api::endpoints::resolve_user_input,
+    api::endpoints::Endpoint,
+    api::endpoints::NameArg,
+    api::endpoints::NamespaceArg,
+    api::endpoints::Operation,
+    api::endpoints::DEFAULT_PROXY_BASE,
+    api::tree::Discovery,
+    api::tree::GroupVersionRef,
+    navigation::resource_search::filter_tree,
+    navigation::resource_search::palette_matches,
+    navigation::resource_search::MatchRank,
     ApiTree, ResourceId,
 };
 
@@ -549,4 +553,28 @@ fn fixture_plus_synthetic_crds() {
         wg.id().key(),
         "group299.synthetic.example.com/v1/widget299s"
     );
+}
+
+#[test]
+fn synthetic_groups_parse_into_a_tree() {
+    let body = synthetic_crd_groups(300);
+    let list = parse_aggregated(&body).unwrap();
+    let d = tree_from_aggregated(None, list);
+    assert!(d.errors.is_empty());
+    let c = d.tree.counts();
+    assert_eq!(
+        (c.groups, c.group_versions, c.resources, c.subresources),
+        (300, 600, 1200, 1200)
+    );
+    let g = &d.tree.groups[7];
+    assert_eq!(g.name, "group7.synthetic.example.com");
+    assert_eq!(g.preferred_version.as_deref(), Some("v1"));
+    let w = &g.versions[0].resources[0];
+    assert_eq!(
+        (w.kind.as_str(), w.short_names[0].as_str()),
+        ("Widget7", "wg7")
+    );
+    assert_eq!(synthetic_crd_list(0).items.len(), 0);
+    let merged = with_synthetic_crds(&synthetic_crd_groups(2), 3).unwrap();
+    assert_eq!(parse_aggregated(&merged).unwrap().items.len(), 5);
 }

@@ -9,12 +9,12 @@
 
 use std::path::PathBuf;
 
-use kube_atlas_model::age::parse_timestamp;
-use kube_atlas_model::events::{event_record, EventApi, EventRecord};
 use kube_atlas_model::history::past::{
     past_entries, rollback_template, rollout_history, ActorSource, Loaded, PastEntry, PastKind,
     PastTime, Placement, ScaleDirection,
 };
+use kube_atlas_model::object::events::{event_record, EventApi, EventRecord};
+use kube_atlas_model::time::age::parse_timestamp;
 use serde_json::Value;
 
 const BACKENDS: [&str; 2] = ["real", "demo"];

@@ -5,12 +5,12 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use kube_atlas_model::api::errors::ApiError;
 use kube_atlas_model::edit::three_way;
-use kube_atlas_model::errors::ApiError;
-use kube_atlas_model::table::{decode_table_value, DecodeOptions, RowProblem};
-use kube_atlas_model::text::with_visible_controls;
+use kube_atlas_model::list::table::{decode_table_value, DecodeOptions, RowProblem};
+use kube_atlas_model::object::visible_text::with_visible_controls;
+use kube_atlas_model::object::yaml::{parse_documents, to_yaml};
 use kube_atlas_model::watch::{decode_event, LineDecoder};
-use kube_atlas_model::yaml::{parse_documents, to_yaml};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 

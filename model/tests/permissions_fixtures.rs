@@ -170,7 +170,7 @@ fn both_backends_draw_the_same_table() {
 
 /// The API tree of kube-apiserver's aggregated discovery, from `../shared`'s fixtures.
 fn discovery_tree() -> ApiTree {
-    use kube_atlas_model::discovery::{parse_aggregated, tree_from_aggregated};
+    use kube_atlas_model::api::discovery::{parse_aggregated, tree_from_aggregated};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/fixtures/discovery/aggregated_v2.json"

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use kube_atlas_model::age::{parse_timestamp, EpochMillis};
 use kube_atlas_model::diagnosis::{controller_health, diagnose, Health};
-use kube_atlas_model::events::{event_record, EventRecord};
+use kube_atlas_model::object::events::{event_record, EventRecord};
 use kube_atlas_model::overview::workload_summary;
+use kube_atlas_model::time::age::{parse_timestamp, EpochMillis};
 use serde_json::Value;
 
 const BACKENDS: [&str; 2] = ["real", "demo"];

@@ -1,15 +1,15 @@
 //! Loading discovery: aggregated first (`/api` and `/apis` in parallel, one round trip), the
 //! legacy N+2 walk when the server does not aggregate. Parsing and tree building live in
-//! `model::discovery`; this module only fetches.
+//! `model::api::discovery`; this module only fetches.
 
 use futures::future::{join, join_all};
 
 use super::{get, ApiError, Fetched};
-pub use crate::model::errors::{classify_discovery_failure as classify, DiscoveryLoadError};
+pub use crate::model::api::errors::{classify_discovery_failure as classify, DiscoveryLoadError};
 use crate::model::{
-    discovery::parse_api_root, discovery::parse_apis_root, discovery::tree_from_aggregated,
-    discovery::ApiRootDoc, discovery::ApisRootDoc, discovery::LegacyWalkPlan,
-    discovery::DISCOVERY_ACCEPT, tree::Discovery,
+    api::discovery::parse_api_root, api::discovery::parse_apis_root,
+    api::discovery::tree_from_aggregated, api::discovery::ApiRootDoc, api::discovery::ApisRootDoc,
+    api::discovery::LegacyWalkPlan, api::discovery::DISCOVERY_ACCEPT, api::tree::Discovery,
 };
 
 /// Discovery as loaded, with what the header and the live refresh need.
@@ -63,7 +63,7 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
         ApiRootDoc::Aggregated(_) => {
             requests += 1;
             let plain = require("/api", get("/api", "application/json").await)?;
-            crate::model::discovery::parse_api_versions(&plain.body)
+            crate::model::api::discovery::parse_api_versions(&plain.body)
                 .map_err(|e| DiscoveryLoadError::NotKubernetes(e.to_string()))?
         }
     };
@@ -72,7 +72,7 @@ pub async fn load() -> Result<LoadedDiscovery, DiscoveryLoadError> {
         ApisRootDoc::Aggregated(_) => {
             requests += 1;
             let plain = require("/apis", get("/apis", "application/json").await)?;
-            crate::model::discovery::parse_group_list(&plain.body)
+            crate::model::api::discovery::parse_group_list(&plain.body)
                 .map_err(|e| DiscoveryLoadError::NotKubernetes(e.to_string()))?
         }
     };

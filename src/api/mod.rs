@@ -16,9 +16,9 @@ use std::rc::Rc;
 
 use gloo_net::http::{Method, RequestBuilder};
 
-pub use crate::model::errors::ApiError;
-pub use crate::model::request::{warning_texts, ApiRequest, PatchType, Verb, WriteOptions};
-use crate::model::retry::{parse_retry_after, ReadRetry};
+pub use crate::model::api::errors::ApiError;
+pub use crate::model::api::request::{warning_texts, ApiRequest, PatchType, Verb, WriteOptions};
+use crate::model::api::retry::{parse_retry_after, ReadRetry};
 
 pub use crate::browser::now_ms;
 
@@ -75,7 +75,7 @@ thread_local! {
     static BASE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// Puts every API path of the page under `prefix` (see [`crate::model::clusters::api_prefix`]).
+/// Puts every API path of the page under `prefix` (see [`crate::model::api::clusters::api_prefix`]).
 pub fn set_base(prefix: String) {
     BASE.with(|base| *base.borrow_mut() = prefix);
 }
@@ -88,7 +88,7 @@ pub fn base() -> String {
 /// The path (and query) the browser asks for `request`: under its cluster's prefix.
 pub fn full_url(request: &ApiRequest) -> String {
     let prefix = match &request.cluster {
-        Some(cluster) => crate::model::clusters::api_prefix(cluster),
+        Some(cluster) => crate::model::api::clusters::api_prefix(cluster),
         None => base(),
     };
     format!("{prefix}{}", request.url())
@@ -96,6 +96,40 @@ pub fn full_url(request: &ApiRequest) -> String {
 
 pub fn set_observer(observer: Rc<dyn RequestObserver>) {
     OBSERVER.with(|slot| *slot.borrow_mut() = Some(observer));
+}
+
+/// A stream's entry in the request log: started now, finished with [`LoggedStream::finish`].
+pub(crate) struct LoggedStream {
+    id: Option<u64>,
+    started: f64,
+}
+
+impl LoggedStream {
+    pub(crate) fn start(request: &ApiRequest, transport: Transport) -> LoggedStream {
+        LoggedStream {
+            id: observe(|o| o.started(request, transport)),
+            started: now_ms(),
+        }
+    }
+
+    /// One message of `bytes` bytes arrived.
+    pub(crate) fn message(&self, bytes: usize) {
+        if let Some(id) = self.id {
+            observe(|o| o.stream_message(id, bytes));
+        }
+    }
+
+    pub(crate) fn finish(&self, status: Option<u16>, bytes: usize, error: Option<String>) {
+        if let Some(id) = self.id {
+            let outcome = RequestOutcome {
+                status,
+                duration_ms: now_ms() - self.started,
+                bytes,
+                error,
+            };
+            observe(|o| o.finished(id, outcome));
+        }
+    }
 }
 
 pub(crate) fn observe<T>(f: impl FnOnce(&dyn RequestObserver) -> T) -> Option<T> {
@@ -218,7 +252,8 @@ pub(crate) async fn open(
 /// rest a few seconds in.
 pub fn prefetch_first_list_page(hash: &str) {
     use wasm_bindgen::JsCast;
-    let crate::model::route::Page::ResourceList(route) = crate::model::route::Page::parse(hash)
+    let crate::model::navigation::route::Page::ResourceList(route) =
+        crate::model::navigation::route::Page::parse(hash)
     else {
         return;
     };
@@ -286,7 +321,7 @@ const PREFETCHED_KEPT_S: u64 = 20;
 /// the app go from its start to the tree without waiting a task (and a frame) for the bytes.
 async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Response, Vec<u8>)> {
     use wasm_bindgen::JsCast;
-    if request.verb != crate::model::request::Verb::Get
+    if request.verb != crate::model::api::request::Verb::Get
         || request.body.is_some()
         || !request.headers.is_empty()
     {
@@ -315,7 +350,7 @@ async fn take_prefetched(request: &ApiRequest) -> Option<(gloo_net::http::Respon
 /// Sends `request`; aborting `signal` (see [`Abort`]) cancels it, giving
 /// [`ApiError::Aborted`]. Non-2xx answers other than 304 become [`ApiError::Status`] with the
 /// server's full Status. Reads that meet a transient failure (429, 5xx, no answer) are tried
-/// again with backoff (see [`crate::model::retry`]); each attempt shows in the request log.
+/// again with backoff (see [`crate::model::api::retry`]); each attempt shows in the request log.
 pub async fn send(
     request: &ApiRequest,
     signal: Option<&web_sys::AbortSignal>,
@@ -422,7 +457,7 @@ async fn send_once(
 /// kube-atlas's list of clusters (`GET /clusters`), read as it is: `None` where no kube-atlas
 /// answers (kubectl proxy, the demo cluster). Not in the request log: it is the server's own
 /// state, asked every few seconds, not an API request.
-pub async fn cluster_list() -> Option<Vec<crate::model::clusters::ClusterEntry>> {
+pub async fn cluster_list() -> Option<Vec<crate::model::api::clusters::ClusterEntry>> {
     let response = RequestBuilder::new("/clusters")
         .header("Accept", "application/json")
         .send()
@@ -431,7 +466,7 @@ pub async fn cluster_list() -> Option<Vec<crate::model::clusters::ClusterEntry>>
     if response.status() != 200 {
         return None;
     }
-    crate::model::clusters::parse_cluster_list(&response.text().await.ok()?)
+    crate::model::api::clusters::parse_cluster_list(&response.text().await.ok()?)
 }
 
 /// GET a same-origin API path (absolute, e.g. `/apis`) with the given Accept header.

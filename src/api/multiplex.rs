@@ -23,7 +23,7 @@ use gloo_net::websocket::Message;
 use serde::Deserialize;
 
 use super::stream::StreamEnd;
-use super::{now_ms, observe, ApiError, ApiRequest, RequestOutcome, Transport};
+use super::{ApiError, ApiRequest, LoggedStream, Transport};
 
 /// kube-atlas's multiplexing endpoint.
 const ENDPOINT: &str = "/kube-atlas/multiplex";
@@ -186,24 +186,10 @@ pub async fn stream_text(
         .clone()
         .or_else(|| CLUSTER.with(|c| c.borrow().clone()))
         .ok_or_else(|| ApiError::Unreachable("kube-atlas does not serve this page".into()))?;
-    let log_id = observe(|o| o.started(request, Transport::Multiplexed));
-    let started = now_ms();
+    let log = LoggedStream::start(request, Transport::Multiplexed);
     let mut bytes = 0;
-    let finish = |status: Option<u16>, bytes: usize, error: Option<String>| {
-        if let Some(id) = log_id {
-            observe(|o| {
-                o.finished(
-                    id,
-                    RequestOutcome {
-                        status,
-                        duration_ms: now_ms() - started,
-                        bytes,
-                        error,
-                    },
-                )
-            });
-        }
-    };
+    let finish =
+        |status: Option<u16>, bytes: usize, error: Option<String>| log.finish(status, bytes, error);
     let Some(connection) = connection() else {
         let error = "no WebSocket to kube-atlas".to_string();
         finish(None, 0, Some(error.clone()));
@@ -234,9 +220,7 @@ pub async fn stream_text(
                     error_body.push_str(&text);
                     continue;
                 }
-                if let Some(log_id) = log_id {
-                    observe(|o| o.stream_message(log_id, text.len()));
-                }
+                log.message(text.len());
                 if on_chunk(&text).is_break() {
                     finish(status, bytes, None);
                     return Ok(StreamEnd::Stopped);

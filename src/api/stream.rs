@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::{now_ms, observe, open, ApiError, ApiRequest, RequestOutcome, Transport};
+use super::{open, ApiError, ApiRequest, LoggedStream, Transport};
 
 /// How a stream that did not fail ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,23 +30,9 @@ pub async fn stream_text(
     signal: Option<&web_sys::AbortSignal>,
     mut on_chunk: impl FnMut(&str) -> ControlFlow<()>,
 ) -> Result<StreamEnd, ApiError> {
-    let id = observe(|o| o.started(request, Transport::Stream));
-    let started = now_ms();
-    let finish = |status: Option<u16>, bytes: usize, error: Option<String>| {
-        if let Some(id) = id {
-            observe(|o| {
-                o.finished(
-                    id,
-                    RequestOutcome {
-                        status,
-                        duration_ms: now_ms() - started,
-                        bytes,
-                        error,
-                    },
-                )
-            });
-        }
-    };
+    let log = LoggedStream::start(request, Transport::Stream);
+    let finish =
+        |status: Option<u16>, bytes: usize, error: Option<String>| log.finish(status, bytes, error);
     let aborted = || signal.is_some_and(web_sys::AbortSignal::aborted);
     let response = match open(request, signal).await {
         Ok(response) => response,
@@ -108,9 +94,7 @@ pub async fn stream_text(
                 continue;
             };
             bytes += chunk.length() as usize;
-            if let Some(id) = id {
-                observe(|o| o.stream_message(id, chunk.length() as usize));
-            }
+            log.message(chunk.length() as usize);
             let text = decoder
                 .decode_with_js_u8_array_and_options(&chunk, &streaming)
                 .unwrap_or_default();

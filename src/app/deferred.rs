@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use crate::components::{CheatSheet, ClusterSwitcher, Palette, RecordControl, RequestLogPanel};
-use crate::model::palette::{LoadedObject, PaletteTarget};
+use crate::model::navigation::palette::{LoadedObject, PaletteTarget};
 use crate::model::ApiTree;
 use crate::split::split_view;
 use crate::state::request_log::RequestRecord;
@@ -60,3 +60,24 @@ split_view!(
         ShellPart::CheatSheet => view! { <CheatSheet open=shell.cheat_sheet_open/> }.into_any(),
     }
 );
+
+/// The shell's parts from here, and when they are drawn.
+#[derive(Clone, Copy)]
+pub struct DeferredShell {
+    pub due: Signal<bool>,
+    pub state: ShellState,
+}
+
+/// One part of the shell from here, drawn once due (nothing before, nor while its module is
+/// fetched).
+pub fn deferred_part(shell: DeferredShell, part: ShellPart) -> impl IntoView {
+    move || {
+        shell.due.get().then(|| {
+            super::loading::loaded_with(
+                || ().into_any(),
+                "A part of the page could not be loaded. ",
+                move || kube_atlas_shell_part(part, shell.state),
+            )
+        })
+    }
+}

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::shortcuts::SHORTCUTS;
+use crate::model::navigation::shortcuts::SHORTCUTS;
 
 #[component]
 pub fn CheatSheet(open: RwSignal<bool>) -> impl IntoView {

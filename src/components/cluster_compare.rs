@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::model::clusters::compare_across_clusters;
+use crate::model::api::clusters::compare_across_clusters;
 use crate::state::clusters::{read_on_cluster, use_clusters};
 
 /// What the comparison with one cluster found.

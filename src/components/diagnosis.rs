@@ -6,9 +6,9 @@
 use leptos::prelude::*;
 
 use crate::components::Copyable;
+use crate::model::api::endpoints::{kind_to_resource, split_api_version};
 use crate::model::diagnosis::{Cause, Diagnosis, Evidence, Health, Subject};
-use crate::model::mapping::{kind_to_resource, split_api_version};
-use crate::model::route::{ObjectRoute, Page};
+use crate::model::navigation::route::{ObjectRoute, Page};
 use crate::model::ApiTree;
 
 /// The icon beside a health's word (the word is always shown: never colour alone).

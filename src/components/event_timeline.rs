@@ -8,17 +8,18 @@
 use leptos::prelude::*;
 
 use crate::components::{ForbiddenNotice, StreamStatusLine};
-use crate::model::age::{human_duration, EpochMillis};
-use crate::model::events::{
-    events_api, events_watch_key, EventApi, EventFilter, EventLog, EventRecord, EventScope,
-    DEFAULT_CAPACITY,
+use crate::model::navigation::route::{EventsRoute, Page};
+use crate::model::object::events::{
+    events_api, events_watch_key, EventApi, EventFilter, EventRecord, EventScope, DEFAULT_CAPACITY,
 };
-use crate::model::route::{EventsRoute, ObjectRoute, Page};
 use crate::model::watch::{ObjectCache, StreamPhase, WatchStatus};
 use crate::model::ApiTree;
 use crate::state::clock::use_clock;
 use crate::state::discovery::DiscoveryState;
+use crate::state::events::{use_event_log, UseEventLogOptions, UseEventLogReturn};
 use crate::state::watch::{use_watch_objects, LiveWatch};
+
+use crate::components::event_row::EventRow;
 
 /// Rows drawn at first; more on request (the log keeps up to [`DEFAULT_CAPACITY`]).
 const ROWS_SHOWN: usize = 300;
@@ -89,22 +90,10 @@ fn TimelineBody(
     warnings_only: bool,
 ) -> impl IntoView {
     let clock = use_clock();
-    let store: RwSignal<ObjectCache> = live.store.clone().into();
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
-    let log = RwSignal::new(EventLog::default());
-    let filled = Memo::new(move |_| status.with(|s| s.resource_version.is_some()));
-
-    // The log follows the watch's cache: once per batch of changes (a frame), reading only
-    // the Events whose resourceVersion it does not hold.
-    Effect::new(move |_| {
-        store.track();
-        let complete = filled.get();
-        let changed = store.with_untracked(|cache| {
-            log.try_update_untracked(|log| log.merge_snapshot(cache, complete).changed())
-        });
-        if changed == Some(true) {
-            log.notify();
-        }
+    let status: Signal<WatchStatus> = live.status.clone().into();
+    let UseEventLogReturn { log, filled } = use_event_log(UseEventLogOptions {
+        store: live.store.clone().into(),
+        status,
     });
 
     // A server that rejects the uid field selector: select by kind and name (the log still
@@ -301,102 +290,5 @@ fn TimelineBody(
             {empty}
             {more}
         </div>
-    }
-}
-
-/// The object page of what an Event is about, when discovery maps its kind.
-fn regarding_href(record: &EventRecord, tree: &ApiTree) -> Option<String> {
-    let regarding = &record.regarding;
-    if regarding.name.is_empty() {
-        return None;
-    }
-    let (resource, namespaced) = regarding.resource(tree)?;
-    let namespace = regarding.namespace.clone().filter(|_| namespaced);
-    Some(
-        Page::Object(ObjectRoute::new(
-            resource,
-            namespace,
-            regarding.name.clone(),
-        ))
-        .to_hash(),
-    )
-}
-
-/// `12s ago`, from a time and the ticking clock.
-fn ago(at: Option<EpochMillis>, now: EpochMillis) -> String {
-    match at {
-        Some(at) => format!("{} ago", human_duration(now - at)),
-        None => "unknown".to_string(),
-    }
-}
-
-#[component]
-fn EventRow(
-    record: EventRecord,
-    tree: StoredValue<ApiTree>,
-    clock: RwSignal<EpochMillis>,
-) -> impl IntoView {
-    let href = tree.with_value(|tree| regarding_href(&record, tree));
-    let warning = record.event_type.is_warning();
-    let type_text = record.event_type.as_str().to_string();
-    let (first, last) = (record.first_seen_ms, record.last_seen_ms);
-    let repeated = record.count > 1 || (first.is_some() && first != last);
-    let last_text = move || ago(last, clock.get());
-    let first_text = move || format!("first {}", ago(first, clock.get()));
-    let object_label = record.regarding.describe();
-    let field_path = record.regarding.field_path.clone();
-    let source = match (
-        record.reporting_component.as_str(),
-        record.reporting_instance.as_str(),
-    ) {
-        ("", "") => "unknown".to_string(),
-        (component, "") => component.to_string(),
-        ("", instance) => instance.to_string(),
-        (component, instance) => format!("{component} on {instance}"),
-    };
-    let action = (!record.action.is_empty()).then(|| record.action.clone());
-    let related = record.related.as_ref().map(|r| r.describe());
-    let count = record.count;
-    view! {
-        <tr
-            class="event-row"
-            class:event-warning=warning
-            class:expired=record.expired
-            data-type=type_text.clone()
-            data-reason=record.reason.clone()
-            data-uid=record.uid.clone()
-            data-count=count.to_string()
-            data-expired=record.expired.to_string()
-        >
-            <td class="event-when">
-                <span class="event-last">{last_text}</span>
-                {repeated.then(|| view! { <span class="event-first">{first_text}</span> })}
-                {record.expired.then(|| view! {
-                    <span class="event-expired" title="Deleted from the cluster (Events expire after an hour); kept here">
-                        "expired from the cluster"
-                    </span>
-                })}
-            </td>
-            <td class="event-type">
-                <span class="event-type-badge" data-type=type_text.clone()>{type_text.clone()}</span>
-            </td>
-            <td class="event-reason">
-                {record.reason.clone()}
-                {action.map(|a| view! { <span class="event-action">{a}</span> })}
-            </td>
-            <td class="event-object">
-                {match href {
-                    Some(href) => view! { <a href=href>{object_label}</a> }.into_any(),
-                    None => view! { <span>{object_label}</span> }.into_any(),
-                }}
-                {field_path.map(|p| view! { <span class="event-field-path">{p}</span> })}
-                {related.map(|r| view! { <span class="event-related">"related: " {r}</span> })}
-            </td>
-            <td class="event-message">{record.message.clone()}</td>
-            <td class="event-source">{source}</td>
-            <td class="event-count">
-                {(count > 1).then(|| view! { <span class="event-times">{format!("×{count}")}</span> })}
-            </td>
-        </tr>
     }
 }

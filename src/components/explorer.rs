@@ -3,18 +3,19 @@
 
 use leptos::prelude::*;
 
-use crate::model::route::{ListRoute, Page};
+use crate::model::navigation::route::{ListRoute, Page};
 
 use crate::model::{
-    mapping::Endpoint, mapping::NameArg, mapping::NamespaceArg, mapping::Operation,
-    tree::api_version, tree::ResourceRef, version::Stability, ApiGroup,
+    api::endpoints::Endpoint, api::endpoints::NameArg, api::endpoints::NamespaceArg,
+    api::endpoints::Operation, api::tree::api_version, api::tree::ResourceRef,
+    api::version::Stability, ApiGroup,
 };
 
 /// Origin the page was served from: the API is on the same origin (kubectl proxy).
 pub fn page_origin() -> String {
     web_sys::window()
         .and_then(|w| w.location().origin().ok())
-        .unwrap_or_else(|| crate::model::mapping::DEFAULT_PROXY_BASE.to_string())
+        .unwrap_or_else(|| crate::model::api::endpoints::DEFAULT_PROXY_BASE.to_string())
 }
 
 fn copy_to_clipboard(text: &str) {

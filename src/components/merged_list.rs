@@ -7,9 +7,9 @@ use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
 use crate::components::StreamStatusLine;
-use crate::model::clusters::{merged_rows, MergedRow};
-use crate::model::list_view::{header_cells, shown_columns, DrawnAt};
-use crate::model::table::DecodeOptions;
+use crate::model::api::clusters::{merged_rows, MergedRow};
+use crate::model::list::display::{header_cells, shown_columns, DrawnAt};
+use crate::model::list::table::DecodeOptions;
 use crate::model::watch::{LiveTable, WatchKey};
 use crate::model::ResourceId;
 use crate::state::clock::use_clock;
@@ -34,7 +34,7 @@ pub fn MergedList(key: WatchKey, options: DecodeOptions, resource: ResourceId) -
         })
         .collect();
     let now = use_clock();
-    let stores: Vec<(String, RwSignal<LiveTable>)> = lives
+    let stores: Vec<(String, ReadSignal<LiveTable>)> = lives
         .iter()
         .map(|(name, live)| (name.clone(), live.store.clone().into()))
         .collect();

@@ -1,11 +1,13 @@
 //! The `:` palette, as k9s users expect: `:po` Enter opens the pods list (in the namespace in
 //! view), Shift+Enter the Pod resource's definition; `:ns NAME` switches namespace; other
 //! words also find objects by name among those loaded in open views. The entries are the
-//! model's (`model::palette`); this view draws them and reports the choice.
+//! model's (`model::navigation::palette`); this view draws them and reports the choice.
 
 use leptos::prelude::*;
 
-use crate::model::palette::{palette_entries, LoadedObject, PaletteEntry, PaletteTarget};
+use crate::model::navigation::palette::{
+    palette_entries, LoadedObject, PaletteEntry, PaletteTarget,
+};
 use crate::model::ApiTree;
 
 #[component]

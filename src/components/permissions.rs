@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::permissions::{Forbidden, Permission, Question, Scope};
+use crate::model::permissions::{Forbidden, Question, Scope};
 use crate::model::watch::{StreamPhase, WatchStatus};
 use crate::state::namespaces::use_known_namespaces;
 use crate::state::permissions::{last_namespace, use_permissions};
@@ -122,18 +122,6 @@ pub fn candidate_namespaces(known: Option<Vec<String>>) -> Vec<String> {
     candidates.retain(|ns| seen.insert(ns.clone()));
     candidates.truncate(MAX_ALTERNATIVES);
     candidates
-}
-
-/// Why a write control is disabled (None: enabled). Denied only when the permissions say
-/// no: unknown leaves it to the server.
-pub fn use_denial(
-    question: impl Fn() -> Option<(Question, bool)> + Send + Sync + 'static,
-) -> Signal<Option<String>> {
-    let permissions = use_permissions();
-    Signal::derive(move || {
-        let (question, namespaced) = question()?;
-        (permissions.may(&question) == Permission::Denied).then(|| question.denial(namespaced))
-    })
 }
 
 /// The reason beside a disabled control, for screen readers (the control's `title` shows it

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::model::quick_access::quick_sections;
-use crate::model::route::{ListRoute, Page};
+use crate::model::navigation::quick_access::quick_sections;
+use crate::model::navigation::route::{ListRoute, Page};
 use crate::model::ApiTree;
 
 #[component]

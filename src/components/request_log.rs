@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::components::explorer::{page_origin, Copyable};
-use crate::model::mapping::shell_quote;
+use crate::model::api::endpoints::shell_quote;
 use crate::state::request_log::Transport;
 use crate::state::request_log::{RequestLogView, RequestRecord};
 

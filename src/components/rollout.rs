@@ -5,11 +5,11 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::history::past_time_text;
+use crate::components::time::past_time_text;
 use crate::components::DenialReason;
 use crate::model::edit::RollbackStep;
 use crate::model::history::{PastTime, RolloutRevision};
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 use crate::state::rollback::UseRollback;
 
 /// The revisions, newest first; `rollback` for a Deployment.

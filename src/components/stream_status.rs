@@ -5,10 +5,10 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::history::clock_time;
-use crate::model::age::EpochMillis;
-use crate::model::events::{events_api, events_watch_key, EventScope};
+use crate::components::time::clock_time;
 use crate::model::history::{seen_events, HistoryStore, SeenEvent};
+use crate::model::object::events::{events_api, events_watch_key, EventScope};
+use crate::model::time::age::EpochMillis;
 use crate::model::watch::{MechanicsLog, StreamPhase, WatchKey, WatchStatus};
 use crate::state::discovery::DiscoveryState;
 use crate::state::request_log::RequestLogView;
@@ -20,8 +20,8 @@ pub fn StreamStatusLine<S: Send + Sync + 'static>(
     /// Ticks "last change … ago".
     clock: RwSignal<EpochMillis>,
 ) -> impl IntoView {
-    let status: RwSignal<WatchStatus> = live.status.clone().into();
-    let transport: RwSignal<StreamTransport> = live.transport.clone().into();
+    let status: ReadSignal<WatchStatus> = live.status.clone().into();
+    let transport: ReadSignal<StreamTransport> = live.transport.clone().into();
     let path = live.key.collection_path.clone();
     let state = move || status.with(|s| s.phase);
     let headline = move || status.with(|s| s.headline());
@@ -139,7 +139,9 @@ fn MechanicsPanel(key: WatchKey) -> impl IntoView {
         let since = oldest_shown.get();
         let mut seen: Vec<SeenEvent> = events.with(seen_events);
         seen.retain(|e| e.observed_ms >= since);
-        crate::model::order::sort_by(&mut seen, |a, b| b.observed_ms.total_cmp(&a.observed_ms));
+        crate::model::list::stable_sort::sort_by(&mut seen, |a, b| {
+            b.observed_ms.total_cmp(&a.observed_ms)
+        });
         seen.into_iter()
             .take(SHOWN_ENTRIES)
             .map(|e| {

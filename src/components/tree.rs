@@ -6,8 +6,12 @@ use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
-use crate::model::tree_nav::{key_action, visible_rows, NavAction, NodeKey, VisibleRow};
-use crate::model::{filter::filter_tree, version::Stability, ApiTree, ResourceId};
+use crate::model::navigation::sidebar_tree::{
+    key_action, visible_rows, NavAction, NodeKey, VisibleRow,
+};
+use crate::model::{
+    api::version::Stability, navigation::resource_search::filter_tree, ApiTree, ResourceId,
+};
 
 /// What one row displays, resolved from the tree once per render.
 struct RowView {

@@ -9,6 +9,9 @@
 //!
 //! Keyboard: the grid takes focus; arrows, Page Up/Down, Home and End move the active row,
 //! Enter opens it.
+//!
+//! A little over 300 lines: the active row, the keyboard and the drawn rows share the
+//! window (`windowing.rs`) and the selection, so they stay in one component.
 
 use leptos::ev;
 use leptos::html;
@@ -17,85 +20,12 @@ use wasm_bindgen::JsCast;
 
 /// Height of one row in pixels; the stylesheet sets the same (`.vt-row`).
 pub const ROW_HEIGHT: f64 = 30.0;
-/// Rows rendered beyond each edge of the viewport, so a fast scroll shows no gap.
-const OVERSCAN: usize = 8;
 
-// What a row and a header hold is the model's (`model::list_view`); this view lays them out.
-pub use crate::model::list_view::{DisplayCell, DisplayRow, HeaderCell};
+// What a row and a header hold is the model's (`model::list::display`); this view lays them out.
+pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
 use crate::components::diagnosis::HealthBadge;
-
-/// The visible index range for a scroll position: `[start, end)` clamped to `count`.
-pub fn visible_range(scroll_top: f64, viewport: f64, count: usize) -> (usize, usize) {
-    visible_range_of_rows(scroll_top, viewport, count, ROW_HEIGHT)
-}
-
-/// [`visible_range`] for rows of another fixed height (e.g. log lines).
-pub fn visible_range_of_rows(
-    scroll_top: f64,
-    viewport: f64,
-    count: usize,
-    row_height: f64,
-) -> (usize, usize) {
-    let first = (scroll_top.max(0.0) / row_height).floor() as usize;
-    let shown = (viewport.max(0.0) / row_height).ceil() as usize + 1;
-    let start = first.saturating_sub(OVERSCAN).min(count);
-    let end = (first + shown + OVERSCAN).min(count);
-    (start, end)
-}
-
-/// The height of a scrolling container, never more than the window's: a container left
-/// without a height (no stylesheet) must not turn 100,000 rows into 100,000 DOM rows.
-pub fn viewport_height(scroller: &web_sys::Element) -> f64 {
-    let window_height = web_sys::window()
-        .and_then(|w| w.inner_height().ok())
-        .and_then(|h| h.as_f64())
-        .unwrap_or(f64::MAX);
-    f64::from(scroller.client_height()).min(window_height)
-}
-
-/// A ResizeObserver and the callback it calls (kept alive as long as it observes).
-struct ResizeWatch {
-    observer: web_sys::ResizeObserver,
-    _on_resize: wasm_bindgen::closure::Closure<dyn FnMut()>,
-}
-
-/// Keeps `viewport` equal to the scroller's visible height, from when it is in the page until
-/// the component goes. Measured by a ResizeObserver, not once at mount: a page is built before
-/// it is attached (a lazily loaded page is built out of the document, where every height is 0),
-/// and the height changes with the window and with what sits above the scroller (an error,
-/// the request log opening).
-pub fn follow_viewport_height(scroller: NodeRef<html::Div>, viewport: RwSignal<f64>) {
-    let watching = StoredValue::new_local(None::<ResizeWatch>);
-    Effect::new(move |_| {
-        let Some(el) = scroller.get() else {
-            return;
-        };
-        viewport.set(viewport_height(&el));
-        let on_resize = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
-            if let Some(el) = scroller.get_untracked() {
-                viewport.set(viewport_height(&el));
-            }
-        });
-        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
-            observer.observe(&el);
-            let previous = watching.try_update_value(|slot| {
-                slot.replace(ResizeWatch {
-                    observer,
-                    _on_resize: on_resize,
-                })
-            });
-            if let Some(Some(previous)) = previous {
-                previous.observer.disconnect();
-            }
-        }
-    });
-    on_cleanup(move || {
-        if let Some(Some(watch)) = watching.try_update_value(Option::take) {
-            watch.observer.disconnect();
-        }
-    });
-}
+use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 
 #[component]
 pub fn VirtualTable(
@@ -113,24 +43,26 @@ pub fn VirtualTable(
     on_open: Callback<String>,
 ) -> impl IntoView {
     let scroller = NodeRef::<html::Div>::new();
-    let scroll_top = RwSignal::new(0.0_f64);
-    let viewport = RwSignal::new(600.0_f64);
+    let window = use_windowing(UseWindowingOptions {
+        scroller,
+        row_height: ROW_HEIGHT,
+        count: row_count,
+        initial_viewport: 600.0,
+    });
+    let UseWindowingReturn {
+        scroll_top,
+        viewport,
+        range,
+    } = window;
     let active = RwSignal::new(None::<usize>);
     // The selected object, so the selection stays on it when rows above come or go.
     let active_id = RwSignal::new(None::<String>);
 
-    let measure = move || {
-        if let Some(el) = scroller.get_untracked() {
-            viewport.set(viewport_height(&el));
-            scroll_top.set(el.scroll_top() as f64);
-        }
-    };
     Effect::new(move |_| {
-        if scroller.get().is_some() {
-            measure();
+        if let Some(el) = scroller.get() {
+            window.measure(&el);
         }
     });
-    follow_viewport_height(scroller, viewport);
 
     // A shorter list (filter, selector) must not leave the view scrolled past its end.
     Effect::new(move |_| {
@@ -141,9 +73,6 @@ pub fn VirtualTable(
             }
         }
     });
-
-    let range =
-        Memo::new(move |_| visible_range(scroll_top.get(), viewport.get(), row_count.get()));
 
     let scroll_into_view = move |index: usize| {
         let Some(el) = scroller.get_untracked() else {
@@ -377,21 +306,5 @@ pub fn VirtualTable(
                 </tbody>
             </table>
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_window_covers_the_viewport_with_a_margin() {
-        assert_eq!(visible_range(0.0, 300.0, 100_000), (0, 11 + OVERSCAN));
-        let (start, end) = visible_range(30_000.0, 300.0, 100_000);
-        assert_eq!(start, 1000 - OVERSCAN);
-        assert_eq!(end, 1000 + 11 + OVERSCAN);
-        // Clamped to the list, also when scrolled past its end after it shrank.
-        assert_eq!(visible_range(30_000.0, 300.0, 5), (5, 5));
-        assert_eq!(visible_range(0.0, 300.0, 0), (0, 0));
     }
 }

@@ -15,7 +15,7 @@ use super::{
     CreatePage, EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
     PermissionsPage, ReplayPage, ResourceListPage,
 };
-use crate::model::route::{CreateRoute, EventsRoute};
+use crate::model::navigation::route::{CreateRoute, EventsRoute};
 use crate::model::ResourceId;
 
 split_view!(

@@ -10,13 +10,13 @@ use crate::browser::{local_storage_get, local_storage_remove, local_storage_set}
 use crate::components::code_editor::{CodeEditor, EditorDiagnostic};
 use crate::components::object_actions::WriteError;
 use crate::components::DenialReason;
+use crate::model::api::errors::ApiError;
 use crate::model::edit::{
     draft_key, parse_documents, plan_creates, template_for, to_yaml, CreatePlan, Draft,
 };
-use crate::model::errors::ApiError;
+use crate::model::navigation::route::{CreateRoute, ObjectRoute, Page};
+use crate::model::object::pointer::Pointer;
 use crate::model::permissions::{Question, Scope};
-use crate::model::pointer::Pointer;
-use crate::model::route::{CreateRoute, ObjectRoute, Page};
 use crate::state::discovery::DiscoveryState;
 use crate::state::edit;
 use crate::state::navigation::use_navigation;
@@ -161,7 +161,7 @@ pub fn CreatePage(route: CreateRoute) -> impl IntoView {
                 .map(|e| format!("Not valid YAML at {e} — nothing was sent."))
         })
     };
-    let list_href = Page::ResourceList(crate::model::route::ListRoute::new(
+    let list_href = Page::ResourceList(crate::model::navigation::route::ListRoute::new(
         route.resource.clone(),
         route.namespace.clone(),
     ))

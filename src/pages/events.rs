@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 
 use crate::components::EventTimeline;
-use crate::model::events::EventScope;
-use crate::model::route::EventsRoute;
+use crate::model::navigation::route::EventsRoute;
+use crate::model::object::events::EventScope;
 
 #[component]
 pub fn EventsPage(route: EventsRoute) -> impl IntoView {

@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
+use crate::model::navigation::route::{Page, PermissionsRoute};
 use crate::model::permissions::matrix::{permission_matrix, Cell, VERBS};
 use crate::model::permissions::{PolicyRule, RulesReview};
-use crate::model::route::{Page, PermissionsRoute};
 use crate::state::discovery::DiscoveryState;
 use crate::state::navigation::use_navigation;
 use crate::state::permissions::{last_namespace, use_permissions};

@@ -6,13 +6,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::model::events::{events_api, events_watch_key, EventScope};
 use crate::model::history::{
     activity_with_past, seen_events, Activity, ActivityCache, HistoryStore, ObjectTimeline,
     SeenEvent,
 };
+use crate::model::object::events::{events_api, events_watch_key, EventScope};
 use crate::model::watch::{Output, WatchKey, WatchStatus};
-use crate::model::{mapping::resolve_category, mapping::NamespaceArg, ApiTree, ResourceId};
+use crate::model::{
+    api::endpoints::resolve_category, api::endpoints::NamespaceArg, ApiTree, ResourceId,
+};
 use crate::state::pacing::PacedRun;
 use crate::state::watch::use_watch_history;
 
@@ -37,7 +39,7 @@ pub fn use_activity(
             kinds.push(own);
         }
     }
-    let mut statuses: Vec<ArcRwSignal<WatchStatus>> = Vec::new();
+    let mut statuses: Vec<ArcReadSignal<WatchStatus>> = Vec::new();
     let stores: Vec<ArcRwSignal<HistoryStore>> = kinds
         .iter()
         .filter(|r| namespace.is_none() || r.resource.namespaced)

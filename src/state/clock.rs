@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::browser::{document_hidden, wall_now};
-use crate::model::age::EpochMillis;
+use crate::model::time::age::EpochMillis;
 
 /// Ages are refreshed this often (kubectl's have second resolution under two minutes). Only
 /// rows whose text changed are redrawn, and a hidden tab does not tick.

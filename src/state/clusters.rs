@@ -9,7 +9,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::api;
-use crate::model::clusters::{
+use crate::model::api::clusters::{
     api_prefix, choose_cluster, cluster_in_query, query_for_cluster, ClusterEntry,
 };
 
@@ -31,7 +31,7 @@ thread_local! {
 /// cluster the element is absent and nothing changes.
 pub fn detect() {
     let Some(entries) = crate::browser::element_text(CLUSTER_LIST_ELEMENT_ID)
-        .and_then(|text| crate::model::clusters::parse_cluster_list(&text))
+        .and_then(|text| crate::model::api::clusters::parse_cluster_list(&text))
     else {
         return;
     };

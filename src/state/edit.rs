@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::api::{self, ApiError, ApiRequest, PatchType, WriteOptions};
-use crate::model::request::{FieldValidation, PropagationPolicy};
+use crate::model::api::request::{FieldValidation, PropagationPolicy};
 use crate::state::object::json_of;
 
 /// The field manager of every write made from the dashboard.

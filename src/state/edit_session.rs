@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::browser::{local_storage_get, local_storage_remove, local_storage_set, wall_now};
 use crate::model::edit::{draft_key, Draft, EditSession, EditTarget, Pick, Write};
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 use crate::model::ResourceId;
 use crate::state::edit::{self, Written};
 use crate::state::navigation::use_navigation;

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use crate::browser::after_next_paint;
 use crate::model::diagnosis::Health;
-use crate::model::list_view::order_depends_only_on_rows;
-use crate::model::table::{RowPosition, SortSpec};
+use crate::model::list::display::order_depends_only_on_rows;
+use crate::model::list::table::{RowPosition, SortSpec};
 use crate::model::watch::{LiveTable, StreamPhase, WatchStatus};
 use crate::state::clock::epoch_now;
 use crate::state::pacing::PacedRun;
@@ -31,7 +31,7 @@ pub struct ListOrder {
 /// sort or filter change (not on scroll, not on the age tick), so a frame only formats the
 /// visible rows; positions, so 50,000 rows are not 50,000 copied keys each time.
 pub fn use_list_order(
-    store: RwSignal<LiveTable>,
+    store: ReadSignal<LiveTable>,
     asked: Memo<ListOrder>,
 ) -> ReadSignal<Vec<RowPosition>> {
     let order = RwSignal::new(Vec::<RowPosition>::new());
@@ -88,7 +88,7 @@ pub struct PaintMarks {
     pub loaded_ms: ReadSignal<Option<f64>>,
 }
 
-pub fn use_paint_marks(row_count: Signal<usize>, status: RwSignal<WatchStatus>) -> PaintMarks {
+pub fn use_paint_marks(row_count: Signal<usize>, status: ReadSignal<WatchStatus>) -> PaintMarks {
     let first_rows_ms = RwSignal::new(None::<f64>);
     let loaded_ms = RwSignal::new(None::<f64>);
     let marks_pending = StoredValue::new((false, false));

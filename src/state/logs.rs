@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 
 use crate::api::stream::stream_text;
 use crate::api::{Abort, ApiError};
-use crate::model::logs::{log_request, LogBuffer, LogOptions, LogSearch};
+use crate::model::object::pod_logs::{log_request, LogBuffer, LogOptions, LogSearch};
 
 /// Where the current stream is.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ pub struct LogLines {
 /// What [`use_log_stream`] gives the view.
 #[derive(Clone, Copy)]
 pub struct UseLogStream {
-    /// The lines held (the newest [`crate::model::logs::MAX_LINES`]) and their search.
+    /// The lines held (the newest [`crate::model::object::pod_logs::MAX_LINES`]) and their search.
     pub lines: StoredValue<LogLines, LocalStorage>,
     pub status: ReadSignal<LogStreamStatus>,
     /// Reads the log again with the same options (after it ended or failed).

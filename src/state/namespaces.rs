@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::api;
-use crate::model::pointer::Pointer;
+use crate::model::object::pointer::Pointer;
 
 /// Names of the namespaces for the global selector; None when they cannot be listed (then
 /// the user types one).
@@ -20,7 +20,7 @@ pub async fn load_namespaces() -> Option<Vec<String>> {
         .filter_map(|item| item.at("/metadata/name").and_then(|n| n.as_str()))
         .map(str::to_string)
         .collect();
-    crate::model::order::sort(&mut names);
+    crate::model::list::stable_sort::sort(&mut names);
     Some(names)
 }
 

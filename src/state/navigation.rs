@@ -5,7 +5,7 @@
 use leptos::ev;
 use leptos::prelude::*;
 
-use crate::model::route::Page;
+use crate::model::navigation::route::Page;
 
 #[derive(Clone, Copy)]
 pub struct Navigation {

@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 use std::cell::Cell;
 
 use crate::browser::{monotonic_now, now_ms};
-use crate::model::pacing::{CostPacing, FrameBudget};
+use crate::model::time::pacing::{CostPacing, FrameBudget};
 
 /// How long the watch streams' flushes of one frame may take together while recording
 /// history (each write's diff and copy is what costs): what is left waits for the next frame,

@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use crate::api::{self, ApiError};
 use crate::browser::{local_storage_get, local_storage_set};
+use crate::model::api::request::ApiRequest;
 use crate::model::permissions::{
     access_review_answer, rules_review_request, self_subject_review_request, Lookup, Permission,
     Permissions, Question, RulesReview, UserInfo,
 };
-use crate::model::request::ApiRequest;
 
 const RULES_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
 const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
@@ -174,4 +174,32 @@ pub fn last_namespace() -> Option<String> {
 
 pub fn remember_namespace(namespace: &str) {
     local_storage_set(LAST_NAMESPACE_KEY, namespace);
+}
+
+/// The request a write control would make.
+#[derive(Debug, Clone)]
+pub struct UseDenialOptions {
+    pub question: Question,
+    /// Whether the kind is namespaced (for the wording).
+    pub namespaced: bool,
+}
+
+#[derive(Clone, Copy)]
+pub struct UseDenialReturn {
+    /// Why the control is disabled; None: enabled.
+    pub reason: Signal<Option<String>>,
+}
+
+/// Why a write control is disabled (None: enabled). Denied only when the permissions say
+/// no: unknown leaves it to the server.
+pub fn use_denial(options: UseDenialOptions) -> UseDenialReturn {
+    let UseDenialOptions {
+        question,
+        namespaced,
+    } = options;
+    let permissions = use_permissions();
+    let reason = Signal::derive(move || {
+        (permissions.may(&question) == Permission::Denied).then(|| question.denial(namespaced))
+    });
+    UseDenialReturn { reason }
 }

@@ -1535,6 +1535,23 @@ pub fn after_the_next_retry() -> Duration {
     Duration::from_millis(u64::from(kube_atlas::model::watch::backoff::BASE_DELAY_MS) * 4 + 1_000)
 }
 
+/// A Deployment `name` of `replicas` pods labelled `app: name`, with `pod_spec`.
+pub fn deployment(
+    name: &str,
+    replicas: i32,
+    pod_spec: serde_json::Value,
+) -> k8s_openapi::api::apps::v1::Deployment {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec}
+        }
+    }))
+    .expect("a Deployment")
+}
+
 /// Runs each `async fn NAME(backend: Backend)` as two tests, `NAME::demo_cluster` and
 /// `NAME::real_cluster` (kube-apiserver v1.36 behind kubectl proxy; ignored without the
 /// control-plane binaries, and failing under CI, where they are required). Attributes given

@@ -138,7 +138,7 @@ fn page_module_of(hash: &str) -> &'static str {
         .map_or(FALLBACK_PAGE, |(_, page)| page)
 }
 
-/// The Accept header the app asks discovery with (`model::discovery::DISCOVERY_ACCEPT`, kept
+/// The Accept header the app asks discovery with (`model::api::discovery::DISCOVERY_ACCEPT`, kept
 /// equal by a test): the preloader must ask the same for the app to take its answers.
 const DISCOVERY_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 
@@ -377,7 +377,7 @@ fn refresh_integrity(dist: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kube_atlas_model::route::{
+    use kube_atlas_model::navigation::route::{
         CreateRoute, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, PermissionsRoute,
         Route,
     };
@@ -389,7 +389,7 @@ mod tests {
     fn the_preloader_asks_discovery_as_the_app_does() {
         assert_eq!(
             DISCOVERY_ACCEPT,
-            kube_atlas_model::discovery::DISCOVERY_ACCEPT
+            kube_atlas_model::api::discovery::DISCOVERY_ACCEPT
         );
     }
 

@@ -121,7 +121,7 @@ pub fn router(state: AppState, www: Option<&std::path::Path>) -> Router {
                 // How long browsers may keep each file (hashed build files: for good).
                 .layer(middleware::map_response(
                     |uri: axum::http::Uri, mut response: Response| async move {
-                        let value = kube_atlas_model::assets::cache_control(uri.path());
+                        let value = kube_atlas_model::api::asset_caching::cache_control(uri.path());
                         response.headers_mut().insert(
                             axum::http::header::CACHE_CONTROL,
                             axum::http::HeaderValue::from_static(value),

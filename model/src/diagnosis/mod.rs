@@ -21,10 +21,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use crate::age::EpochMillis;
-use crate::events::EventRecord;
-use crate::meta::controller_uid;
-use crate::pointer::Pointer;
+use crate::object::events::EventRecord;
+use crate::object::meta::controller_uid;
+use crate::object::pointer::Pointer;
+use crate::time::age::EpochMillis;
 
 /// How an object is doing, worst last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -318,7 +318,7 @@ pub fn diagnose(
     let depth = |c: &Cause| depth_of.get(&c.finding.subject.uid).copied().unwrap_or(0);
     // Failing before warning before progressing; within each, the deepest (the root cause)
     // first.
-    crate::order::sort_by(&mut causes, |a, b| {
+    crate::list::stable_sort::sort_by(&mut causes, |a, b| {
         b.finding
             .health
             .cmp(&a.finding.health)

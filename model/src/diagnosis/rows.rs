@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::Health;
-use crate::table::ColumnDefinition;
+use crate::list::table::ColumnDefinition;
 
 /// STATUS texts that will not get better by waiting (a pod's is its worst container's
 /// reason, kubectl's way; `Init:` prefixes are an init container's).

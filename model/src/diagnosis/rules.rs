@@ -6,10 +6,10 @@ use serde_json::Value;
 
 use super::scheduling::parse_scheduling_failure;
 use super::{Evidence, Finding, Health, Subject};
-use crate::age::{parse_timestamp, EpochMillis};
-use crate::events::EventRecord;
-use crate::object_view::terminating;
-use crate::pointer::Pointer;
+use crate::object::events::EventRecord;
+use crate::object::page::terminating;
+use crate::object::pointer::Pointer;
+use crate::time::age::{parse_timestamp, EpochMillis};
 
 /// Waiting reasons of a container that will not get better by waiting.
 const FAILING_WAIT_REASONS: [&str; 6] = [

@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::age::parse_timestamp;
-use crate::events::event_record;
+use crate::object::events::event_record;
+use crate::time::age::parse_timestamp;
 
 fn now() -> EpochMillis {
     parse_timestamp("2026-11-25T12:00:00Z").expect("a timestamp")

@@ -24,10 +24,10 @@ use serde_json::Value;
 
 use super::rules::object_findings;
 use super::{Finding, Health, Subject};
-use crate::age::EpochMillis;
-use crate::events::EventRecord;
-use crate::meta::controller_uid;
-use crate::pointer::Pointer;
+use crate::object::events::EventRecord;
+use crate::object::meta::controller_uid;
+use crate::object::pointer::Pointer;
+use crate::time::age::EpochMillis;
 
 /// How far up the controller chain an owned object is followed (as `diagnose` follows it).
 pub const MAX_DEPTH: usize = 16;
@@ -201,7 +201,7 @@ impl<'e> EventIndex<'e> {
             .copied()
             .collect();
         if by_name.is_some() && by_uid.is_some() {
-            crate::order::sort(&mut at);
+            crate::list::stable_sort::sort(&mut at);
             at.dedup();
         }
         at.into_iter().map(|i| self.events[i].clone()).collect()

@@ -2,7 +2,7 @@
 //! a different value (`reason: FieldManagerConflict`). Shown per field with the manager, so
 //! the person can drop the field from the apply or force ownership.
 
-use crate::errors::ApiError;
+use crate::api::errors::ApiError;
 
 /// One field another field manager owns.
 #[derive(Debug, Clone, PartialEq, Eq)]

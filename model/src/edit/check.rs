@@ -6,9 +6,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::mapping::MappingError;
-use crate::tree::ResourceRef;
-use crate::yaml::{parse_documents, YamlError};
+use crate::api::endpoints::MappingError;
+use crate::api::tree::ResourceRef;
+use crate::object::yaml::{parse_documents, YamlError};
 
 /// The object a page edits or creates: a document saved there must be of this kind, and keep
 /// this name and namespace.
@@ -372,8 +372,8 @@ fn check_namespace(target: &EditTarget, metadata: Option<&Metadata>) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
-    use crate::tree::ResourceId;
+    use crate::api::tree::tests::sample_tree;
+    use crate::api::tree::ResourceId;
     use serde_json::json;
 
     fn editing_web() -> EditTarget {

@@ -8,9 +8,9 @@ use super::check::{
     as_object, has_name, metadata_of, metadata_text, required_text, set_namespace_if_missing,
     EditProblem,
 };
-use crate::mapping::{kind_to_resource, split_api_version, NamespaceArg};
-use crate::request::ApiRequest;
-use crate::tree::{ApiTree, ResourceId, ResourceRef};
+use crate::api::endpoints::{kind_to_resource, split_api_version, NamespaceArg};
+use crate::api::request::ApiRequest;
+use crate::api::tree::{ApiTree, ResourceId, ResourceRef};
 
 /// One object to create: where to POST what.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,12 +199,12 @@ fn label(resource: &ResourceRef<'_>, name: Option<&str>, generate_name: Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::{
+    use crate::api::discovery::{
         parse_aggregated, parse_resource_list, resources_from_legacy, tree_from_aggregated,
     };
-    use crate::tree::tests::sample_tree;
-    use crate::tree::{ApiGroup, GroupVersion, TreeErrors};
-    use crate::yaml::parse_documents;
+    use crate::api::tree::tests::sample_tree;
+    use crate::api::tree::{ApiGroup, GroupVersion, TreeErrors};
+    use crate::object::yaml::parse_documents;
     use serde_json::json;
 
     const FIXTURES: &str = concat!(

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::pointer::Pointer;
-use crate::tree::ResourceId;
+use crate::api::tree::ResourceId;
+use crate::object::pointer::Pointer;
 
 /// An edit in progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use crate::api::tree::ApiResource;
 use crate::history::{diff_values, FieldChange};
-use crate::tree::ApiResource;
 
 /// Whether the kind's `status` is written through `/status` only, so the main resource
 /// ignores it in a PUT and the editor leaves it out.
@@ -56,7 +56,7 @@ pub fn review_diff(live: &Value, would_store: &Value) -> Vec<FieldChange> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
     use serde_json::json;
 
     fn deployment() -> Value {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::editable::without_bookkeeping;
 use crate::history::diff::merge_key_for;
 use crate::history::{diff_values, FieldChange, FieldPath, Segment};
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 
 /// The result of replaying your edit onto the latest object.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 //! ([`apply`]), creating from YAML through discovery ([`create`]), starting templates
 //! ([`template`]), drafts kept across reloads ([`draft`]), one-label edits ([`quick`]) and
 //! an open edit's states and transitions ([`session`]).
-//! No browser APIs: the UI parses the editor's text with [`crate::yaml`] and sends
+//! No browser APIs: the UI parses the editor's text with [`crate::object::yaml`] and sends
 //! what these functions return.
 
 pub mod apply;
@@ -35,4 +35,4 @@ pub use template::template_for;
 
 // What the editor needs from elsewhere in the model, in one place.
 pub use crate::history::{FieldChange, FieldPath, Segment};
-pub use crate::yaml::{parse_documents, to_yaml, to_yaml_in_server_order, YamlError};
+pub use crate::object::yaml::{parse_documents, to_yaml, to_yaml_in_server_order, YamlError};

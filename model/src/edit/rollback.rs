@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::check::EditTarget;
 use super::editable::editable;
 use super::session::{yaml_of, EditSession, Outcome, Review, Write};
-use crate::errors::ApiError;
+use crate::api::errors::ApiError;
 use crate::history::past::rollback_template;
 
 /// Where a rollback stands.
@@ -127,7 +127,7 @@ fn session_for(target: &EditTarget, deployment: &Value, replica_set: &Value) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
     use serde_json::json;
 
     fn deployment(rv: &str, image: &str, replicas: u64) -> Value {

@@ -4,7 +4,7 @@
 //! view performs the requests and reports their answers here; every decision is made here,
 //! and tested natively.
 
-use crate::clock::Wall;
+use crate::time::clock::Wall;
 use serde_json::Value;
 
 use super::apply::{apply_conflicts, ApplyConflict};
@@ -13,10 +13,10 @@ use super::draft::Draft;
 use super::editable::{editable, review_diff};
 use super::locate::line_of_field;
 use super::merge::{resolve, three_way, Merge, Pick};
-use crate::errors::ApiError;
+use crate::api::errors::ApiError;
 use crate::history::FieldChange;
-use crate::pointer::Pointer;
-use crate::yaml::to_yaml;
+use crate::object::pointer::Pointer;
+use crate::object::yaml::to_yaml;
 
 /// What the last action came to.
 #[derive(Debug, Clone, PartialEq)]

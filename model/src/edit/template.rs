@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::mapping::split_api_version;
+use crate::api::endpoints::split_api_version;
 
 /// A new object of `kind` in `api_version`, in `namespace` when given (pass it for
 /// namespaced kinds only). Kinds without a known body get `spec: {}`.

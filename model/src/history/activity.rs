@@ -27,9 +27,9 @@ use serde_json::Value;
 use super::attribution::Evidence;
 use super::past::{past_entries, ActorSource, Loaded, PastEntry, PastKind};
 use super::timeline::{HistoryStore, ObjectTimeline, Revision, RevisionKind};
-use crate::events::{event_record, EventRecord};
-use crate::meta::controller_uid;
-use crate::pointer::Pointer;
+use crate::object::events::{event_record, EventRecord};
+use crate::object::meta::controller_uid;
+use crate::object::pointer::Pointer;
 
 /// An Event object as the page saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -401,7 +401,7 @@ fn events_about(events: &[SeenEvent]) -> EventsAbout<'_> {
         }
     }
     for list in about.values_mut() {
-        crate::order::sort_by(list, |a, b| a.observed_ms.total_cmp(&b.observed_ms));
+        crate::list::stable_sort::sort_by(list, |a, b| a.observed_ms.total_cmp(&b.observed_ms));
     }
     about
 }
@@ -609,7 +609,7 @@ pub fn activity_with_past(
     let mut lanes = Lanes::default();
     let mut items: Vec<ActivityItem> = Vec::new();
     let mut ordered: Vec<&ObjectTimeline> = chain.values().copied().collect();
-    crate::order::sort_by(&mut ordered, |a, b| a.identity.uid.cmp(&b.identity.uid));
+    crate::list::stable_sort::sort_by(&mut ordered, |a, b| a.identity.uid.cmp(&b.identity.uid));
     // Only what this recompute uses stays: writes whose revisions were dropped go.
     let mut last_writes = std::mem::take(&mut cache.writes);
     for timeline in &ordered {
@@ -731,9 +731,9 @@ pub fn activity_with_past(
             });
         },
     );
-    crate::order::sort_by(&mut items, |a, b| a.at_ms.total_cmp(&b.at_ms));
+    crate::list::stable_sort::sort_by(&mut items, |a, b| a.at_ms.total_cmp(&b.at_ms));
     let mut chain_uids: Vec<String> = chain.into_keys().collect();
-    crate::order::sort(&mut chain_uids);
+    crate::list::stable_sort::sort(&mut chain_uids);
     Activity {
         lanes: lanes.lanes,
         items,
@@ -895,7 +895,7 @@ fn add_past(
 ) {
     let mut members: Vec<(&String, &ObjectTimeline)> =
         chain.iter().map(|(uid, t)| (uid, *t)).collect();
-    crate::order::sort_by(&mut members, |a, b| a.0.cmp(b.0));
+    crate::list::stable_sort::sort_by(&mut members, |a, b| a.0.cmp(b.0));
     let listed: Vec<(String, Arc<Value>)> = members
         .iter()
         .filter_map(|(uid, timeline)| Some(((*uid).clone(), listed_version(timeline, cache)?)))

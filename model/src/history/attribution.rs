@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::diff::FieldChange;
 use super::fields::{managed_entry_refs, FieldSet, ManagedEntryRef, ObjectPath, Segment, Step};
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 
 /// How a writer was worked out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 use serde_json::{Map, Value};
 
 /// One step from a node to a child in an object: a map key or a list position.

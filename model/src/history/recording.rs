@@ -165,7 +165,7 @@ impl Recording {
                 records.push(record);
             }
         }
-        crate::order::sort_by(&mut records, |a, b| a.t.total_cmp(&b.t));
+        crate::list::stable_sort::sort_by(&mut records, |a, b| a.t.total_cmp(&b.t));
         Ok(Recording {
             header: Some(header),
             records,

@@ -8,7 +8,7 @@
 //! Versions are kept as compact JSON text (a third of a parsed value's size) and parsed
 //! again only when two are compared.
 
-use crate::clock::Wall;
+use crate::time::clock::Wall;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -17,8 +17,8 @@ use serde_json::Value;
 use super::attribution::{writers, Writer};
 use super::diff::{diff_values_ignoring_metadata, FieldChange};
 use super::fields::Segment;
-use crate::events::{event_record, EventRecord};
-use crate::pointer::Pointer;
+use crate::object::events::{event_record, EventRecord};
+use crate::object::pointer::Pointer;
 use crate::watch::StoreChange;
 
 /// How a revision was seen.

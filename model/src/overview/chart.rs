@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::histogram::WarningHistogram;
-use crate::age::EpochMillis;
 use crate::diagnosis::Health;
+use crate::time::age::EpochMillis;
 
 /// A rectangle in the chart's own units (its `viewBox`).
 #[derive(Debug, Clone, Copy, PartialEq)]

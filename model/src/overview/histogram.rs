@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::age::EpochMillis;
-use crate::events::EventRecord;
+use crate::object::events::EventRecord;
+use crate::time::age::EpochMillis;
 
 /// Five-minute buckets.
 pub const BUCKET_MS: EpochMillis = 5 * 60_000;
@@ -119,7 +119,7 @@ pub fn warning_histogram<'a>(
         })
         .filter(|(_, _, total)| *total > 0)
         .collect();
-    crate::order::sort_by(&mut ranked, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
+    crate::list::stable_sort::sort_by(&mut ranked, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
     // Five series fit; a fifth reason is drawn itself rather than as a one-reason "Other".
     let shown = if ranked.len() <= TOP_REASONS + 1 {
         ranked.len()

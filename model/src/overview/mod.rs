@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::age::{parse_timestamp, EpochMillis};
 use crate::diagnosis::{controller_health, Health, Subject, Verdict};
-use crate::events::EventRecord;
-use crate::pointer::Pointer;
+use crate::object::events::EventRecord;
+use crate::object::pointer::Pointer;
+use crate::time::age::{parse_timestamp, EpochMillis};
 use quantity::{cpu_millis, whole_units};
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -118,7 +118,7 @@ pub fn node_summary<'a>(nodes: impl IntoIterator<Item = &'a Value>) -> NodeSumma
             });
         }
     }
-    crate::order::sort_by(&mut summary.troubled, |a, b| a.name.cmp(&b.name));
+    crate::list::stable_sort::sort_by(&mut summary.troubled, |a, b| a.name.cmp(&b.name));
     summary
 }
 
@@ -158,14 +158,14 @@ pub fn pod_summary<'a>(pods: impl IntoIterator<Item = &'a Value>) -> PodSummary 
             .filter_map(|status| text(status, "/state/waiting/reason"))
             .filter(|reason| !reason.is_empty() && !ROUTINE_WAITS.contains(reason))
             .collect();
-        crate::order::sort(&mut reasons);
+        crate::list::stable_sort::sort(&mut reasons);
         reasons.dedup();
         for reason in reasons {
             *waiting.entry(reason.to_string()).or_default() += 1;
         }
     }
     let mut waiting: Vec<(String, usize)> = waiting.into_iter().collect();
-    crate::order::sort_by(&mut waiting, |a, b| {
+    crate::list::stable_sort::sort_by(&mut waiting, |a, b| {
         b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
     });
     PodSummary {
@@ -261,10 +261,10 @@ pub fn workload_summary<'a>(
             });
         }
     }
-    crate::order::sort_by_key(&mut kinds, |(k, _)| {
+    crate::list::stable_sort::sort_by_key(&mut kinds, |(k, _)| {
         WORKLOAD_KINDS.iter().position(|w| w == k)
     });
-    crate::order::sort_by(&mut unhealthy, |a, b| {
+    crate::list::stable_sort::sort_by(&mut unhealthy, |a, b| {
         b.health
             .cmp(&a.health)
             .then_with(|| a.workload.namespace.cmp(&b.workload.namespace))
@@ -465,7 +465,7 @@ pub fn recent_rollouts<'a>(
             })
         })
         .collect();
-    crate::order::sort_by(&mut rollouts, |a, b| {
+    crate::list::stable_sort::sort_by(&mut rollouts, |a, b| {
         b.updated_ms
             .cmp(&a.updated_ms)
             .then_with(|| a.namespace.cmp(&b.namespace))

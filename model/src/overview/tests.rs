@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 
 use super::histogram::{warning_histogram, BUCKETS, BUCKET_MS, TOP_REASONS};
 use super::*;
-use crate::events::event_record;
+use crate::object::events::event_record;
 
 /// 2024-05-01T10:07:30Z.
 const NOW: EpochMillis = 1_714_558_050_000;
@@ -354,7 +354,7 @@ fn warnings_of_the_last_hour_by_reason() {
     // Buckets 09:10 … 10:10 (the last one holds 10:07:30).
     let crash = backoff_event("flaky", 3, "2024-05-01T10:00:00Z", "2024-05-01T10:06:00Z");
     let mut normal = warning("Pulled", "2024-05-01T10:06:00Z", 1);
-    normal.event_type = crate::events::EventType::Normal;
+    normal.event_type = crate::object::events::EventType::Normal;
     let records = [
         crash,
         normal,
@@ -367,7 +367,7 @@ fn warnings_of_the_last_hour_by_reason() {
     let h = warning_histogram(&records, NOW);
     assert_eq!(
         Some(h.start_ms),
-        crate::age::parse_timestamp("2024-05-01T09:10:00Z")
+        crate::time::age::parse_timestamp("2024-05-01T09:10:00Z")
     );
     assert_eq!(
         h.bucket_span(BUCKETS - 1).1 - h.start_ms,

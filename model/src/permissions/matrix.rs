@@ -4,7 +4,7 @@
 
 use super::review::{Permission, RulesReview};
 use super::rule::ResourceRequest;
-use crate::tree::ApiTree;
+use crate::api::tree::ApiTree;
 
 /// The columns, in kubectl's order of reading before writing.
 pub const VERBS: [&str; 8] = [
@@ -82,7 +82,7 @@ pub fn permission_matrix(tree: &ApiTree, rules: &RulesReview) -> Vec<MatrixRow> 
             }
         }
     }
-    crate::order::sort_by(&mut rows, |a, b| {
+    crate::list::stable_sort::sort_by(&mut rows, |a, b| {
         (&a.group, &a.resource).cmp(&(&b.group, &b.resource))
     });
     rows
@@ -143,7 +143,7 @@ fn named_grants(rules: &RulesReview, request: &ResourceRequest) -> Vec<String> {
                 .cloned()
         })
         .collect();
-    crate::order::sort(&mut names);
+    crate::list::stable_sort::sort(&mut names);
     names.dedup();
     names
 }
@@ -151,7 +151,7 @@ fn named_grants(rules: &RulesReview, request: &ResourceRequest) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::tests::sample_tree;
+    use crate::api::tree::tests::sample_tree;
     use serde_json::json;
 
     #[test]

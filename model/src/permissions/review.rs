@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::rule::{PolicyRule, ResourceRequest};
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 
 /// Where a request is made.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

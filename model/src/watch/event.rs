@@ -1,7 +1,7 @@
 //! Watch events as they arrive: one JSON event per WebSocket message, or per line of a
 //! chunked HTTP body.
 
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 

@@ -2,7 +2,7 @@
 //! for the key, and closed a moment after the last view goes (so going from a list to an
 //! object and back keeps the list's stream, and its rows).
 
-use crate::clock::Monotonic;
+use crate::time::clock::Monotonic;
 use std::collections::BTreeMap;
 
 /// How long a stream nobody uses stays open.

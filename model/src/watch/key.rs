@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use crate::errors::ApiError;
-use crate::mapping::collection_path_before_discovery;
-use crate::request::{ApiRequest, JSON, TABLE_ACCEPT};
-use crate::route::ListRoute;
-use crate::selector::{parse_field_selector, parse_label_selector};
-use crate::table::ListMeta;
+use crate::api::endpoints::collection_path_before_discovery;
+use crate::api::errors::ApiError;
+use crate::api::request::{ApiRequest, JSON, TABLE_ACCEPT};
+use crate::list::selector::{parse_field_selector, parse_label_selector};
+use crate::list::table::ListMeta;
+use crate::navigation::route::ListRoute;
 
 /// Items per list page after the first: twice kubectl's 500, since on kube-apiserver v1.36
 /// walking 50,000 pods (Table, not indented) took 1.4-2.0 s in pages of 500 and 0.9-1.4 s in
@@ -220,9 +220,9 @@ mod tests {
 
     #[test]
     fn a_lists_first_page_is_known_from_its_link_before_discovery() {
-        use crate::mapping::NamespaceArg;
-        use crate::route::Page;
-        let tree = crate::tree::tests::sample_tree();
+        use crate::api::endpoints::NamespaceArg;
+        use crate::navigation::route::Page;
+        let tree = crate::api::tree::tests::sample_tree();
         let route_of = |hash: &str| match Page::parse(hash) {
             Page::ResourceList(route) => route,
             other => panic!("{hash} is not a list: {other:?}"),

@@ -8,15 +8,15 @@
 //! appended); every later relist is buffered and swapped in at once, so a view never shows a
 //! half list or loses its rows while relisting.
 
-use crate::clock::Monotonic;
+use crate::time::clock::Monotonic;
 use serde_json::Value;
 
 use super::backoff::Backoff;
 use super::event::{EventType, WatchEvent};
 use super::key::{split_page, WatchKey};
-use crate::errors::ApiError;
-use crate::pointer::Pointer;
-use crate::request::ApiRequest;
+use crate::api::errors::ApiError;
+use crate::api::request::ApiRequest;
+use crate::object::pointer::Pointer;
 
 /// How the initial state is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +177,7 @@ impl WatchStatus {
         match self.last_change_ms {
             Some(at) => parts.push(format!(
                 "last change {} ago",
-                crate::age::human_duration((now_ms - at).max(0.0) as i64)
+                crate::time::age::human_duration((now_ms - at).max(0.0) as i64)
             )),
             None if self.phase == StreamPhase::Live => parts.push("no change yet".into()),
             None => {}

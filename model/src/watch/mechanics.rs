@@ -3,14 +3,14 @@
 //! object and resourceVersion, bookmarks, errors, the stream's end) and when it relisted and
 //! why. A bounded log per key, fed from the same inputs and commands as the watcher.
 
-use crate::clock::Wall;
+use crate::time::clock::Wall;
 use std::collections::VecDeque;
 
 use serde_json::Value;
 
 use super::event::EventType;
 use super::machine::{Command, Input, WatchStatus};
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 
 /// One thing that happened on a watch.
 #[derive(Debug, Clone, PartialEq)]

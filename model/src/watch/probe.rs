@@ -6,11 +6,12 @@
 
 /// What to watch for the probe: something the user may watch. A user limited to one
 /// namespace (RBAC's `view` in it) may not watch namespaces, so the probe asks inside the
-/// namespace in view when there is one, and across the cluster only when nothing narrower is
-/// known.
+/// namespace in view when there is one (its LimitRanges: readable with `view`, and watched
+/// by no view, so the probe never shares a fate meant for a view's own watch), and across
+/// the cluster only when nothing narrower is known.
 pub fn probe_collection(namespace_in_view: Option<&str>) -> String {
     match namespace_in_view.filter(|ns| !ns.is_empty()) {
-        Some(namespace) => format!("/api/v1/namespaces/{namespace}/configmaps"),
+        Some(namespace) => format!("/api/v1/namespaces/{namespace}/limitranges"),
         None => "/api/v1/namespaces".to_string(),
     }
 }
@@ -134,7 +135,7 @@ mod tests {
     fn the_probe_watches_inside_the_namespace_in_view() {
         assert_eq!(
             probe_collection(Some("default")),
-            "/api/v1/namespaces/default/configmaps"
+            "/api/v1/namespaces/default/limitranges"
         );
         assert_eq!(probe_collection(Some("")), "/api/v1/namespaces");
         assert_eq!(probe_collection(None), "/api/v1/namespaces");

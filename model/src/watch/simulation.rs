@@ -20,9 +20,9 @@ use super::key::{Output, WatchKey};
 use super::machine::{Command, Input, ListMode, Watcher};
 use super::store::{LiveTable, ObjectCache, WatchStore};
 use super::{decode_event, StoreChange};
-use crate::errors::ApiError;
-use crate::request::ApiRequest;
-use crate::table::{DecodeOptions, RowKey};
+use crate::api::errors::ApiError;
+use crate::api::request::ApiRequest;
+use crate::list::table::{DecodeOptions, RowKey};
 use crate::test_rng::TestRng;
 
 /// Items per page the model server returns (whatever `limit` asks), so lists have pages.

@@ -2,7 +2,7 @@
 //! of the key. [`ObjectCache`] holds whole objects keyed by uid; [`LiveTable`] holds the
 //! server's Table rows, and remembers which cells changed when, so views can mark them.
 
-use crate::clock::Monotonic;
+use crate::time::clock::Monotonic;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Value};
@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use super::machine::StoreChange;
 use crate::diagnosis::rows::row_health;
 use crate::diagnosis::Health;
-use crate::pointer::Pointer;
-use crate::table::{
+use crate::list::table::{
     decode_table_value, fallback_row, row_key_of_object, DecodeOptions, RowKey, Table, TablePage,
 };
+use crate::object::pointer::Pointer;
 
 /// A store the watcher's changes are applied to.
 pub trait WatchStore {
@@ -299,7 +299,7 @@ impl LiveTable {
                 columns: Vec::new(),
                 rows: vec![fallback_row(&object, self.options)],
                 list_meta: Default::default(),
-                source: crate::table::TableSource::Server,
+                source: crate::list::table::TableSource::Server,
             }
         };
         let before: Vec<(RowKey, Option<Vec<Value>>)> = page

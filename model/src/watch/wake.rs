@@ -4,7 +4,7 @@
 //! (hours, with the operating system's keepalive).
 
 use super::key::WATCH_TIMEOUT_SECONDS;
-use crate::clock::{Monotonic, Wall};
+use crate::time::clock::{Monotonic, Wall};
 
 /// A watch silent this long is dead: the server ends every watch after
 /// [`WATCH_TIMEOUT_SECONDS`], so a live one says something (an event, a bookmark, its end)

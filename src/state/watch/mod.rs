@@ -6,7 +6,9 @@
 //! - `stream`: one key's stream, its store, and changes applied in one batch per animation
 //!   frame (thousands of events a second cost one render a frame; nothing runs while nothing
 //!   changes);
-//! - `transport`: list pages, WebSocket and chunked-HTTP watches, the HTTP slot limit;
+//! - `registry`: the open streams by store type, and who uses which;
+//! - `transport`: list pages, WebSocket, chunked-HTTP and multiplexed watches;
+//! - `slots`: the few HTTP watch connections, who holds them and who waits;
 //! - `probe`: whether WebSockets work through whatever serves the page;
 //! - `wake`: resuming every stream after sleep, a network blip or a hidden tab;
 //! - `recording`: recording what the streams receive.
@@ -16,6 +18,8 @@
 
 mod probe;
 mod recording;
+mod registry;
+mod slots;
 mod stream;
 mod transport;
 mod wake;
@@ -25,22 +29,24 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use futures::channel::oneshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 pub use recording::ActiveRecording;
 use recording::Recorder;
-use stream::{AnyStream, KeyStream, StreamStore};
+use registry::{OpenStreams, Registered};
+use slots::SlotPool;
+use stream::{AnyStream, KeyStream};
 
 use crate::browser::{monotonic_now, wall_now};
+use crate::model::diagnosis::Health;
 use crate::model::history::{HistoryStore, ObjectTimeline, RevisionKind};
-use crate::model::palette::{resource_of_collection, LoadedObject};
-use crate::model::table::DecodeOptions;
-use crate::model::watch::slots::HttpSlots;
+use crate::model::list::table::DecodeOptions;
+use crate::model::navigation::palette::{
+    distinct_loaded_objects, resource_of_collection, LoadedObject,
+};
 use crate::model::watch::{
-    Command, ListMode, LiveTable, MechanicsLog, ObjectCache, Output, Subscribed, Subscriptions,
-    WatchKey, WatchStatus, Watcher, LINGER_MS,
+    LiveTable, MechanicsLog, ObjectCache, Output, WatchKey, WatchStatus, LINGER_MS,
 };
 
 /// Whether WebSocket watches reach the API server through whatever serves this page.
@@ -63,67 +69,12 @@ pub enum StreamTransport {
     Multiplexed,
 }
 
-/// The streams of one store type, and who uses them.
-struct Streams<S: StreamStore> {
-    subscriptions: Subscriptions<WatchKey>,
-    open: HashMap<WatchKey, Rc<KeyStream<S>>>,
-}
-
-impl<S: StreamStore> Default for Streams<S> {
-    fn default() -> Self {
-        Streams {
-            subscriptions: Subscriptions::default(),
-            open: HashMap::new(),
-        }
-    }
-}
-
 struct HubInner {
-    /// Streams opened so far.
-    opened: u64,
+    streams: OpenStreams,
     /// Who holds the HTTP watch connections, and who waits for one.
-    http_slots: HttpSlots,
-    /// How each waiting stream is told that a slot is its own now.
-    slot_waiters: HashMap<u64, oneshot::Sender<()>>,
-    tables: Streams<LiveTable>,
-    objects: Streams<ObjectCache>,
+    slots: SlotPool,
     socket_health: SocketHealth,
-    next_seed: u64,
     recorder: Recorder,
-}
-
-impl HubInner {
-    fn open_count(&self) -> usize {
-        self.tables.open.len() + self.objects.open.len()
-    }
-}
-
-/// Whether stream number `opened` is used by a view now (not lingering after its views went).
-fn is_viewed(tables: &Streams<LiveTable>, objects: &Streams<ObjectCache>, opened: u64) -> bool {
-    fn viewed_in<S: StreamStore>(streams: &Streams<S>, opened: u64) -> Option<bool> {
-        streams
-            .open
-            .iter()
-            .find(|(_, stream)| stream.opened == opened)
-            .map(|(key, _)| streams.subscriptions.views(key) > 0)
-    }
-    viewed_in(tables, opened)
-        .or_else(|| viewed_in(objects, opened))
-        .unwrap_or(false)
-}
-
-/// Takes stream number `opened` out of the hub when no view uses it (its linger cut short);
-/// the caller closes it.
-fn take_if_idle<S: StreamStore>(streams: &mut Streams<S>, opened: u64) -> Option<Rc<KeyStream<S>>> {
-    let key = streams
-        .open
-        .iter()
-        .find(|(_, stream)| stream.opened == opened)
-        .map(|(key, _)| key.clone())?;
-    if !streams.subscriptions.close_if_idle(&key) {
-        return None;
-    }
-    streams.open.remove(&key)
 }
 
 /// The app's one watch hub (in context).
@@ -140,11 +91,12 @@ pub struct WatchHub {
 
 /// What a view gets for a key: the shared items and the stream's status.
 #[derive(Clone)]
+/// Read-only: only the key's stream writes them (kube-rs's reflector Store and Writer).
 pub struct LiveWatch<S: 'static> {
     pub key: WatchKey,
-    pub store: ArcRwSignal<S>,
-    pub status: ArcRwSignal<WatchStatus>,
-    pub transport: ArcRwSignal<StreamTransport>,
+    pub store: ArcReadSignal<S>,
+    pub status: ArcReadSignal<WatchStatus>,
+    pub transport: ArcReadSignal<StreamTransport>,
 }
 
 impl WatchHub {
@@ -153,13 +105,9 @@ impl WatchHub {
     pub fn install() -> WatchHub {
         let hub = WatchHub {
             inner: StoredValue::new_local(HubInner {
-                opened: 0,
-                http_slots: HttpSlots::default(),
-                slot_waiters: HashMap::new(),
-                tables: Streams::default(),
-                objects: Streams::default(),
+                streams: OpenStreams::new((js_sys::Math::random() * 1e15) as u64 + 1),
+                slots: SlotPool::default(),
                 socket_health: SocketHealth::Unknown,
-                next_seed: (js_sys::Math::random() * 1e15) as u64 + 1,
                 recorder: Rc::new(RefCell::new(None)),
             }),
             recording: RwSignal::new(None),
@@ -190,57 +138,41 @@ impl WatchHub {
     /// the palette's name search. The kind is left for the caller (it has the API tree).
     pub fn loaded_objects(&self, limit: usize) -> Vec<LoadedObject> {
         let mut found = Vec::new();
-        let _ =
-            self.inner.try_with_value(|inner| {
-                for stream in inner.tables.open.values() {
-                    let Some(resource) = resource_of_collection(&stream.key().collection_path)
-                    else {
-                        continue;
-                    };
-                    stream.store.with_untracked(|live| {
-                        found.extend(live.table().rows().iter().take(limit).map(|row| {
-                            LoadedObject {
-                                resource: resource.clone(),
-                                kind: String::new(),
-                                namespace: row.meta.namespace.clone(),
-                                name: row.meta.name.clone(),
-                            }
-                        }))
-                    });
-                }
-                for stream in inner.objects.open.values() {
-                    let Some(resource) = resource_of_collection(&stream.key().collection_path)
-                    else {
-                        continue;
-                    };
-                    stream.store.with_untracked(|cache| {
-                        found.extend(cache.iter().take(limit).filter_map(|object| {
-                            let meta = object.get("metadata")?;
-                            Some(LoadedObject {
-                                resource: resource.clone(),
-                                kind: object
-                                    .get("kind")
-                                    .and_then(serde_json::Value::as_str)
-                                    .unwrap_or_default()
-                                    .to_string(),
-                                namespace: meta
-                                    .get("namespace")
-                                    .and_then(serde_json::Value::as_str)
-                                    .map(str::to_string),
-                                name: meta.get("name")?.as_str()?.to_string(),
-                            })
-                        }))
-                    });
-                }
-            });
-        crate::model::order::sort_by(&mut found, |a, b| {
-            (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace))
+        let _ = self.inner.try_with_value(|inner| {
+            for stream in inner.streams.tables.open.values() {
+                let Some(resource) = resource_of_collection(&stream.key().collection_path) else {
+                    continue;
+                };
+                stream.store.with_untracked(|live| {
+                    let rows = live.table().rows().iter().take(limit);
+                    found.extend(rows.map(|row| LoadedObject::of_row(&resource, row)))
+                });
+            }
+            for stream in inner.streams.objects.open.values() {
+                let Some(resource) = resource_of_collection(&stream.key().collection_path) else {
+                    continue;
+                };
+                stream.store.with_untracked(|cache| {
+                    let objects = cache.iter().take(limit);
+                    found.extend(objects.filter_map(|o| LoadedObject::of_object(&resource, o)))
+                });
+            }
         });
-        found.dedup_by(|a, b| {
-            a.resource == b.resource && a.namespace == b.namespace && a.name == b.name
-        });
-        found.truncate(limit);
-        found
+        distinct_loaded_objects(found, limit)
+    }
+
+    /// Sets the verdicts about what a list's rows control (`state::verdicts`) on the rows of
+    /// `key`'s stream, through the stream: views read its store, only the stream writes it.
+    pub fn set_row_verdicts(&self, key: &WatchKey, verdicts: HashMap<String, Health>) {
+        let Some(stream) = self.stream_of::<LiveTable>(key) else {
+            return;
+        };
+        let changed = stream
+            .store
+            .try_update_untracked(|live| live.set_verdicts(verdicts));
+        if changed == Some(true) {
+            stream.store.notify();
+        }
     }
 
     /// Every forbidden stream asks again (the user asked, or permissions may have changed).
@@ -260,26 +192,19 @@ impl WatchHub {
     /// The open streams, in the order they were opened (a page's object before the kinds it
     /// may own), so HTTP watch slots go to them first.
     fn streams(&self) -> Vec<Rc<dyn AnyStream>> {
-        let mut streams: Vec<Rc<dyn AnyStream>> = self
-            .inner
-            .try_with_value(|inner| {
-                let tables = inner.tables.open.values().map(|s| Rc::clone(s) as _);
-                let objects = inner.objects.open.values().map(|s| Rc::clone(s) as _);
-                tables.chain(objects).collect()
-            })
-            .unwrap_or_default();
-        crate::model::order::sort_by_key(&mut streams, |stream| stream.opened());
-        streams
+        self.inner
+            .try_with_value(|inner| inner.streams.all())
+            .unwrap_or_default()
     }
 
     /// The open stream of `key` that keeps `S`.
-    fn stream_of<S: StreamStore>(&self, key: &WatchKey) -> Option<Rc<KeyStream<S>>> {
+    fn stream_of<S: Registered>(&self, key: &WatchKey) -> Option<Rc<KeyStream<S>>> {
         self.inner
-            .try_update_value(|inner| S::streams_of(inner).open.get(key).cloned())
+            .try_update_value(|inner| S::streams_of(&mut inner.streams).open.get(key).cloned())
             .flatten()
     }
 
-    fn subscribe<S: StreamStore>(
+    fn subscribe<S: Registered>(
         &self,
         key: &WatchKey,
         make_store: impl FnOnce() -> S,
@@ -287,8 +212,8 @@ impl WatchHub {
         let (stream, first, count) = self
             .inner
             .try_update_value(|inner| {
-                let (stream, first) = open(inner, key, make_store);
-                (stream, first, inner.open_count())
+                let (stream, first) = inner.streams.open(key, make_store, &inner.recorder);
+                (stream, first, inner.streams.count())
             })
             .expect("the watch hub lives as long as the app");
         self.open_streams.set(count);
@@ -300,11 +225,11 @@ impl WatchHub {
         stream
     }
 
-    fn unsubscribe<S: StreamStore>(&self, key: &WatchKey) {
+    fn unsubscribe<S: Registered>(&self, key: &WatchKey) {
         let close_at = self
             .inner
             .try_update_value(|inner| {
-                S::streams_of(inner)
+                S::streams_of(&mut inner.streams)
                     .subscriptions
                     .unsubscribe(key, monotonic_now())
             })
@@ -318,15 +243,15 @@ impl WatchHub {
         }
     }
 
-    fn close_expired<S: StreamStore>(&self) {
+    fn close_expired<S: Registered>(&self) {
         let Some((closed, count)) = self.inner.try_update_value(|inner| {
-            let streams = S::streams_of(inner);
+            let streams = S::streams_of(&mut inner.streams);
             let expired = streams.subscriptions.expired(monotonic_now());
             let closed: Vec<Rc<KeyStream<S>>> = expired
                 .iter()
                 .filter_map(|key| streams.open.remove(key))
                 .collect();
-            (closed, inner.open_count())
+            (closed, inner.streams.count())
         }) else {
             return;
         };
@@ -338,57 +263,21 @@ impl WatchHub {
     }
 }
 
-/// The key's stream, shared or new (with its first command, to run).
-fn open<S: StreamStore>(
-    inner: &mut HubInner,
-    key: &WatchKey,
-    make_store: impl FnOnce() -> S,
-) -> (Rc<KeyStream<S>>, Option<Command>) {
-    let subscribed = S::streams_of(inner).subscriptions.subscribe(key);
-    if subscribed == Subscribed::Shared {
-        if let Some(stream) = S::streams_of(inner).open.get(key) {
-            return (Rc::clone(stream), None);
-        }
-    }
-    inner.opened += 1;
-    inner.next_seed = inner
-        .next_seed
-        .wrapping_mul(6_364_136_223_846_793_005)
-        .wrapping_add(1);
-    // Big lists page (progress, first rows at once); object watches stream their list.
-    let mode = match key.output {
-        Output::Table => ListMode::Paged,
-        Output::Objects | Output::Metadata => ListMode::Streaming,
-    };
-    let (watcher, first) = Watcher::new(key.clone(), mode, inner.next_seed);
-    let stream = Rc::new(KeyStream::new(
-        inner.opened,
-        make_store(),
-        watcher,
-        &first,
-        Rc::clone(&inner.recorder),
-    ));
-    S::streams_of(inner)
-        .open
-        .insert(key.clone(), Rc::clone(&stream));
-    (stream, Some(first))
-}
-
 fn hub() -> WatchHub {
     expect_context::<WatchHub>()
 }
 
 /// Subscribes the calling view to `key`'s stream of `S`, unsubscribing when the view goes.
-fn use_stream<S: StreamStore>(key: WatchKey, make_store: impl FnOnce() -> S) -> LiveWatch<S> {
+fn use_stream<S: Registered>(key: WatchKey, make_store: impl FnOnce() -> S) -> LiveWatch<S> {
     let hub = hub();
     let stream = hub.subscribe(&key, make_store);
     let released = key.clone();
     on_cleanup(move || hub.unsubscribe::<S>(&released));
     LiveWatch {
         key,
-        store: stream.store.clone(),
-        status: stream.status.clone(),
-        transport: stream.transport.clone(),
+        store: stream.store.read_only(),
+        status: stream.status.read_only(),
+        transport: stream.transport.read_only(),
     }
 }
 
@@ -414,7 +303,7 @@ pub fn use_watch_mechanics(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> 
     }
 }
 
-fn mechanics_of<S: StreamStore>(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> {
+fn mechanics_of<S: Registered>(key: &WatchKey) -> Option<ArcRwSignal<MechanicsLog>> {
     let hub = hub();
     let stream = hub.stream_of::<S>(key)?;
     stream

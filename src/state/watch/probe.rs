@@ -10,7 +10,7 @@ use super::{SocketHealth, StreamTransport, WatchHub};
 use crate::api;
 use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
-use crate::model::route::Page;
+use crate::model::navigation::route::Page;
 use crate::model::watch::probe::{
     probe_collection, probe_verdict, ProbeAnswer, ProbeVerdict, PROBE_OBJECT_NAME,
 };

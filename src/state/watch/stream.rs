@@ -9,7 +9,7 @@ use futures::channel::oneshot;
 use leptos::prelude::*;
 
 use super::recording::{recorded_cluster, Recorder};
-use super::{HubInner, StreamTransport, Streams};
+use super::StreamTransport;
 use crate::browser::{document_hidden, monotonic_now, now_ms, wall_now};
 use crate::model::history::{HistoryStore, Record, RecordType};
 use crate::model::watch::{
@@ -19,30 +19,19 @@ use crate::model::watch::{
 use crate::state::pacing;
 
 /// A store a stream can keep: the watcher's changes are applied to it. Table keys keep a
-/// [`LiveTable`], object and metadata keys an [`ObjectCache`]; the hub keeps each kind's
-/// streams apart, so a view always gets the store its key's output makes.
+/// [`LiveTable`], object and metadata keys an [`ObjectCache`].
 pub(super) trait StreamStore: WatchStore + Send + Sync + Sized + 'static {
-    /// The hub's streams that keep this store.
-    fn streams_of(inner: &mut HubInner) -> &mut Streams<Self>;
     /// The whole objects held, for a recording's first LIST (None: rows, not objects).
     fn objects_for_recording(&self) -> Option<Vec<serde_json::Value>>;
 }
 
 impl StreamStore for LiveTable {
-    fn streams_of(inner: &mut HubInner) -> &mut Streams<Self> {
-        &mut inner.tables
-    }
-
     fn objects_for_recording(&self) -> Option<Vec<serde_json::Value>> {
         None
     }
 }
 
 impl StreamStore for ObjectCache {
-    fn streams_of(inner: &mut HubInner) -> &mut Streams<Self> {
-        &mut inner.objects
-    }
-
     fn objects_for_recording(&self) -> Option<Vec<serde_json::Value>> {
         Some(self.iter().cloned().collect())
     }

@@ -7,17 +7,16 @@ use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
-use futures::channel::oneshot;
 use futures::future::{select, Either};
 use leptos::prelude::*;
 
-use super::stream::{AnyStream, KeyStream, StreamStore};
-use super::{is_viewed, take_if_idle, HubInner, SocketHealth, StreamTransport, WatchHub};
+use super::slots::Asked;
+use super::stream::{KeyStream, StreamStore};
+use super::{SocketHealth, StreamTransport, WatchHub};
 use crate::api::stream::stream_text;
 use crate::api::watch::{Received, WatchSocket};
 use crate::api::{self, Abort, ApiError};
 use crate::browser::monotonic_now;
-use crate::model::watch::slots::SlotAsk;
 use crate::model::watch::{decode_event, Command, Input, LineDecoder, Silence, IDLE_TIMEOUT_MS};
 
 /// How long a watch that falls back to HTTP after a silent WebSocket failure stays open
@@ -117,45 +116,36 @@ impl WatchHub {
         }
     }
 
-    /// Waits for one of the HTTP watch slots ([`HttpSlots`]); None when kicked meanwhile. A
-    /// stream on screen that must wait closes a lingering one that holds a slot, and says
-    /// it is waiting meanwhile.
+    /// Waits for one of the HTTP watch slots (`slots::SlotPool`); None when kicked
+    /// meanwhile. A stream on screen that must wait closes a lingering one that holds a
+    /// slot, and says it is waiting meanwhile.
     async fn http_slot<S: StreamStore>(&self, stream: &Rc<KeyStream<S>>) -> Option<HttpSlot> {
         let id = stream.opened;
-        let (ask, lingering) = self.inner.try_update_value(|inner| {
-            let ask = inner
-                .http_slots
-                .ask(id, |s| is_viewed(&inner.tables, &inner.objects, s));
-            let lingering = match ask {
-                SlotAsk::Wait {
+        let (asked, lingering) = self.inner.try_update_value(|inner| {
+            let streams = &mut inner.streams;
+            let asked = inner.slots.ask(id, |s| streams.is_viewed(s));
+            let lingering = match &asked {
+                Asked::Wait {
                     close_now: Some(holder),
-                } => take_if_idle(&mut inner.tables, holder)
-                    .map(|s| s as Rc<dyn AnyStream>)
-                    .or_else(|| take_if_idle(&mut inner.objects, holder).map(|s| s as _)),
+                    ..
+                } => streams.take_if_idle(*holder),
                 _ => None,
             };
-            (ask, lingering)
+            (asked, lingering)
         })?;
         if let Some(lingering) = lingering {
             // Its view went: its slot is worth more to the one on screen than its linger.
             lingering.close();
             self.open_streams
-                .set(self.inner.with_value(HubInner::open_count));
+                .set(self.inner.with_value(|inner| inner.streams.count()));
         }
-        if ask == SlotAsk::Granted {
+        let Asked::Wait { handed, .. } = asked else {
             return Some(HttpSlot { hub: *self, id });
-        }
-        let (sender, receiver) = oneshot::channel();
-        self.inner.update_value(|inner| {
-            inner.slot_waiters.insert(id, sender);
-        });
+        };
         stream.transport.set(StreamTransport::WaitingForConnection);
         let kicked = stream.kicked();
-        if let Either::Right(_) = select(receiver, kicked).await {
-            self.inner.update_value(|inner| {
-                inner.http_slots.give_up(id);
-                inner.slot_waiters.remove(&id);
-            });
+        if let Either::Right(_) = select(handed, kicked).await {
+            self.inner.update_value(|inner| inner.slots.give_up(id));
             // A slot handed over as the kick came is passed on (a no-op when none was).
             self.release_http_slot(id);
             return None;
@@ -165,21 +155,10 @@ impl WatchHub {
     }
 
     fn release_http_slot(&self, id: u64) {
-        let mut releasing = Some(id);
-        while let Some(holder) = releasing.take() {
-            let handed = self.inner.try_update_value(|inner| {
-                let next = inner
-                    .http_slots
-                    .release(holder, |s| is_viewed(&inner.tables, &inner.objects, s))?;
-                Some((next, inner.slot_waiters.remove(&next)))
-            });
-            if let Some(Some((next, waiter))) = handed {
-                // A waiter that went meanwhile passes the slot on.
-                if waiter.is_none_or(|w| w.send(()).is_err()) {
-                    releasing = Some(next);
-                }
-            }
-        }
+        self.inner.try_update_value(|inner| {
+            let streams = &inner.streams;
+            inner.slots.release(id, |s| streams.is_viewed(s));
+        });
     }
 
     async fn watch_http<S: StreamStore>(

@@ -12,7 +12,7 @@
 //! which came first is not recorded; each manager's earlier writes are gone, and are said to
 //! be.
 
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
 
 pub mod rollout;
 pub mod shown;
@@ -23,10 +23,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::age::{parse_timestamp, EpochMillis};
-use crate::events::EventRecord;
 use crate::history::diff::FieldChange;
 use crate::history::fields::{managed_entries, FieldSet, ManagedEntry, Step};
+use crate::object::events::EventRecord;
+use crate::time::age::{parse_timestamp, EpochMillis};
 
 pub use rollout::{
     controller_revision_history, rollback_patch, rollback_template, rollout_history,
@@ -1380,7 +1380,7 @@ fn events_seen(pool: &mut EventPool) -> Vec<PastEntry> {
 /// Orders entries by time (to the second), untimed ones last, and marks where the order is
 /// not recorded.
 fn ordered(mut entries: Vec<PastEntry>) -> Vec<PastEntry> {
-    crate::order::sort_by_key(&mut entries, |e| {
+    crate::list::stable_sort::sort_by_key(&mut entries, |e| {
         (
             e.time.second().is_none(),
             e.time.second(),

@@ -8,10 +8,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::age::{parse_timestamp, EpochMillis};
 use crate::history::diff::{diff_values, FieldChange};
 use crate::history::fields::{FieldPath, Segment};
-use crate::pointer::Pointer;
+use crate::object::pointer::Pointer;
+use crate::time::age::{parse_timestamp, EpochMillis};
 
 pub const REVISION_ANNOTATION: &str = "deployment.kubernetes.io/revision";
 /// Earlier revision numbers of a ReplicaSet a rollback brought back.
@@ -148,7 +148,7 @@ fn revision_numbers(text: &str) -> Vec<u64> {
 
 /// Orders revisions and fills in each one's diff from the revision before.
 fn with_diffs(mut revisions: Vec<RolloutRevision>) -> Vec<RolloutRevision> {
-    crate::order::sort_by_key(&mut revisions, |r| r.revision);
+    crate::list::stable_sort::sort_by_key(&mut revisions, |r| r.revision);
     for index in 1..revisions.len() {
         let (before, after) = revisions.split_at_mut(index);
         if let (Some(previous), Some(this)) = (before.last(), after.first_mut()) {

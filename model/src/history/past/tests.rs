@@ -1,7 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::events::event_record;
+use crate::object::events::event_record;
 
 const T0: &str = "2026-11-23T10:00:00Z";
 

@@ -1,0 +1,13 @@
+//! One object and what is shown of it: its metadata read leniently ([`meta`]), who owns it
+//! ([`owners`]), its page ([`page`]), its YAML ([`yaml`]), fields found by JSON pointer
+//! ([`pointer`](mod@pointer)), cluster text shown as what it is ([`visible_text`]), the Event objects
+//! reported about it ([`events`]) and a pod's logs ([`pod_logs`]).
+
+pub mod events;
+pub mod meta;
+pub mod owners;
+pub mod page;
+pub mod pod_logs;
+pub mod pointer;
+pub mod visible_text;
+pub mod yaml;

@@ -1,0 +1,365 @@
+//! The shell's state (`use_shell`): the services every page shares installed in context, the
+//! API tree and its selection kept in step with the page, the namespace list, the fall back
+//! to a namespace the user may list, and when the deferred parts of the shell are due.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::model::navigation::palette::{LoadedObject, PaletteTarget};
+use crate::model::navigation::route::{Page, Route};
+use crate::model::navigation::sidebar_tree::{ancestors_of, NodeKey};
+use crate::model::object::events::{events_api, EventApi};
+use crate::model::permissions::{Permission, Question, Scope};
+use crate::model::{ApiTree, ResourceId};
+use crate::state::discovery::DiscoveryState;
+use crate::state::namespaces::{load_namespaces, KnownNamespaces};
+use crate::state::navigation::Navigation;
+use crate::state::permissions::{last_namespace, remember_namespace, PermissionsState};
+use crate::state::request_log::{self, RequestRecord};
+use crate::state::watch::WatchHub;
+
+/// How `use_shell` behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct UseShellOptions {
+    /// The deferred parts are due after this at the latest, whatever the tree did.
+    pub extras_at_the_latest: Duration,
+}
+
+impl Default for UseShellOptions {
+    fn default() -> Self {
+        UseShellOptions {
+            extras_at_the_latest: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What the main area shows: discovery failed, is loading, or a page's screen
+/// (`Page::screen`: a new screen is a new page built).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    Failed(String),
+    Loading,
+    Screen(Page),
+}
+
+/// The sidebar tree's two-way bindings: the tree view and the palette write them.
+#[derive(Clone, Copy)]
+pub struct TreeSelection {
+    pub filter: RwSignal<String>,
+    pub selected: RwSignal<Option<ResourceId>>,
+    pub selected_subresource: RwSignal<Option<String>>,
+    pub expanded: RwSignal<HashSet<NodeKey>>,
+}
+
+/// What `use_shell` gives the shell's views.
+#[derive(Clone, Copy)]
+pub struct UseShellReturn {
+    pub discovery: DiscoveryState,
+    pub navigation: Navigation,
+    pub page: Signal<Page>,
+    pub namespace: Signal<Option<String>>,
+    /// The namespaces to choose from; None: they cannot be listed (the user types one).
+    pub namespaces: Signal<Option<Vec<String>>>,
+    pub tree: Signal<ApiTree>,
+    pub shown: Signal<Shown>,
+    /// Why the page shown is in a namespace the user did not choose, while it is.
+    pub fallback_note: Signal<Option<String>>,
+    /// Milliseconds from navigation start until the tree was first painted.
+    pub ready_ms: Signal<Option<f64>>,
+    /// Whether the deferred parts of the shell are drawn.
+    pub extras_due: Signal<bool>,
+    pub selection: TreeSelection,
+    /// The objects the open streams hold, for the palette.
+    pub loaded_objects: Callback<(), Vec<LoadedObject>>,
+    pub choose_from_palette: Callback<PaletteTarget>,
+    pub log: RwSignal<Vec<RequestRecord>>,
+}
+
+/// Installs the shared services (request log, clusters, watches, permissions, discovery,
+/// navigation) and keeps the shell's state.
+pub fn use_shell(options: UseShellOptions) -> UseShellReturn {
+    let log = request_log::install();
+    crate::state::clusters::Clusters::install();
+    let hub = WatchHub::install();
+    let permissions = PermissionsState::install();
+    let discovery = DiscoveryState::new();
+    provide_context(discovery);
+    discovery.start();
+    let navigation = Navigation::install();
+    let page = navigation.page;
+    let namespace = Signal::derive(move || page.with(|p| p.namespace().map(str::to_string)));
+    let namespaces = RwSignal::new(Some(Vec::<String>::new()));
+    provide_context(KnownNamespaces(namespaces));
+
+    let tree: Memo<ApiTree> = Memo::new(move |_| {
+        discovery.loaded.with(|l| {
+            l.as_ref()
+                .map(|l| l.discovery.tree.clone())
+                .unwrap_or_default()
+        })
+    });
+    let selection = use_tree_selection(navigation);
+    let screen = Memo::new(move |_| page.with(Page::screen));
+    // A memo, so a discovery refresh (a CRD added, a reconnect) that leaves the screen as it
+    // was does not build the open page again (which would throw away what the user is doing
+    // in it, an open editor included).
+    let shown = Memo::new(move |_| {
+        if let Some(error) = discovery.fatal.get() {
+            return Shown::Failed(error.to_string());
+        }
+        if discovery.loaded.with(Option::is_none) {
+            return Shown::Loading;
+        }
+        Shown::Screen(screen.get())
+    });
+    let fallback = use_namespace_fallback(navigation, tree.into(), permissions);
+    let fallback_note = Signal::derive(move || {
+        let (fallen_back, text) = fallback.get()?;
+        (screen.get() == fallen_back).then_some(text)
+    });
+
+    // Time from navigation start until the tree was first painted (read by `cargo xtask
+    // bench`): effects run after the DOM update, and the time is taken after the next paint.
+    let ready_ms = RwSignal::new(None::<f64>);
+    let ready_pending = StoredValue::new(false);
+    // The shell's other parts (`deferred`) are fetched and drawn once the tree is painted, or
+    // once discovery failed, or after two seconds whatever happened, so neither their code
+    // nor their drawing delays the tree.
+    let extras_due = RwSignal::new(false);
+    set_timeout(move || extras_due.set(true), options.extras_at_the_latest);
+    Effect::new(move |_| {
+        if discovery.fatal.with(Option::is_some) {
+            extras_due.set(true);
+        }
+    });
+    Effect::new(move |_| {
+        let has_groups = tree.with(|t| !t.groups.is_empty());
+        if has_groups && ready_ms.get_untracked().is_none() && !ready_pending.get_value() {
+            ready_pending.set_value(true);
+            crate::browser::after_next_paint("kube-atlas:tree-painted", move |ms| {
+                ready_ms.set(Some(ms));
+                extras_due.set(true);
+            });
+        }
+    });
+    keep_namespaces(namespaces, tree.into(), extras_due.into());
+
+    let TreeSelection {
+        selected,
+        selected_subresource,
+        expanded,
+        ..
+    } = selection;
+    let choose_from_palette = Callback::new(move |target: PaletteTarget| match target {
+        PaletteTarget::Page(destination) => navigation.go(destination),
+        PaletteTarget::Definition(id) => {
+            expanded.update(|set| set.extend(ancestors_of(&id)));
+            selected_subresource.set(None);
+            if selected.get_untracked().as_ref() == Some(&id) {
+                // Already selected (from a list of it): the effect would not run.
+                navigation.go(Page::Home(Route {
+                    resource: Some(id),
+                    namespace: page.with_untracked(|p| p.namespace().map(str::to_string)),
+                }));
+            } else {
+                selected.set(Some(id));
+            }
+        }
+        PaletteTarget::Namespace(namespace) => {
+            navigation.go(page.get_untracked().with_namespace(namespace));
+        }
+    });
+    let loaded_objects = Callback::new(move |()| {
+        let mut found = hub.loaded_objects(2_000);
+        tree.with_untracked(|t| {
+            for object in &mut found {
+                if object.kind.is_empty() {
+                    if let Some(r) = t.find(&object.resource) {
+                        object.kind = r.resource.kind.clone();
+                    }
+                }
+            }
+        });
+        found
+    });
+
+    UseShellReturn {
+        discovery,
+        navigation,
+        page: page.into(),
+        namespace,
+        namespaces: namespaces.into(),
+        tree: tree.into(),
+        shown: shown.into(),
+        fallback_note,
+        ready_ms: ready_ms.into(),
+        extras_due: extras_due.into(),
+        selection,
+        loaded_objects,
+        choose_from_palette,
+        log,
+    }
+}
+
+/// The tree's selection, kept in step with the page both ways.
+fn use_tree_selection(navigation: Navigation) -> TreeSelection {
+    let page = navigation.page;
+    let initial = page.get_untracked();
+    let selected = RwSignal::new(initial.resource().cloned());
+    let selected_subresource = RwSignal::new(None::<String>);
+    let expanded: RwSignal<HashSet<NodeKey>> = RwSignal::new(
+        initial
+            .resource()
+            .map(|id| ancestors_of(id).into_iter().collect())
+            .unwrap_or_default(),
+    );
+    // Page -> tree selection (back/forward, links, edited URLs).
+    Effect::new(move |_| {
+        let resource = page.with(|p| p.resource().cloned());
+        if let Some(id) = &resource {
+            expanded.update(|set| set.extend(ancestors_of(id)));
+        }
+        if selected.get_untracked() != resource {
+            selected.set(resource);
+            selected_subresource.set(None);
+        }
+    });
+    // A choice in the tree (or palette) opens that resource's explorer.
+    Effect::new(move |_| {
+        let chosen = selected.get();
+        let current = page.get_untracked();
+        if current.resource() != chosen.as_ref() {
+            navigation.go(Page::Home(Route {
+                resource: chosen,
+                namespace: current.namespace().map(str::to_string),
+            }));
+        }
+    });
+    TreeSelection {
+        filter: RwSignal::new(String::new()),
+        selected,
+        selected_subresource,
+        expanded,
+    }
+}
+
+/// The namespace list (every Kubernetes API server serves namespaces; an answer that is not a
+/// list leaves the user typing one): asked once the extras are due, so drawing it never
+/// delays the tree; asked again while still empty once discovery says namespaces exist (a
+/// reconnect).
+fn keep_namespaces(
+    namespaces: RwSignal<Option<Vec<String>>>,
+    tree: Signal<ApiTree>,
+    extras_due: Signal<bool>,
+) {
+    let asked = StoredValue::new(false);
+    let ask = move || {
+        if asked.get_value() {
+            return;
+        }
+        asked.set_value(true);
+        spawn_local(async move {
+            namespaces.set(load_namespaces().await);
+            asked.set_value(false);
+        });
+    };
+    let first_asked = StoredValue::new(false);
+    Effect::new(move |_| {
+        let serves_namespaces = tree.with(|t| {
+            t.find(&ResourceId::new("", "v1", "namespaces"))
+                .is_some_and(|r| r.resource.supports("list"))
+        });
+        if serves_namespaces
+            && first_asked.get_value()
+            && namespaces.with_untracked(|n| n.as_ref().is_some_and(Vec::is_empty))
+        {
+            ask();
+        }
+    });
+    Effect::new(move |_| {
+        if extras_due.get() && !first_asked.get_value() {
+            first_asked.set_value(true);
+            ask();
+        }
+    });
+}
+
+/// The namespace the user works in is remembered. A page across all namespaces that the user
+/// may not list falls back to a namespace they may: the one last used, else `default`; with
+/// neither, the page stays and its notice asks for one. Gives the screen fallen back to and
+/// why.
+fn use_namespace_fallback(
+    navigation: Navigation,
+    tree: Signal<ApiTree>,
+    permissions: PermissionsState,
+) -> ReadSignal<Option<(Page, String)>> {
+    let page = navigation.page;
+    let (note, set_note) = signal(None::<(Page, String)>);
+    Effect::new(move |_| {
+        let current = page.get();
+        if let Some(ns) = current.namespace() {
+            remember_namespace(ns);
+            return;
+        }
+        let Some((question, noun)) = tree.with(|t| across_namespaces(&current, t)) else {
+            return;
+        };
+        if permissions.may(&question) != Permission::Denied {
+            return;
+        }
+        let candidates = last_namespace()
+            .into_iter()
+            .chain(Some("default".to_string()));
+        for namespace in candidates {
+            let here = Question {
+                scope: Scope::Namespace(namespace.clone()),
+                ..question.clone()
+            };
+            match permissions.may(&here) {
+                Permission::Allowed(_) => {
+                    let fallen_back = current.with_namespace(Some(namespace.clone()));
+                    set_note.set(Some((
+                        fallen_back.screen(),
+                        format!(
+                            "Showing namespace {namespace}: you may not list {noun} across all namespaces."
+                        ),
+                    )));
+                    navigation.replace(fallen_back);
+                    return;
+                }
+                // Asked; this effect runs again with the answer.
+                Permission::Unknown => return,
+                Permission::Denied => {}
+            }
+        }
+    });
+    note
+}
+
+/// The question a page across all namespaces asks of the user's permissions (listing its kind
+/// at the cluster scope), and the kind's plural for the words; None for other pages.
+fn across_namespaces(page: &Page, tree: &ApiTree) -> Option<(Question, String)> {
+    let (group, plural) = match page {
+        Page::ResourceList(route) => {
+            let found = tree.find(&route.resource)?;
+            if !found.resource.namespaced {
+                return None;
+            }
+            (route.resource.group.clone(), route.resource.plural.clone())
+        }
+        // The overview counts pods, the most numerous of what it watches.
+        Page::Overview(_) => (String::new(), "pods".to_string()),
+        Page::Events(_) => match events_api(tree)? {
+            EventApi::EventsV1 => ("events.k8s.io".to_string(), "events".to_string()),
+            EventApi::CoreV1 => (String::new(), "events".to_string()),
+        },
+        _ => return None,
+    };
+    Some((
+        Question::new(Scope::Cluster, "list", &group, &plural),
+        plural,
+    ))
+}
