@@ -32,14 +32,17 @@ pub fn Palette(
         let known = namespaces.get().unwrap_or_default();
         tree.with(|t| objects.with(|o| palette_entries(t, &q, namespace.as_deref(), &known, o)))
     });
+    // Emptied as it closes, not as it opens: an effect runs after the input is drawn, and
+    // what the user typed at once (`:` then a name) would be wiped.
     Effect::new(move |_| {
         if open.get() {
-            query.set(String::new());
-            cursor.set(0);
             objects.set(loaded.run(()));
             if let Some(input) = input_ref.get() {
                 let _ = input.focus();
             }
+        } else {
+            query.set(String::new());
+            cursor.set(0);
         }
     });
     let choose = move |index: usize, alternate: bool| {
