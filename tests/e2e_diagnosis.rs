@@ -76,6 +76,23 @@ async fn create_cases(harness: &Harness) -> Api<Deployment> {
     deployments
 }
 
+/// Waits until Deployment `name` has one available replica (`what` says why it should).
+async fn wait_available(deployments: &Api<Deployment>, name: &str, what: &str) {
+    wait_until(
+        what,
+        async || {
+            deployments
+                .get(name)
+                .await
+                .ok()
+                .and_then(|d| d.status)
+                .and_then(|s| s.available_replicas)
+        },
+        |available| *available == Some(1),
+    )
+    .await;
+}
+
 /// The headlines of the object page's Diagnosis, as shown.
 async fn headlines(harness: &Harness) -> Vec<String> {
     texts_at(&harness.driver, ".diagnosis .diagnosis-headline", None).await
@@ -154,17 +171,10 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
     harness
         .open(&format!("#/obj/apps/v1/deployments/{NAMESPACE}/healthy"))
         .await;
-    wait_until(
+    wait_available(
+        &deployments,
+        "healthy",
         "the healthy Deployment is available",
-        async || {
-            deployments
-                .get("healthy")
-                .await
-                .ok()
-                .and_then(|d| d.status)
-                .and_then(|s| s.available_replicas)
-        },
-        |available| *available == Some(1),
     )
     .await;
     // Its page has loaded what it owns (its ReplicaSet in the owner graph) and its verdict
@@ -244,17 +254,10 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
         )
         .await
         .expect("nodeSelector removed");
-    wait_until(
+    wait_available(
+        &deployments,
+        "unplaceable",
         "the unplaceable Deployment becomes available once the nodeSelector is removed",
-        async || {
-            deployments
-                .get("unplaceable")
-                .await
-                .ok()
-                .and_then(|d| d.status)
-                .and_then(|s| s.available_replicas)
-        },
-        |available| *available == Some(1),
     )
     .await;
     // The page, still showing the Deployment and what it owns, now has a verdict of OK: the
@@ -340,19 +343,7 @@ async fn list_health_is_the_pages_verdict(backend: Backend) {
         .create(&PostParams::default(), &stuck)
         .await
         .expect("the rollout's Deployment");
-    wait_until(
-        "the first revision is available",
-        async || {
-            deployments
-                .get(STUCK)
-                .await
-                .ok()
-                .and_then(|d| d.status)
-                .and_then(|s| s.available_replicas)
-        },
-        |available| *available == Some(1),
-    )
-    .await;
+    wait_available(&deployments, STUCK, "the first revision is available").await;
     deployments
         .patch(
             STUCK,
