@@ -7,6 +7,11 @@
 //! so the figures are the API server's and the page's. Prints figures and writes them to
 //! `target/bench/list.json`; asserts only that it really ran.
 //!
+//! Beside the pods, the Deployments list of 10,000 Deployments (each owning a ReplicaSet and a
+//! pod) twice: with its Health column's verdicts (the object page's, computed from watches of
+//! Deployments, ReplicaSets, pods and Events) and with them off (the cells' health, no extra
+//! watches), so the verdicts' cost to first rows and frames is a figure of its own.
+//!
 //! `KUBE_ATLAS_BENCH_PODS=10000,50000` picks other sizes. Quick mode
 //! (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test`): one list of 1,000 pods.
 
@@ -19,8 +24,10 @@ use std::time::{Duration, Instant};
 use common::bench::{self, Figures};
 use common::Harness;
 use futures::{stream, StreamExt};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, PostParams};
+use kube::ResourceExt;
 use thirtyfour::prelude::*;
 
 const NAMESPACE: &str = "bench";
@@ -178,6 +185,7 @@ async fn big_pod_lists() {
     let mut figures = Figures::new("list");
     let harness = Harness::start_quiet().await;
     measure_lists(&harness, &mut figures, "").await;
+    measure_deployment_health(&harness, &mut figures).await;
     harness.stop().await;
     figures.save();
 }
@@ -377,6 +385,203 @@ async fn measure_lists(harness: &Harness, figures: &mut Figures, prefix: &str) {
                 }
             }
             None => println!("bench list: pods={size} kubectl or /usr/bin/time not available"),
+        }
+    }
+}
+
+const DEPLOYMENTS_NAMESPACE: &str = "bench-deploy";
+
+/// Deployments in the health measurement (quick mode: a few hundred).
+fn deployment_count() -> usize {
+    bench::pick(10_000, 300)
+}
+
+/// Deployment `i` with its ReplicaSet and pod, owned as the controllers would own them; pods
+/// bound to a node no kubelet runs, as [`pod`].
+async fn create_deployment_family(client: &kube::Client, i: usize) -> Result<(), kube::Error> {
+    let name = format!("api-{i:05}");
+    let labels = serde_json::json!({"app": name});
+    let template = serde_json::json!({
+        "metadata": {"labels": labels},
+        "spec": {"containers": [{"name": "api", "image": "registry.example/api:2.0"}]}
+    });
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), DEPLOYMENTS_NAMESPACE);
+    let deployment: Deployment = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template}
+    }))
+    .expect("deployment");
+    let deployment = deployments
+        .create(&PostParams::default(), &deployment)
+        .await?;
+    let owner = |kind: &str, name: &str, uid: String| {
+        serde_json::json!([{"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid,
+            "controller": true, "blockOwnerDeletion": true}])
+    };
+    let replica_sets: Api<ReplicaSet> = Api::namespaced(client.clone(), DEPLOYMENTS_NAMESPACE);
+    let rs_name = format!("{name}-6d4cf56db6");
+    let replica_set: ReplicaSet = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": rs_name, "labels": labels,
+            "ownerReferences": owner("Deployment", &name, deployment.uid().unwrap_or_default())},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": template}
+    }))
+    .expect("replicaset");
+    let replica_set = replica_sets
+        .create(&PostParams::default(), &replica_set)
+        .await?;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), DEPLOYMENTS_NAMESPACE);
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": format!("{rs_name}-x2x9q"), "labels": labels,
+            "ownerReferences": owner("ReplicaSet", &rs_name, replica_set.uid().unwrap_or_default())},
+        "spec": {"nodeName": format!("parked-{}", i % 50),
+            "containers": [{"name": "api", "image": "registry.example/api:2.0"}]}
+    }))
+    .expect("pod");
+    pods.create(&PostParams::default(), &pod).await.map(|_| ())
+}
+
+/// The Deployments list with and without its verdicts: first rows, whole list and the
+/// longest frame while scrolling, each; the verdicts' cost as a ratio.
+async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
+    let count = deployment_count();
+    let client = harness.kube_client();
+    harness.create_namespace(DEPLOYMENTS_NAMESPACE).await;
+    let started = Instant::now();
+    let created = stream::iter(0..count)
+        .map(|i| {
+            let client = client.clone();
+            async move { create_deployment_family(&client, i).await }
+        })
+        .buffer_unordered(32)
+        .filter(|result| std::future::ready(result.is_ok()))
+        .count()
+        .await;
+    assert_eq!(
+        created, count,
+        "every Deployment, ReplicaSet and pod was created"
+    );
+    println!(
+        "bench list: created deployments={count} (with a ReplicaSet and a pod each) in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let driver = &harness.driver;
+    let url = harness.url(&format!(
+        "/#/list/apps/v1/deployments?ns={DEPLOYMENTS_NAMESPACE}"
+    ));
+    // Two rounds, alternating, each figure the better of its two: the first load after
+    // creating 30,000 objects is slower for either (the browser compiles the wasm then).
+    let mut measured: Vec<(&str, ListFigures)> = Vec::new();
+    for (label, verdicts_on) in [
+        ("with_verdicts", true),
+        ("without_verdicts", false),
+        ("with_verdicts", true),
+        ("without_verdicts", false),
+    ] {
+        driver.goto(&url).await.expect("page loads");
+        let toggle = if verdicts_on {
+            "localStorage.removeItem(arguments[0])"
+        } else {
+            "localStorage.setItem(arguments[0], '1')"
+        };
+        driver
+            .execute(toggle, vec![serde_json::json!(VERDICTS_OFF_KEY)])
+            .await
+            .expect("localStorage");
+        driver.goto("about:blank").await.expect("blank");
+        driver.goto(&url).await.expect("page loads");
+        let within = Duration::from_secs(300);
+        let first_rows = wait_attr_ms(driver, "data-first-rows-ms", within).await;
+        let loaded = wait_attr_ms(driver, "data-loaded-ms", within).await;
+        // Scrolling starts at once, as a user's would: the verdicts' watches (30,000 whole
+        // objects) may still be loading beside it, and their frames count.
+        let scroll = driver
+            .execute_async(SCROLL_SCRIPT, vec![])
+            .await
+            .expect("scroll script")
+            .json()
+            .clone();
+        let last_row = scroll["lastRow"].as_str().unwrap_or_default().to_string();
+        assert!(
+            scroll["atEnd"] == true && last_row.contains(&format!("api-{:05}", count - 1)),
+            "scrolled to the last Deployment: {scroll}"
+        );
+        let longest_frame = scroll["worst"].as_f64().unwrap_or(0.0);
+        let (heap_mib, wasm_mib) = common::page_memory_mib(driver).await;
+        println!(
+            "bench list: deployments={count} {label} round: first_rows_ms={first_rows:.0} \
+             whole_list_ms={loaded:.0} longest_frame_while_scrolling_ms={longest_frame:.1} \
+             page_memory_mib={:.1} (release build, headless Chromium)",
+            heap_mib + wasm_mib
+        );
+        let round = ListFigures {
+            first_rows,
+            loaded,
+            longest_frame,
+            memory: heap_mib + wasm_mib,
+        };
+        match measured.iter_mut().find(|(seen, _)| *seen == label) {
+            Some((_, best)) => *best = best.better(&round),
+            None => measured.push((label, round)),
+        }
+    }
+    for (label, best) in &measured {
+        for (name, value, unit) in [
+            ("first_rows_ms", best.first_rows, "ms"),
+            ("whole_list_ms", best.loaded, "ms"),
+            ("longest_frame_while_scrolling_ms", best.longest_frame, "ms"),
+            ("page_memory_mib", best.memory, "MiB"),
+        ] {
+            figures.add(
+                format!("deployments={count} {label} {name}"),
+                None,
+                value,
+                unit,
+            );
+        }
+    }
+    driver
+        .execute(
+            "localStorage.removeItem(arguments[0])",
+            vec![serde_json::json!(VERDICTS_OFF_KEY)],
+        )
+        .await
+        .expect("localStorage");
+    if let [(_, with), (_, without)] = &measured[..] {
+        for (name, with, without) in [
+            ("first_rows", with.first_rows, without.first_rows),
+            ("longest_frame", with.longest_frame, without.longest_frame),
+        ] {
+            let ratio = with / without.max(1.0);
+            println!("bench list: deployments={count} verdicts_cost {name}_ratio={ratio:.2}");
+            figures.add(
+                format!("deployments={count} verdicts {name} with/without"),
+                Some("≤ 1.10"),
+                ratio,
+                "×",
+            );
+        }
+    }
+}
+
+/// The localStorage key that turns the list's verdicts off (`state::verdicts`).
+const VERDICTS_OFF_KEY: &str = "kube-atlas.list-verdicts-off";
+
+/// One load of a list, as measured.
+struct ListFigures {
+    first_rows: f64,
+    loaded: f64,
+    longest_frame: f64,
+    memory: f64,
+}
+
+impl ListFigures {
+    /// Each figure the better of the two rounds'.
+    fn better(&self, other: &ListFigures) -> ListFigures {
+        ListFigures {
+            first_rows: self.first_rows.min(other.first_rows),
+            loaded: self.loaded.min(other.loaded),
+            longest_frame: self.longest_frame.min(other.longest_frame),
+            memory: self.memory.min(other.memory),
         }
     }
 }

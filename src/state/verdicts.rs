@@ -15,7 +15,7 @@ use crate::model::diagnosis::controller_health;
 use crate::model::object::events::{
     event_record, events_api, events_watch_key, EventRecord, EventScope,
 };
-use crate::model::watch::{LiveTable, ObjectCache, Output, WatchKey};
+use crate::model::watch::{LiveTable, ObjectCache, Output, StreamPhase, WatchKey};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::clock::epoch_now;
 use crate::state::pacing::PacedRun;
@@ -25,6 +25,10 @@ use crate::state::watch::{use_watch_objects, LiveWatch, WatchHub};
 /// every controller and what it owns at once (about 0.3 s for 10,000 Deployments and their
 /// 30,000 ReplicaSets and pods), longer than a frame may take.
 const MAX_JUDGED_CONTROLLERS: usize = 2_000;
+
+/// Set in localStorage (to any value), lists keep the health their cells say and open no
+/// watches for verdicts: how `cargo xtask bench list` measures what verdicts cost a list.
+pub const VERDICTS_OFF_KEY: &str = "kube-atlas.list-verdicts-off";
 
 /// A recompute waits at least this multiple of what the last one took (a 10,000-row list's
 /// verdicts never take more than a fifth of the main thread).
@@ -45,6 +49,9 @@ fn controlled_kinds(kind: &str) -> Option<&'static [(&'static str, &'static str,
 
 /// Keeps the rows' health of `list` (a list of `resource`, of `kind`) at their objects'
 /// verdicts while the calling view lives; does nothing for kinds that control nothing.
+/// The watches verdicts read are open only while the list is small enough to judge (counted
+/// with the rows the server says are still to come), so a 10,000-row list loads no objects
+/// for a verdict it would not compute.
 pub fn use_row_verdicts(
     tree: &ApiTree,
     resource: &ResourceId,
@@ -52,12 +59,12 @@ pub fn use_row_verdicts(
     namespace: Option<&str>,
     list: &LiveWatch<LiveTable>,
 ) {
-    let table: ReadSignal<LiveTable> = list.store.clone().into();
-    let key = StoredValue::new(list.key.clone());
-    let hub = expect_context::<WatchHub>();
     let Some(controlled) = controlled_kinds(kind) else {
         return;
     };
+    if crate::browser::local_storage_get(VERDICTS_OFF_KEY).is_some() {
+        return;
+    }
     let scope = |id: &ResourceId| -> Option<WatchKey> {
         let found = tree.find(id)?;
         if !(found.resource.supports("list") && found.resource.supports("watch")) {
@@ -72,22 +79,64 @@ pub fn use_row_verdicts(
             Output::Objects,
         ))
     };
-    let watch = |key: WatchKey| -> ReadSignal<ObjectCache> { use_watch_objects(key).store.into() };
-    let Some(controllers) = scope(resource).map(watch) else {
+    let Some(controllers) = scope(resource) else {
         return;
     };
-    let owned: Vec<ReadSignal<ObjectCache>> = controlled
+    let owned: Vec<WatchKey> = controlled
         .iter()
         .filter_map(|&(group, version, plural)| scope(&ResourceId::new(group, version, plural)))
-        .map(watch)
         .collect();
-    let events: Option<ReadSignal<ObjectCache>> = events_api(tree).and_then(|api| {
+    let events: Option<WatchKey> = events_api(tree).and_then(|api| {
         let scope = match namespace {
             Some(ns) => EventScope::Namespace(ns.to_string()),
             None => EventScope::All,
         };
-        events_watch_key(tree, api, &scope, true).map(watch)
+        events_watch_key(tree, api, &scope, true)
     });
+    let keys = StoredValue::new(VerdictWatches {
+        controllers,
+        owned,
+        events,
+    });
+    let table: ReadSignal<LiveTable> = list.store.clone().into();
+    let status = list.status.clone();
+    let list_key = StoredValue::new(list.key.clone());
+    let hub = expect_context::<WatchHub>();
+    // Decided once the list's size is known: its first page arrived (rows, or the estimate
+    // of rows to come), or the list is live (it may be empty).
+    let judged = Memo::new(move |_| {
+        let loaded = table.with(|table| table.membership().1) as u64;
+        let (to_come, live) =
+            status.with(|status| (status.remaining_items, status.phase == StreamPhase::Live));
+        let known = live || loaded > 0 || to_come.is_some();
+        known && loaded + to_come.unwrap_or(0) <= MAX_JUDGED_CONTROLLERS as u64
+    });
+    // Re-runs only when `judged` flips; what a run opened closes with the next run.
+    Effect::new(move |_| {
+        if judged.get() {
+            judge_rows(keys.get_value(), table, list_key);
+        } else {
+            list_key.with_value(|key| hub.set_row_verdicts(key, HashMap::new()));
+        }
+    });
+}
+
+/// The whole-object watches a list's verdicts read.
+#[derive(Clone)]
+struct VerdictWatches {
+    controllers: WatchKey,
+    owned: Vec<WatchKey>,
+    events: Option<WatchKey>,
+}
+
+/// Opens `watches` and keeps the verdicts of `table`'s rows computed from them, until the
+/// calling effect runs again.
+fn judge_rows(watches: VerdictWatches, table: ReadSignal<LiveTable>, key: StoredValue<WatchKey>) {
+    let hub = expect_context::<WatchHub>();
+    let watch = |key: WatchKey| -> ReadSignal<ObjectCache> { use_watch_objects(key).store.into() };
+    let controllers = watch(watches.controllers);
+    let owned: Vec<ReadSignal<ObjectCache>> = watches.owned.into_iter().map(watch).collect();
+    let events: Option<ReadSignal<ObjectCache>> = watches.events.map(watch);
     let owned = StoredValue::new(owned);
     let compute = move || {
         if controllers.with_untracked(|cache| cache.iter().count()) > MAX_JUDGED_CONTROLLERS {
