@@ -7,6 +7,13 @@ pub type EpochMillis = i64;
 /// Parses an RFC 3339 timestamp as Kubernetes writes them (`2024-05-01T12:00:00Z`, with
 /// optional fraction `…:00.123456Z` or offset `+02:00`). `None` for anything else, never a panic.
 pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
+    let (seconds, nanos) = parse_timestamp_nanos(text)?;
+    Some(seconds * 1000 + i64::from(nanos / 1_000_000))
+}
+
+/// [`parse_timestamp`] to the nanosecond, as log lines are stamped (RFC 3339 with up to nine
+/// fraction digits; more are cut off): seconds since the epoch and the nanoseconds within.
+pub fn parse_timestamp_nanos(text: &str) -> Option<(i64, u32)> {
     let bytes = text.trim().as_bytes();
     let number = |range: std::ops::Range<usize>| -> Option<i64> {
         let digits = bytes.get(range)?;
@@ -40,7 +47,7 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
         return None;
     }
     let mut at = 19;
-    let mut millis = 0i64;
+    let mut nanos = 0u32;
     if bytes.get(at) == Some(&b'.') {
         let start = at + 1;
         let end = start
@@ -51,9 +58,11 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
         if end == start {
             return None;
         }
-        // Only the first three digits matter for milliseconds.
-        for (i, digit) in bytes[start..end].iter().take(3).enumerate() {
-            millis += i64::from(digit - b'0') * [100, 10, 1][i];
+        // Digits past the ninth are below a nanosecond: cut off, as Go's parser rounds down.
+        let mut scale = 100_000_000;
+        for digit in bytes[start..end].iter().take(9) {
+            nanos += u32::from(digit - b'0') * scale;
+            scale /= 10;
         }
         at = end;
     }
@@ -75,7 +84,7 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
     };
     let days = days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(seconds * 1000 + millis)
+    Some((seconds, nanos))
 }
 
 fn is_leap_year(year: i64) -> bool {
@@ -166,6 +175,19 @@ mod tests {
     const HOUR: i64 = 60 * MINUTE;
     const DAY: i64 = 24 * HOUR;
     const YEAR: i64 = 365 * DAY;
+
+    #[test]
+    fn timestamps_parse_to_the_nanosecond() {
+        assert_eq!(
+            parse_timestamp_nanos("2026-12-07T01:02:03.123456789Z"),
+            parse_timestamp_nanos("2026-12-07T03:02:03.1234567891+02:00")
+        );
+        let (seconds, nanos) = parse_timestamp_nanos("1970-01-01T00:00:01.5Z").unwrap_or_default();
+        assert_eq!((seconds, nanos), (1, 500_000_000));
+        // Milliseconds are the nanoseconds cut, as before.
+        assert_eq!(parse_timestamp("1970-01-01T00:00:01.9999Z"), Some(1999));
+        assert_eq!(parse_timestamp_nanos("1970-01-01T00:00:01.Z"), None);
+    }
 
     #[test]
     fn human_duration_matches_apimachinery_examples() {
