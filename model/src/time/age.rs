@@ -111,6 +111,26 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
+/// The proleptic Gregorian date (year, month, day) of a day counted from 1970-01-01, the
+/// inverse of `days_from_civil` (Howard Hinnant's `civil_from_days`).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// kubectl's age text for a duration in milliseconds: a port of
 /// `k8s.io/apimachinery/pkg/util/duration.HumanDuration` (2-3 significant figures; a clock
 /// skew of under two seconds reads `0s`, more reads `<invalid>`).
@@ -187,6 +207,21 @@ mod tests {
         // Milliseconds are the nanoseconds cut, as before.
         assert_eq!(parse_timestamp("1970-01-01T00:00:01.9999Z"), Some(1999));
         assert_eq!(parse_timestamp_nanos("1970-01-01T00:00:01.Z"), None);
+    }
+
+    #[test]
+    fn civil_dates_round_trip_through_days() {
+        for days in (-800_000..800_000).step_by(997) {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(
+                days_from_civil(year, month, day),
+                days,
+                "{year}-{month}-{day}"
+            );
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 
     #[test]
