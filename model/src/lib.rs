@@ -11,7 +11,7 @@
 //! - [`list`]: lists: the server's Tables (decoded, stored, formatted, sorted, filtered), what
 //!   a list draws, selectors, the one shared sort;
 //! - [`object`]: one object and what is shown of it: metadata, owners, its page, YAML, JSON
-//!   pointers, cluster text made visible, Event objects, pod logs;
+//!   pointers, cluster text made visible, Event objects, pod logs, a terminal in a pod;
 //! - [`edit`]: changing objects; [`history`]: what objects were; [`watch`]: keeping lists and
 //!   objects live; [`diagnosis`]: why something is unhealthy; [`overview`]: the cluster
 //!   overview; [`permissions`]: what the user may do;

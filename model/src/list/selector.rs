@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use serde_json::Value;
+
 /// Where a selector is wrong and what would have been right.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelectorError {
@@ -117,6 +119,61 @@ impl LabelSelector {
 
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.requirements.iter().all(|r| r.matches(labels))
+    }
+
+    /// Reads an API object's `metav1.LabelSelector` (`{"matchLabels": {…}, "matchExpressions":
+    /// [{"key", "operator", "values"}]}`) as apimachinery's `LabelSelectorAsSelector` does: the
+    /// labels, then the expressions, all ANDed. An unknown operator, or values where there must
+    /// be none (or none where there must be some), is an error, as there.
+    pub fn from_api(selector: &Value) -> Result<LabelSelector, String> {
+        let mut requirements = Vec::new();
+        if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+            for (key, value) in labels {
+                let value = value
+                    .as_str()
+                    .ok_or_else(|| format!("matchLabels `{key}` is not a string"))?;
+                requirements.push(LabelRequirement {
+                    key: key.clone(),
+                    operator: LabelOperator::Equals,
+                    values: vec![value.to_string()],
+                });
+            }
+        }
+        let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+        for expression in expressions.into_iter().flatten() {
+            let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+            if key.is_empty() {
+                return Err("a matchExpression without a key".to_string());
+            }
+            let values: Vec<String> = expression
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            let operator = expression.get("operator").and_then(Value::as_str);
+            let (operator, needs_values) = match operator {
+                Some("In") => (LabelOperator::In, true),
+                Some("NotIn") => (LabelOperator::NotIn, true),
+                Some("Exists") => (LabelOperator::Exists, false),
+                Some("DoesNotExist") => (LabelOperator::DoesNotExist, false),
+                other => {
+                    let other = other.unwrap_or("nothing");
+                    return Err(format!("`{key}` has an unknown operator `{other}`"));
+                }
+            };
+            if needs_values == values.is_empty() {
+                let want = if needs_values { "values" } else { "no values" };
+                return Err(format!("`{key}` with its operator needs {want}"));
+            }
+            requirements.push(LabelRequirement {
+                key: key.to_string(),
+                operator,
+                values,
+            });
+        }
+        Ok(LabelSelector { requirements })
     }
 }
 
@@ -747,6 +804,59 @@ fn unescape_field_value(raw: &str, offset: usize) -> Result<String, SelectorErro
 mod tests {
     use super::*;
     use crate::test_rng::TestRng;
+    use serde_json::json;
+
+    #[test]
+    fn api_selectors_read_as_the_server_reads_them() {
+        let selector = LabelSelector::from_api(&json!({
+            "matchLabels": {"app": "web", "tier": "front"},
+            "matchExpressions": [
+                {"key": "track", "operator": "In", "values": ["stable", "canary"]},
+                {"key": "legacy", "operator": "DoesNotExist"},
+            ],
+        }))
+        .expect("a valid selector");
+        let text = selector.to_string();
+        assert_eq!(text, "app=web,tier=front,track in (stable,canary),!legacy");
+        assert_eq!(parse_label_selector(&text), Ok(selector.clone()));
+        let pod = labels(&[("app", "web"), ("tier", "front"), ("track", "canary")]);
+        assert!(selector.matches(&pod));
+        let legacy = labels(&[
+            ("app", "web"),
+            ("tier", "front"),
+            ("track", "stable"),
+            ("legacy", ""),
+        ]);
+        assert!(!selector.matches(&legacy));
+        assert_eq!(
+            LabelSelector::from_api(&json!({})),
+            Ok(LabelSelector::default())
+        );
+        for (bad, why) in [
+            (
+                json!({"matchLabels": {"app": 3}}),
+                "matchLabels `app` is not a string",
+            ),
+            (
+                json!({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]}),
+                "`a` has an unknown operator `Gt`",
+            ),
+            (
+                json!({"matchExpressions": [{"key": "a", "operator": "In"}]}),
+                "`a` with its operator needs values",
+            ),
+            (
+                json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}),
+                "`a` with its operator needs no values",
+            ),
+            (
+                json!({"matchExpressions": [{"operator": "Exists"}]}),
+                "a matchExpression without a key",
+            ),
+        ] {
+            assert_eq!(LabelSelector::from_api(&bad), Err(why.to_string()));
+        }
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

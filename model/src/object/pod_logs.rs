@@ -179,6 +179,72 @@ pub struct Appended {
     pub dropped: usize,
 }
 
+/// Turns a stream's chunks into lines. Chunks may end anywhere, in the middle of a line too;
+/// the unfinished line waits for the rest (or the end of the stream, [`LineSplitter::finish`]).
+/// A line is given without its `\n` or `\r\n`; one longer than [`MAX_LINE_BYTES`] is cut into
+/// pieces on character boundaries.
+#[derive(Debug, Clone, Default)]
+pub struct LineSplitter {
+    /// The end of the stream so far that has no newline yet.
+    partial: String,
+}
+
+impl LineSplitter {
+    pub fn new() -> LineSplitter {
+        LineSplitter::default()
+    }
+
+    /// Splits `chunk`, giving each completed line to `on_line` in order.
+    pub fn push(&mut self, chunk: &str, mut on_line: impl FnMut(String)) {
+        let mut rest = chunk;
+        while let Some(end) = rest.find('\n') {
+            let piece = &rest[..end];
+            let line = if self.partial.is_empty() {
+                piece.to_string()
+            } else {
+                let mut line = std::mem::take(&mut self.partial);
+                line.push_str(piece);
+                line
+            };
+            on_line(without_carriage_return(line));
+            rest = &rest[end + 1..];
+        }
+        self.partial.push_str(rest);
+        while self.partial.len() > MAX_LINE_BYTES {
+            let mut cut = MAX_LINE_BYTES;
+            while !self.partial.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let tail = self.partial.split_off(cut);
+            let head = std::mem::replace(&mut self.partial, tail);
+            on_line(without_carriage_return(head));
+        }
+    }
+
+    /// The stream ended: an unfinished last line becomes a line.
+    pub fn finish(&mut self) -> Option<String> {
+        (!self.partial.is_empty())
+            .then(|| without_carriage_return(std::mem::take(&mut self.partial)))
+    }
+
+    /// The text that arrived after the last newline.
+    pub fn partial(&self) -> &str {
+        &self.partial
+    }
+
+    /// Forgets the unfinished line (a new stream starts).
+    pub fn clear(&mut self) {
+        self.partial.clear();
+    }
+}
+
+fn without_carriage_return(mut line: String) -> String {
+    if line.ends_with('\r') {
+        line.pop();
+    }
+    line
+}
+
 /// The lines of one log stream, at most `capacity` of them: the oldest are dropped (and
 /// counted) as new ones arrive. Chunks may end anywhere, in the middle of a line too; the
 /// unfinished line waits for the rest (or the end of the stream, [`LogBuffer::finish`]).
@@ -188,8 +254,7 @@ pub struct LogBuffer {
     capacity: usize,
     /// Lines dropped from the front since the last clear: also the number of the first line.
     dropped: u64,
-    /// The end of the stream so far that has no newline yet.
-    partial: String,
+    splitter: LineSplitter,
     /// Changes on every clear, so derived state (a search) knows to start over.
     epoch: u64,
 }
@@ -212,7 +277,7 @@ impl LogBuffer {
             lines: VecDeque::with_capacity(capacity.min(4096)),
             capacity,
             dropped: 0,
-            partial: String::new(),
+            splitter: LineSplitter::new(),
             epoch: 0,
         }
     }
@@ -220,59 +285,38 @@ impl LogBuffer {
     /// Adds a chunk of the stream: every completed line, with `\n` or `\r\n` removed.
     pub fn push_chunk(&mut self, chunk: &str) -> Appended {
         let mut appended = Appended::default();
-        let mut rest = chunk;
-        while let Some(end) = rest.find('\n') {
-            let piece = &rest[..end];
-            let line = if self.partial.is_empty() {
-                piece.to_string()
-            } else {
-                let mut line = std::mem::take(&mut self.partial);
-                line.push_str(piece);
-                line
-            };
-            self.push_line(line, &mut appended);
-            rest = &rest[end + 1..];
-        }
-        self.partial.push_str(rest);
-        while self.partial.len() > MAX_LINE_BYTES {
-            let mut cut = MAX_LINE_BYTES;
-            while !self.partial.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let tail = self.partial.split_off(cut);
-            let head = std::mem::replace(&mut self.partial, tail);
-            self.push_line(head, &mut appended);
-        }
+        let Self {
+            splitter,
+            lines,
+            capacity,
+            dropped,
+            ..
+        } = self;
+        splitter.push(chunk, |line| {
+            push_bounded(lines, *capacity, dropped, line, &mut appended);
+        });
         appended
     }
 
     /// The stream ended: an unfinished last line becomes a line.
     pub fn finish(&mut self) -> Appended {
         let mut appended = Appended::default();
-        if !self.partial.is_empty() {
-            let line = std::mem::take(&mut self.partial);
-            self.push_line(line, &mut appended);
+        if let Some(line) = self.splitter.finish() {
+            push_bounded(
+                &mut self.lines,
+                self.capacity,
+                &mut self.dropped,
+                line,
+                &mut appended,
+            );
         }
         appended
-    }
-
-    fn push_line(&mut self, mut line: String, appended: &mut Appended) {
-        if line.ends_with('\r') {
-            line.pop();
-        }
-        if self.lines.len() == self.capacity {
-            self.lines.pop_front();
-            self.dropped += 1;
-            appended.dropped += 1;
-        }
-        self.lines.push_back(line);
-        appended.added += 1;
     }
 
     /// Empties the buffer for a new stream; numbering starts again at 0.
     pub fn clear(&mut self) {
         self.lines.clear();
-        self.partial.clear();
+        self.splitter.clear();
         self.dropped = 0;
         self.epoch += 1;
     }
@@ -322,20 +366,38 @@ impl LogBuffer {
 
     /// The text that arrived after the last newline (not shown as a line yet).
     pub fn partial(&self) -> &str {
-        &self.partial
+        self.splitter.partial()
     }
 
     /// Everything held as one text, a newline after each line (for a download).
     pub fn text(&self) -> String {
-        let size = self.lines.iter().map(|l| l.len() + 1).sum::<usize>() + self.partial.len();
+        let partial = self.splitter.partial();
+        let size = self.lines.iter().map(|l| l.len() + 1).sum::<usize>() + partial.len();
         let mut text = String::with_capacity(size);
         for line in &self.lines {
             text.push_str(line);
             text.push('\n');
         }
-        text.push_str(&self.partial);
+        text.push_str(partial);
         text
     }
+}
+
+/// Appends `line`, dropping (and counting) the oldest when `lines` is full.
+fn push_bounded(
+    lines: &mut VecDeque<String>,
+    capacity: usize,
+    dropped: &mut u64,
+    line: String,
+    appended: &mut Appended,
+) {
+    if lines.len() == capacity {
+        lines.pop_front();
+        *dropped += 1;
+        appended.dropped += 1;
+    }
+    lines.push_back(line);
+    appended.added += 1;
 }
 
 /// "N older lines dropped", when any were.
@@ -394,9 +456,19 @@ pub struct Segment<'a> {
 
 /// `line` cut into plain and matching pieces, in order, covering all of it.
 pub fn segments<'a>(line: &'a str, query: &str) -> Vec<Segment<'a>> {
+    segments_at(line, &find_matches(line, query))
+}
+
+/// `line` cut into plain pieces and the pieces at `matches` (ascending, non-overlapping byte
+/// ranges on character boundaries, as [`find_matches`] or a regex gives them).
+pub fn segments_at<'a>(line: &'a str, matches: &[Range<usize>]) -> Vec<Segment<'a>> {
     let mut out = Vec::new();
     let mut from = 0;
-    for range in find_matches(line, query) {
+    for range in matches {
+        // An empty range, one out of order or off a boundary is skipped, never a panic.
+        if range.is_empty() || range.start < from || line.get(range.clone()).is_none() {
+            continue;
+        }
         if range.start > from {
             out.push(Segment {
                 text: &line[from..range.start],
@@ -549,6 +621,12 @@ pub fn download_file_name(pod: &str, container: Option<&str>) -> String {
         Some(container) => format!("{pod}-{container}"),
         None => pod.to_string(),
     };
+    format!("{}.log", safe_file_stem(&stem, "pod"))
+}
+
+/// `stem` with anything but letters, digits, `.`, `-` and `_` replaced by `_`; `fallback`
+/// when empty.
+pub(crate) fn safe_file_stem(stem: &str, fallback: &str) -> String {
     let safe: String = stem
         .chars()
         .map(|c| {
@@ -559,7 +637,11 @@ pub fn download_file_name(pod: &str, container: Option<&str>) -> String {
             }
         })
         .collect();
-    format!("{}.log", if safe.is_empty() { "pod" } else { &safe })
+    if safe.is_empty() {
+        fallback.to_string()
+    } else {
+        safe
+    }
 }
 
 #[cfg(test)]
@@ -821,6 +903,29 @@ mod tests {
         assert_eq!(search.count(), 1);
         search.set_query("", &buffer);
         assert_eq!((search.count(), search.summary().as_str()), (0, ""));
+    }
+
+    #[test]
+    fn the_splitter_gives_lines_as_they_complete() {
+        let mut splitter = LineSplitter::new();
+        let mut lines = Vec::new();
+        splitter.push("a\r", |line| lines.push(line));
+        splitter.push("\nb\nc", |line| lines.push(line));
+        assert_eq!(lines, ["a", "b"]);
+        assert_eq!(splitter.partial(), "c");
+        assert_eq!(splitter.finish().as_deref(), Some("c"));
+        assert_eq!(splitter.finish(), None);
+        splitter.push("cut", |_| {});
+        splitter.clear();
+        assert_eq!(splitter.partial(), "");
+    }
+
+    #[test]
+    fn segments_at_skips_ranges_it_cannot_cut_at() {
+        let parts = segments_at("aé b", &[0..1, 1..2, 0..1, 2..2, 4..9]);
+        let texts: Vec<(&str, bool)> = parts.iter().map(|s| (s.text, s.is_match)).collect();
+        // 1..2 is inside `é`, 0..1 again is out of order, 2..2 is empty, 4..9 is past the end.
+        assert_eq!(texts, [("a", true), ("é b", false)]);
     }
 
     #[test]

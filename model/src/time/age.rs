@@ -7,6 +7,13 @@ pub type EpochMillis = i64;
 /// Parses an RFC 3339 timestamp as Kubernetes writes them (`2024-05-01T12:00:00Z`, with
 /// optional fraction `…:00.123456Z` or offset `+02:00`). `None` for anything else, never a panic.
 pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
+    let (seconds, nanos) = parse_timestamp_nanos(text)?;
+    Some(seconds * 1000 + i64::from(nanos / 1_000_000))
+}
+
+/// [`parse_timestamp`] to the nanosecond, as log lines are stamped (RFC 3339 with up to nine
+/// fraction digits; more are cut off): seconds since the epoch and the nanoseconds within.
+pub fn parse_timestamp_nanos(text: &str) -> Option<(i64, u32)> {
     let bytes = text.trim().as_bytes();
     let number = |range: std::ops::Range<usize>| -> Option<i64> {
         let digits = bytes.get(range)?;
@@ -40,7 +47,7 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
         return None;
     }
     let mut at = 19;
-    let mut millis = 0i64;
+    let mut nanos = 0u32;
     if bytes.get(at) == Some(&b'.') {
         let start = at + 1;
         let end = start
@@ -51,9 +58,11 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
         if end == start {
             return None;
         }
-        // Only the first three digits matter for milliseconds.
-        for (i, digit) in bytes[start..end].iter().take(3).enumerate() {
-            millis += i64::from(digit - b'0') * [100, 10, 1][i];
+        // Digits past the ninth are below a nanosecond: cut off, as Go's parser rounds down.
+        let mut scale = 100_000_000;
+        for digit in bytes[start..end].iter().take(9) {
+            nanos += u32::from(digit - b'0') * scale;
+            scale /= 10;
         }
         at = end;
     }
@@ -75,7 +84,7 @@ pub fn parse_timestamp(text: &str) -> Option<EpochMillis> {
     };
     let days = days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(seconds * 1000 + millis)
+    Some((seconds, nanos))
 }
 
 fn is_leap_year(year: i64) -> bool {
@@ -100,6 +109,26 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let day_of_year = (153 * month_index + 2) / 5 + day - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
+}
+
+/// The proleptic Gregorian date (year, month, day) of a day counted from 1970-01-01, the
+/// inverse of `days_from_civil` (Howard Hinnant's `civil_from_days`).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// kubectl's age text for a duration in milliseconds: a port of
@@ -166,6 +195,34 @@ mod tests {
     const HOUR: i64 = 60 * MINUTE;
     const DAY: i64 = 24 * HOUR;
     const YEAR: i64 = 365 * DAY;
+
+    #[test]
+    fn timestamps_parse_to_the_nanosecond() {
+        assert_eq!(
+            parse_timestamp_nanos("2026-12-07T01:02:03.123456789Z"),
+            parse_timestamp_nanos("2026-12-07T03:02:03.1234567891+02:00")
+        );
+        let (seconds, nanos) = parse_timestamp_nanos("1970-01-01T00:00:01.5Z").unwrap_or_default();
+        assert_eq!((seconds, nanos), (1, 500_000_000));
+        // Milliseconds are the nanoseconds cut, as before.
+        assert_eq!(parse_timestamp("1970-01-01T00:00:01.9999Z"), Some(1999));
+        assert_eq!(parse_timestamp_nanos("1970-01-01T00:00:01.Z"), None);
+    }
+
+    #[test]
+    fn civil_dates_round_trip_through_days() {
+        for days in (-800_000..800_000).step_by(997) {
+            let (year, month, day) = civil_from_days(days);
+            assert_eq!(
+                days_from_civil(year, month, day),
+                days,
+                "{year}-{month}-{day}"
+            );
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
 
     #[test]
     fn human_duration_matches_apimachinery_examples() {
