@@ -28,6 +28,7 @@ pub mod timeline;
 pub mod tree;
 pub mod virtual_table;
 pub mod windowing;
+pub mod workload_logs;
 
 pub use activity::ActivityView;
 pub use blame::BlameView;

@@ -22,3 +22,4 @@ pub mod shell;
 pub mod shortcuts;
 pub mod verdicts;
 pub mod watch;
+pub mod workload_logs;

@@ -86,7 +86,7 @@ pub enum ObjectTab {
     Yaml,
     Json,
     Versions,
-    /// Pods only: the containers' logs (`pods/{name}/log`).
+    /// The containers' logs (`pods/{name}/log`): a pod's, or every pod's of a workload.
     Logs,
     /// Every change since the page opened: who made it and what changed.
     Timeline,
@@ -147,10 +147,19 @@ impl ObjectTab {
         }
     }
 
-    /// Whether objects of `resource` have this tab (logs are served for core/v1 pods only).
+    /// Whether objects of `resource` have this tab (logs: core/v1 pods, and the workloads
+    /// and Services whose pods they are).
     pub fn applies_to(self, resource: &ResourceId) -> bool {
         match self {
-            ObjectTab::Logs => resource.group.is_empty() && resource.plural == "pods",
+            ObjectTab::Logs => matches!(
+                (resource.group.as_str(), resource.plural.as_str()),
+                ("", "pods" | "services")
+                    | (
+                        "apps",
+                        "deployments" | "statefulsets" | "daemonsets" | "replicasets"
+                    )
+                    | ("batch", "jobs" | "cronjobs")
+            ),
             _ => true,
         }
     }
@@ -816,18 +825,26 @@ mod tests {
     }
 
     #[test]
-    fn only_pods_have_a_logs_tab() {
-        let Page::Object(pod) = Page::parse("#/obj/core/v1/pods/default/web-1?tab=logs") else {
-            panic!("an object");
-        };
-        assert_eq!(pod.tab, ObjectTab::Logs);
-        assert_eq!(
-            Page::Object(pod).to_hash(),
-            "#/obj/core/v1/pods/default/web-1?tab=logs"
-        );
+    fn pods_workloads_and_services_have_a_logs_tab() {
+        for hash in [
+            "#/obj/core/v1/pods/default/web-1?tab=logs",
+            "#/obj/apps/v1/deployments/default/web?tab=logs",
+            "#/obj/apps/v1/statefulsets/default/db?tab=logs",
+            "#/obj/apps/v1/daemonsets/default/agent?tab=logs",
+            "#/obj/apps/v1/replicasets/default/web-6d4cf56db6?tab=logs",
+            "#/obj/batch/v1/jobs/default/once?tab=logs",
+            "#/obj/batch/v1/cronjobs/default/nightly?tab=logs",
+            "#/obj/core/v1/services/default/web?tab=logs",
+        ] {
+            let Page::Object(route) = Page::parse(hash) else {
+                panic!("an object: {hash}");
+            };
+            assert_eq!(route.tab, ObjectTab::Logs, "{hash}");
+            assert_eq!(Page::Object(route).to_hash(), hash);
+        }
         // Elsewhere the link opens the overview.
         for hash in [
-            "#/obj/apps/v1/deployments/default/web?tab=logs",
+            "#/obj/core/v1/configmaps/default/web?tab=logs",
             "#/obj/example.com/v1/pods/default/web?tab=logs",
         ] {
             let Page::Object(other) = Page::parse(hash) else {

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::components::object_actions::{DeleteAction, ScaleAction};
+use crate::components::workload_logs::WorkloadLogs;
 use crate::components::{ClusterCompare, ForbiddenNotice};
 use crate::components::{PodLogs, StreamStatusLine};
 use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
@@ -186,7 +187,10 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             ObjectTab::Activity => ().into_any(),
             ObjectTab::Edit => page.edit_tab(),
             ObjectTab::Logs => match object.get_untracked() {
-                Some(pod) => view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any(),
+                Some(pod) if page.identity.resource.plural == "pods" => {
+                    view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any()
+                }
+                Some(workload) => view! { <WorkloadLogs workload=workload/> }.into_any(),
                 None => ().into_any(),
             },
         }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 
-use regex::{Regex, RegexBuilder};
+use regex_lite::{Regex, RegexBuilder};
 
 use crate::object::pod_logs::{find_matches, segments_at, Segment};
 use crate::object::workload_logs::merge::LogLine;
@@ -103,30 +103,26 @@ impl PartialEq for TextPattern {
 
 impl Eq for TextPattern {}
 
-/// The regex crate's error as one sentence: its last line names the problem and its caret
+/// The regex engine's error as one sentence: its last line names the problem and its caret
 /// line where (`regex parse error:\n    (ab\n    ^\nerror: unclosed group`).
-fn regex_problem(error: &regex::Error) -> String {
-    match error {
-        regex::Error::Syntax(text) => {
-            let problem = text
-                .lines()
-                .filter_map(|line| line.strip_prefix("error: "))
-                .next_back()
-                .unwrap_or(text.as_str());
-            let column = text
-                .lines()
-                .find(|line| line.trim_start().starts_with('^'))
-                .and_then(|line| line.find('^'))
-                .and_then(|at| at.checked_sub(4))
-                .map(|at| format!(" at column {}", at + 1))
-                .unwrap_or_default();
-            format!("Not a valid regular expression{column}: {problem}")
-        }
-        regex::Error::CompiledTooBig(_) => {
-            "The regular expression is too large to run on every line: make it simpler".into()
-        }
-        other => format!("Not a valid regular expression: {other}"),
+fn regex_problem(error: &regex_lite::Error) -> String {
+    let text = error.to_string();
+    if text.contains("exceeds size limit") || text.contains("too big") {
+        return "The regular expression is too large to run on every line: make it simpler".into();
     }
+    let problem = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("error: "))
+        .next_back()
+        .unwrap_or(text.as_str());
+    let column = text
+        .lines()
+        .find(|line| line.trim_start().starts_with('^'))
+        .and_then(|line| line.find('^'))
+        .and_then(|at| at.checked_sub(4))
+        .map(|at| format!(" at column {}", at + 1))
+        .unwrap_or_default();
+    format!("Not a valid regular expression{column}: {problem}")
 }
 
 /// What a view shows; the default shows every line.
