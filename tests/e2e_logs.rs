@@ -4,9 +4,10 @@
 //! stay bounded, virtualized and searchable. The release build in headless Chromium against a
 //! fresh demo cluster (`cargo xtask test`, feature `e2e`).
 //!
-//! Demo cluster only: on the real control plane pods run on the stand-in kubelet
-//! (`../shared/kubernetes/fake_kubelet.py`), which serves no logs, and kube-apiserver's
-//! `pods/log` needs a kubelet to reach.
+//! The demo-cluster tests use images only the demo cluster simulates (markup, 100,000
+//! lines); [`pod_logs_in_the_servers_words`] runs on both backends: on kube-apiserver, pods
+//! run on the stand-in kubelet, whose streaming server (`--streams`) serves `pods/log`
+//! through kube-apiserver as a node would.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -14,7 +15,7 @@ mod common;
 
 use std::time::Instant;
 
-use common::{wait_for, wait_until, Harness};
+use common::{wait_for, wait_until, Backend, Harness};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
 use serde_json::Value;
@@ -659,3 +660,67 @@ async fn a_hundred_thousand_lines_stay_bounded_virtualized_and_searchable() {
     .await;
     harness.stop().await;
 }
+
+/// A running pod's lines, a crash-looping container's previous instance, and a container that
+/// never started refused in the server's words: the same on kube-apiserver (through the
+/// stand-in kubelet's log server) as on the demo cluster.
+async fn pod_logs_in_the_servers_words(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let driver = &harness.driver;
+    running_pod(
+        &harness,
+        "web",
+        serde_json::json!({"containers": [{"name": "web", "image": "nginx:1.27"}]}),
+    )
+    .await;
+    open_logs(&harness, "web").await;
+    wait_for_line(driver, "nginx's start-up lines", "Configuration complete").await;
+
+    // A crash loop: the current instance may have nothing to say; the previous one panicked.
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
+    let crashing: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "crashy"},
+        "spec": {"containers": [{"name": "app", "image": "example.com/crash:1"}]}
+    }))
+    .expect("a pod");
+    pods.create(&PostParams::default(), &crashing)
+        .await
+        .expect("pod created");
+    wait_until(
+        "the crashing container restarted",
+        async || {
+            pods.get("crashy")
+                .await
+                .ok()
+                .and_then(|p| p.status)
+                .and_then(|s| s.container_statuses)
+                .and_then(|c| c.first().map(|c| c.restart_count))
+        },
+        |restarts| restarts.is_some_and(|n| n >= 1),
+    )
+    .await;
+    open_logs(&harness, "crashy").await;
+    wait_for(driver, "input[aria-label='Previous']").await;
+    click(driver, "input[aria-label='Previous']").await;
+    wait_for_line(driver, "the previous instance's panic", "panic:").await;
+    harness.screenshot("pod-logs-previous").await;
+
+    // An image that never pulls: the server's 400, in its words.
+    let never: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "never"},
+        "spec": {"containers": [{"name": "app", "image": "registry.example/doesnotexist:1"}]}
+    }))
+    .expect("a pod");
+    pods.create(&PostParams::default(), &never)
+        .await
+        .expect("pod created");
+    open_logs(&harness, "never").await;
+    let said = log_error(driver).await;
+    assert!(
+        said.contains("400") && said.contains("is waiting to start"),
+        "the server's words: {said}"
+    );
+    harness.stop().await;
+}
+
+on_both_backends!(pod_logs_in_the_servers_words);

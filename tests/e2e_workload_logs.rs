@@ -256,3 +256,28 @@ async fn the_filter_highlights_and_explains_a_bad_pattern(backend: Backend) {
 }
 
 on_both_backends!(the_filter_highlights_and_explains_a_bad_pattern);
+
+/// The viewer (the `view` role in `default`) reads a Deployment's logs there: `view` grants
+/// `get pods/log`.
+async fn the_viewer_reads_workload_logs_in_default(backend: Backend) {
+    let harness = Harness::start_as_viewer(backend).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
+    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, spec))
+        .await
+        .expect("Deployment created by the admin");
+    harness
+        .open("#/obj/apps/v1/deployments/default/web?tab=logs")
+        .await;
+    let lines = wait_until(
+        "the viewer sees both pods' lines",
+        async || shown_lines(&harness.driver).await,
+        |lines| pods_of(lines).len() == 2,
+    )
+    .await;
+    assert!(in_time_order(&lines), "{lines:?}");
+    harness.stop().await;
+}
+
+on_both_backends!(the_viewer_reads_workload_logs_in_default);

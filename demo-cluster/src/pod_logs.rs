@@ -252,15 +252,19 @@ pub fn respond(
 ) -> ApiResult<Response> {
     let (start, end) = instance_window(pod, &opts.container, opts.previous)?;
     let now = Utc::now();
-    // A stopped instance printed everything it would (simulated runs can be shorter than the
-    // timestamps' one-second precision).
+    // A stopped instance printed everything it would before it stopped (simulated runs can
+    // be shorter than its script, and than the timestamps' one-second precision): its whole
+    // script, stamped no later than its end.
     let until = match end {
-        Some(end) => end
-            .max(start + chrono::Duration::seconds(2))
-            .min(now.max(end)),
+        Some(end) => end.max(start + chrono::Duration::seconds(2)),
         None => now,
     };
     let mut first: Vec<(DateTime<Utc>, String)> = lines(pod, &opts.container, start, until);
+    if let Some(end) = end {
+        for (at, _) in &mut first {
+            *at = (*at).min(end.max(start));
+        }
+    }
     if let Some(since) = opts.since_seconds {
         let cutoff = chrono::Duration::try_seconds(since).and_then(|d| now.checked_sub_signed(d));
         if let Some(cutoff) = cutoff {

@@ -47,6 +47,8 @@ pub struct SeveralClusters {
 pub struct Harness {
     /// Behind kube-atlas ([`Harness::start_several`]).
     several: Option<SeveralClusters>,
+    /// kube-atlas in front of this harness's one cluster ([`Harness::behind_kube_atlas`]).
+    atlas: Option<kube_atlas_server::RunningServer>,
     /// The browser's session folder (its profile and temporary files), unique per browser: on
     /// a failed test, chromedriver is killed without a WebDriver quit, and the profile path
     /// finds the orphaned Chromium.
@@ -236,6 +238,7 @@ impl Harness {
         let (driver, chromedriver, profile_dir) = start_browser(dark).await;
         Harness {
             several: None,
+            atlas: None,
             profile_dir,
             base_url: cluster.url(),
             ui_url: format!("{}/", cluster.url()),
@@ -301,6 +304,7 @@ impl Harness {
         let (driver, chromedriver, profile_dir) = start_browser(false).await;
         Harness {
             several: None,
+            atlas: None,
             profile_dir,
             base_url: real.proxy.url(),
             ui_url: format!("{}/ui/", real.proxy.url()),
@@ -464,6 +468,36 @@ impl Harness {
         harness
     }
 
+    /// The dashboard served by kube-atlas in front of this harness's cluster (one context,
+    /// `cluster`, reaching the cluster where the API answers without credentials: the demo
+    /// cluster, or the kubectl proxy holding the admin's): watches and log streams share one
+    /// socket to it, as for a team that runs kube-atlas.
+    pub async fn behind_kube_atlas(mut self) -> Harness {
+        let kubeconfig = envtest::kubeconfig_of(&[envtest::ContextEntry {
+            name: "cluster",
+            server: self.base_url.clone(),
+            check: envtest::ServerCheck::Unchecked,
+            credentials: envtest::Credentials::Anonymous,
+        }]);
+        let config =
+            kube::config::Kubeconfig::from_yaml(&kubeconfig).expect("the kubeconfig parses");
+        let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
+        let atlas = kube_atlas_server::start(
+            kube_atlas_server::Contexts::new(config, names, kube_atlas_server::Timeouts::default()),
+            kube_atlas_server::ServerConfig {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                www: Some(dist_dir()),
+                probe_interval: Duration::from_secs(1),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("kube-atlas starts");
+        self.ui_url = format!("{}/", atlas.url());
+        self.atlas = Some(atlas);
+        self
+    }
+
     /// The clusters behind kube-atlas ([`Harness::start_several`]).
     pub fn several(&mut self) -> &mut SeveralClusters {
         self.several
@@ -539,6 +573,9 @@ impl Harness {
             .await
             .expect("the browser session ends cleanly");
         // kube-atlas first: its streams to the demo cluster end before the demo cluster does.
+        if let Some(atlas) = self.atlas.take() {
+            atlas.stop().await;
+        }
         if let Some(several) = self.several.take() {
             several.atlas.stop().await;
             tokio::task::spawn_blocking(move || drop((several.alpha, several.beta)))

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|timeline|live]` runs one part; options
+//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|list-real|timeline|live|logs]` runs one part; options
 //! after `server` go to the server benchmark (e.g. `cargo xtask bench server --duration 5`).
 //!
 //! Every part also writes its figures to `target/bench/<part>.json`: the machine's cores, the
@@ -24,7 +24,7 @@ use crate::cmd::{self, TestCounts};
 use crate::{build, setup};
 
 /// Every part, in the order they run.
-const PARTS: [&str; 8] = [
+const PARTS: [&str; 9] = [
     "ui-size",
     "model",
     "server",
@@ -33,15 +33,17 @@ const PARTS: [&str; 8] = [
     "list-real",
     "timeline",
     "live",
+    "logs",
 ];
 
 /// The browser benchmarks: part and the test target that measures it.
-const BROWSER_BENCHES: [(&str, &str); 5] = [
+const BROWSER_BENCHES: [(&str, &str); 6] = [
     ("ui", "bench_ui"),
     ("list", "bench_list"),
     ("list-real", "bench_list"),
     ("timeline", "bench_timeline"),
     ("live", "bench_live"),
+    ("logs", "bench_logs"),
 ];
 
 /// The project's goals (README, "Measured figures") for figures measured here, by part and
@@ -162,9 +164,20 @@ pub fn run(args: &[String]) -> Result<()> {
         );
         if !built {
             build::release_ui()?;
+            built = true;
         }
         browser_bench("bench_live")?;
         ran.push("live");
+    }
+    if wants("logs") {
+        println!(
+            "\nxtask bench: ==== UI: workload logs through kube-atlas: first lines of 20 pods; 10 chatty pods (20,000 lines/s) into one view ===="
+        );
+        if !built {
+            build::release_ui()?;
+        }
+        browser_bench("bench_logs")?;
+        ran.push("logs");
     }
     print_table(Path::new(BENCH_DIR), &ran, started)
 }
@@ -179,6 +192,10 @@ fn browser_bench(target: &str) -> Result<()> {
 
 /// The test of `bench_list` that measures the lists on kube-apiserver (part `list-real`).
 const REAL_LISTS_TEST: &str = "big_pod_lists_on_kube_apiserver";
+
+/// The workload logs benchmark (part `logs`): kube-apiserver's stand-in kubelet writes the
+/// `chatty` logs, so it runs on the real control plane only.
+const REAL_LOGS_TEST: &str = "workload_logs_at_scale";
 
 /// [`browser_bench`], running only the tests whose name contains `filter`, if given.
 fn browser_bench_only(target: &str, filter: Option<&str>) -> Result<()> {
@@ -210,11 +227,13 @@ pub fn quick_tests() -> Result<TestCounts> {
     for (part, _) in BROWSER_BENCHES {
         // Without the control plane the real-server lists show as ignored (a failure under
         // CI, where `check_ignored` names them), and write nothing.
-        if part == "list-real"
-            && counts
-                .ignored_names
-                .iter()
-                .any(|name| name.contains(REAL_LISTS_TEST))
+        let real_only_test = match part {
+            "list-real" => Some(REAL_LISTS_TEST),
+            "logs" => Some(REAL_LOGS_TEST),
+            _ => None,
+        };
+        if real_only_test
+            .is_some_and(|test| counts.ignored_names.iter().any(|name| name.contains(test)))
         {
             println!("xtask: bench {part} (quick): ignored, no control plane");
             continue;

@@ -8,7 +8,7 @@ use crate::model::object::page::{pretty_json, shown_object};
 use crate::model::object::yaml::to_yaml;
 use crate::model::ApiTree;
 use crate::pages::object::ObjectIdentity;
-use crate::state::object::{load_versions, VersionRead};
+use crate::state::object::{use_versions, UseVersionsOptions, VersionRead};
 
 pub(super) fn text_view(object: &Value, yaml: bool) -> impl IntoView {
     let show_managed = RwSignal::new(false);
@@ -40,12 +40,13 @@ pub(super) fn text_view(object: &Value, yaml: bool) -> impl IntoView {
 
 #[component]
 pub(super) fn VersionsView(tree: ApiTree, identity: ObjectIdentity) -> impl IntoView {
-    let reads = load_versions(
+    let reads = use_versions(UseVersionsOptions {
         tree,
-        identity.resource.clone(),
-        identity.namespace.clone(),
-        identity.name.clone(),
-    );
+        resource: identity.resource.clone(),
+        namespace: identity.namespace.clone(),
+        name: identity.name.clone(),
+    })
+    .reads;
     view! {
         <p>
             "The API server stores one copy of each object and converts it to whichever served \

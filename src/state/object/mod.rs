@@ -31,7 +31,7 @@ mod versions;
 
 use owners::{load_owners, owners_of};
 pub use tabs::{use_object_tabs, TabLink, UseObjectTabsReturn};
-pub use versions::{load_versions, VersionRead};
+pub use versions::{use_versions, UseVersionsOptions, UseVersionsReturn, VersionRead};
 
 /// The object's API path in `version` of its group.
 pub fn object_path(

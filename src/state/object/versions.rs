@@ -16,13 +16,30 @@ pub struct VersionRead {
     pub result: Result<Value, ApiError>,
 }
 
-/// Reads the object through every version of its group that serves the resource.
-pub fn load_versions(
-    tree: ApiTree,
-    resource: ResourceId,
-    namespace: Option<String>,
-    name: String,
-) -> RwSignal<Vec<VersionRead>> {
+/// Which object [`use_versions`] reads.
+pub struct UseVersionsOptions {
+    pub tree: ApiTree,
+    pub resource: ResourceId,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+/// What [`use_versions`] gives the view.
+#[derive(Clone, Copy)]
+pub struct UseVersionsReturn {
+    /// One read per served version, in the group's order, as each answers.
+    pub reads: ReadSignal<Vec<VersionRead>>,
+}
+
+/// Reads the object through every version of its group that serves the resource (leaving
+/// the view aborts the reads still under way).
+pub fn use_versions(options: UseVersionsOptions) -> UseVersionsReturn {
+    let UseVersionsOptions {
+        tree,
+        resource,
+        namespace,
+        name,
+    } = options;
     let reads = RwSignal::new(Vec::new());
     let abort = StoredValue::new_local(Abort::new());
     on_cleanup(move || {
@@ -65,5 +82,7 @@ pub fn load_versions(
             });
         }
     });
-    reads
+    UseVersionsReturn {
+        reads: reads.read_only(),
+    }
 }
