@@ -117,6 +117,9 @@ pub struct Shell {
     tty: bool,
     size: Arc<Mutex<Size>>,
     output: Output,
+    /// Set while a running command is being interrupted (Ctrl-C, or stdin's end): `sleep`
+    /// returns at once; every other command is quick and finishes.
+    interrupt: tokio::sync::watch::Sender<bool>,
 }
 
 /// `seq` beyond this many numbers is cut short (the stand-in has no limit; the demo keeps one
@@ -189,6 +192,7 @@ impl Shell {
             tty,
             size,
             output,
+            interrupt: tokio::sync::watch::channel(false).0,
         }
     }
 
@@ -353,7 +357,13 @@ impl Shell {
                     } else {
                         secs.clamp(0.0, SLEEP_LIMIT_SECS)
                     };
-                    tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+                    let mut interrupted = self.interrupt.subscribe();
+                    if !*interrupted.borrow_and_update() {
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_secs_f64(secs)) => {}
+                            _ = interrupted.wait_for(|on| *on) => {}
+                        }
+                    }
                 }
                 "stty" => {
                     if rest.first().map(String::as_str) == Some("size") {
@@ -398,6 +408,12 @@ impl Shell {
 
     /// Runs a line while still reading keys, so Ctrl-C reaches the command; other keys are
     /// typed ahead. (exit code, whether the shell ends)
+    ///
+    /// As the stand-in's: keys already sent are read before the command's end is looked at,
+    /// and an interrupted command (Ctrl-C, or the end of stdin) is waited for; the end of
+    /// stdin while a command runs ends the shell with 0, dropping lines typed ahead (the
+    /// stand-in does the same or runs them, as its goroutines happen to be scheduled; the demo
+    /// always drops them).
     async fn execute(
         &self,
         line: &str,
@@ -408,22 +424,29 @@ impl Shell {
         loop {
             tokio::select! {
                 biased;
-                result = &mut run => return result,
                 key = input.next_byte() => match key {
                     None => {
-                        drop(run);
+                        self.interrupted(run).await;
                         return (0, true);
                     }
                     Some(0x03) if self.tty => {
                         self.output.out("^C");
-                        drop(run);
+                        self.interrupted(run).await;
                         self.output.out("\r\n");
                         return (130, false);
                     }
                     Some(b) => ahead.push_back(b),
                 },
+                result = &mut run => return result,
             }
         }
+    }
+
+    /// Interrupts a running command and waits for it to return.
+    async fn interrupted(&self, run: Run<'_>) {
+        self.interrupt.send_replace(true);
+        run.await;
+        self.interrupt.send_replace(false);
     }
 
     /// The shell reading command lines from stdin: with a terminal as a terminal's line

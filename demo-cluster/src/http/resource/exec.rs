@@ -59,8 +59,16 @@ pub(super) async fn serve(
         return Ok(StatusCode::FORBIDDEN.into_response());
     };
     if protocol != Protocol::V5 && !streams.any() {
-        // The kubelet's options check, before its handshake (recorded: no body).
-        return Ok(StatusCode::BAD_REQUEST.into_response());
+        // The kubelet's options check, before its handshake (Go's `http.Error`).
+        return Ok((
+            StatusCode::BAD_REQUEST,
+            [
+                (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            ],
+            "you must specify at least 1 of stdin, stdout, stderr\n",
+        )
+            .into_response());
     }
     let process = match sub {
         "exec" => Process::Exec(
