@@ -280,3 +280,72 @@ fn kubectl_exec_i_feeds_stdin_to_the_shell() {
     assert!(ok, "{err}");
     assert_eq!(out, "1\n2\n3\n");
 }
+
+/// With `--token-auth-file`, an exec WebSocket (a GET) needs `get` on `pods/exec` (the
+/// filter) and then `create` (kube-apiserver 1.35+, `AuthorizePodWebsocketUpgradeCreatePermission`),
+/// refused in kube-apiserver's words: `refused_viewer_forbidden.txt` for the first, and for the
+/// second what kube-apiserver v1.36 answered a user holding `get` alone (no reason, before
+/// the pod is looked up).
+#[tokio::test]
+async fn exec_needs_get_then_create_on_pods_exec() {
+    let tokens = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tokens.example.csv");
+    let url = common::start_on_own_runtime(demo_cluster::Config {
+        speed: 50.0,
+        token_auth_file: Some(tokens),
+        ..common::empty_cluster_config()
+    })
+    .expect("the demo cluster starts");
+    let recorded = fixture("refused_viewer_forbidden.txt");
+    let offered = recorded.offered.clone();
+    let viewer = Some(envtest::VIEWER_TOKEN);
+    let refused = replay(&url, &recorded.path, &offered, viewer, &[]).await;
+    assert_eq!(
+        (
+            refused.status,
+            serde_json::from_str::<Value>(&refused.body).ok()
+        ),
+        (
+            recorded.recorded.status,
+            serde_json::from_str::<Value>(&recorded.recorded.body).ok()
+        )
+    );
+
+    // Give the viewer `get` (not `create`) on pods/exec.
+    let client = common::raw::client_for(&url);
+    let admin = format!("Bearer {}", envtest::ADMIN_TOKEN);
+    for (path, object) in [
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "exec-get"},
+                "rules": [{"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["get"]}]}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": "viewer-exec-get"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "exec-get"},
+                "subjects": [{"kind": "User", "name": "viewer", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+    ] {
+        let request = http::Request::post(path)
+            .header("content-type", "application/json")
+            .header("authorization", &admin);
+        let reply =
+            common::raw::send(&client, request, object.to_string().into_bytes(), path).await;
+        assert_eq!(reply.status, 201, "{}", reply.text());
+    }
+    for pod in ["web", "gone"] {
+        let path = recorded
+            .path
+            .replace("/pods/web/", &format!("/pods/{pod}/"));
+        let refused = replay(&url, &path, &offered, viewer, &[]).await;
+        assert_eq!(refused.status, 403, "{pod}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&refused.body).expect("a Status"),
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": format!("pods \"{pod}\" is forbidden: "), "reason": "Forbidden",
+                "details": {"name": pod, "kind": "pods"}, "code": 403})
+        );
+    }
+}
