@@ -8,6 +8,7 @@ pub mod auth;
 pub mod chaos;
 pub mod controllers;
 pub mod errors;
+pub mod exec;
 pub mod http;
 pub mod load;
 pub mod names;

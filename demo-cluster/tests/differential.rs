@@ -2369,52 +2369,6 @@ fn connect_shape(reply: &Reply) -> Value {
     shape
 }
 
-/// The messages a v5 channel WebSocket to `url` sends until it closes (at most 20 s): each
-/// binary message as its channel and the rest (JSON when it parses), addresses normalised.
-async fn channel_messages(url: &str) -> Value {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    use tokio_tungstenite::tungstenite::Message;
-    let mut request = url.into_client_request().expect("a WebSocket request");
-    request.headers_mut().insert(
-        "sec-websocket-protocol",
-        "v5.channel.k8s.io".parse().expect("header value"),
-    );
-    let (mut socket, response) = tokio::time::timeout(
-        Duration::from_secs(20),
-        tokio_tungstenite::connect_async(request),
-    )
-    .await
-    .unwrap_or_else(|_| panic!("{url}: no upgrade within 20 s"))
-    .unwrap_or_else(|e| panic!("{url}: {e}"));
-    let protocol = response
-        .headers()
-        .get("sec-websocket-protocol")
-        .and_then(|v| v.to_str().ok())
-        .map(String::from);
-    let mut messages = vec![json!({"protocol": protocol})];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(deadline, socket.next()).await {
-        match message {
-            Message::Binary(bytes) => {
-                let (channel, data) = bytes
-                    .split_first()
-                    .map_or((None, &[][..]), |(c, d)| (Some(*c), d));
-                let text = without_addresses(&String::from_utf8_lossy(data));
-                let mut data = serde_json::from_str::<Value>(&text).unwrap_or(json!(text));
-                normalise(&mut data);
-                messages.push(json!({"channel": channel, "data": data}));
-            }
-            Message::Close(frame) => {
-                messages.push(json!({"close": frame.map(|f| u16::from(f.code))}));
-                break;
-            }
-            other => messages.push(json!({"other": other.to_string()})),
-        }
-    }
-    json!(messages)
-}
-
 /// Connect-subresource differences the demo is allowed, each with its reason.
 const CONNECT_ALLOWED: &[&str] = &[];
 
@@ -2500,6 +2454,13 @@ async fn connect_subresources_match() {
             let path = format!("{pods}/{name}/{sub}");
             corpus.push((format!("GET {name}/{sub}"), get(path.clone())));
             corpus.push((format!("POST {name}/{sub}"), post_empty(path.clone())));
+            // exec and attach on a pod whose node is there: the real side dials a kubelet
+            // that is not listening, the demo's simulated kubelet answers (over WebSocket
+            // only; `tests/exec_differential.rs` holds those sessions to kube-apiserver with
+            // the stand-in kubelet).
+            if name == "on-local" && !sub.starts_with("portforward") {
+                continue;
+            }
             corpus.push((format!("SPDY {name}/{sub}"), spdy(post_empty(path))));
         }
         corpus.push((
@@ -2565,28 +2526,9 @@ async fn connect_subresources_match() {
         diff_values(what, &connect_shape(&r), &connect_shape(&d), &mut found);
     }
 
-    // The v5 channel WebSocket kubectl opens first for exec and attach: kube-apiserver
-    // answers 101 and reports the failed dial on the error channel.
-    let ws = |base: &str, path: &str| format!("{}{path}", base.replacen("http", "ws", 1));
-    for sub in [
-        "exec?command=ls&command=-l&stdout=true&stderr=true",
-        "attach?stdin=true&stdout=true&tty=true",
-    ] {
-        let path = format!("{pods}/on-local/{sub}");
-        let real_messages = channel_messages(&ws(&servers.real_unfiltered, &path)).await;
-        let demo_messages = channel_messages(&ws(&servers.demo, &path)).await;
-        diff_values(
-            &format!("WebSocket {sub}"),
-            &real_messages,
-            &demo_messages,
-            &mut found,
-        );
-    }
-
     // What kubectl users see: an error at once, in the same words, instead of a hang.
-    let commands: [&[&str]; 5] = [
-        &["exec", "-n", ns, "on-local", "--", "ls"],
-        &["attach", "-n", ns, "on-local"],
+    // (exec and attach on `on-local` reach the demo's simulated kubelet: see above.)
+    let commands: [&[&str]; 3] = [
         &["port-forward", "-n", ns, "pod/on-local", "0:80"],
         &["exec", "-n", ns, "on-bare", "--", "ls"],
         &["exec", "-n", ns, "unbound", "--", "ls"],

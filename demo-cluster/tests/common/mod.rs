@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod raw;
+pub mod terminal;
 
 use std::time::Duration;
 

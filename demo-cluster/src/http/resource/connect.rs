@@ -13,14 +13,14 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocketUpgrade};
-use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method};
 use axum::response::Response;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{AppState, Target};
+use crate::auth::rbac;
+use crate::auth::request_info::Attributes;
 use crate::errors::{ApiError, ApiResult};
 use crate::registry::kinds::ResourceDef;
 
@@ -34,22 +34,13 @@ const PREFERRED_ADDRESS_TYPES: &[&str] = &[
 ];
 /// The kubelet's port when the Node does not publish one.
 const DEFAULT_KUBELET_PORT: u64 = 10250;
-/// The channel protocol whose WebSocket kube-apiserver terminates itself (translating to
-/// the kubelet's SPDY), so a failed dial arrives as a Status on the error channel.
-const CHANNEL_V5: &str = "v5.channel.k8s.io";
-const STDOUT_CHANNEL: u8 = 1;
-const STDERR_CHANNEL: u8 = 2;
-const ERROR_CHANNEL: u8 = 3;
-/// How long after the upgrade the first message waits (see `connect`).
-const STREAM_SETUP_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
-
 pub(super) fn is_connect(sub: &str) -> bool {
     matches!(sub, "exec" | "attach" | "portforward" | "proxy")
 }
 
 pub(super) async fn connect(
     app: &AppState,
-    mut parts: Parts,
+    parts: Parts,
     def: Arc<ResourceDef>,
     target: Target,
 ) -> ApiResult<Response> {
@@ -69,72 +60,43 @@ pub(super) async fn connect(
     if parts.method != Method::GET && parts.method != Method::POST {
         return Err(ApiError::method_not_allowed());
     }
-    let query = query_pairs(&parts);
+    if parts.method == Method::GET {
+        authorize_create(app, &parts, &name)?;
+    }
+    if sub == "exec" || sub == "attach" {
+        return super::exec::serve(app, parts, &def, &ns, &name, &sub).await;
+    }
     let pod = app.registry.get(&def, &ns, &name)?;
-    let container = match sub.as_str() {
-        "portforward" => None,
-        _ => Some(container_of(&pod, query_value(&query, "container"), &name)?),
-    };
     let kubelet = kubelet_of_pod(app, &pod, &name)?;
     if !is_upgrade(&parts.headers) {
         return Err(ApiError::bad_request("Upgrade request required"));
     }
-    let refused = connection_refused(&kubelet);
-    let Some(container) = container.filter(|_| wants_channel_v5(&parts.headers)) else {
-        // SPDY, and port forwarding by any protocol, are proxied to the kubelet as they are:
-        // the dial fails before the client's upgrade is answered.
-        return Err(ApiError::internal_without_reason(format!(
-            "error dialing backend: {refused}"
-        )));
+    // Port forwarding, by any protocol, is proxied to the kubelet as it is: the dial fails
+    // before the client's upgrade is answered.
+    Err(ApiError::internal_without_reason(format!(
+        "error dialing backend: {}",
+        connection_refused(&kubelet)
+    )))
+}
+
+/// kube-apiserver (1.35 and later, `AuthorizePodWebsocketUpgradeCreatePermission`) also
+/// requires `create` on `pods/exec`, `pods/attach` and `pods/portforward` for the GET a
+/// WebSocket upgrade is, before it looks the pod up; its refusal names no reason (recorded:
+/// `pods "web" is forbidden: `).
+fn authorize_create(app: &AppState, parts: &Parts, name: &str) -> ApiResult<()> {
+    let Some(requester) = parts.extensions.get::<crate::auth::RequestUser>() else {
+        return Ok(());
     };
-    let flag = |key: &str| query_value(&query, key).is_some_and(go_bool);
-    // Go's URL leaves out the `?` of an empty query.
-    let kubelet_query = kubelet_query(&query, &sub, &flag);
-    let query_part = if kubelet_query.is_empty() {
-        String::new()
+    let path = parts
+        .extensions
+        .get::<crate::http::OriginalPath>()
+        .map_or_else(|| parts.uri.path().to_string(), |p| p.0.clone());
+    let attributes = Attributes::of_request("POST", &path, parts.uri.query());
+    if rbac::authorize(&app.registry.store, &requester.user, &attributes).allowed {
+        Ok(())
     } else {
-        format!("?{kubelet_query}")
-    };
-    let url = format!("https://{kubelet}/{sub}/{ns}/{name}/{container}{query_part}");
-    let cause = format!("error sending request: Post {url:?}: {refused}");
-    let status = json!({
-        "metadata": {}, "status": "Failure", "message": format!("Internal error occurred: {cause}"),
-        "reason": "InternalError", "details": {"causes": [{"message": cause}]}, "code": 500,
-    });
-    // kube-apiserver first opens a writable stream channel with an empty message (stdout,
-    // else stderr, else the error channel), then sends the Status and closes.
-    let first_channel = if flag("stdout") {
-        STDOUT_CHANNEL
-    } else if flag("stderr") && !flag("tty") {
-        STDERR_CHANNEL
-    } else {
-        ERROR_CHANNEL
-    };
-    let upgrade = WebSocketUpgrade::from_request_parts(&mut parts, &())
-        .await
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok(upgrade
-        .protocols([CHANNEL_V5])
-        .on_upgrade(move |mut socket| async move {
-            // kube-apiserver writes once its dial to the kubelet has failed; a client that
-            // reads at once but sets up its streams a moment later (kubectl attach) logs
-            // "Unknown stream id 1" for a frame sent straight after the upgrade.
-            tokio::time::sleep(STREAM_SETUP_GRACE).await;
-            let mut error_message = vec![ERROR_CHANNEL];
-            error_message.extend(status.to_string().into_bytes());
-            for message in [
-                Message::Binary(vec![first_channel].into()),
-                Message::Binary(error_message.into()),
-                Message::Close(Some(CloseFrame {
-                    code: 1000,
-                    reason: "".into(),
-                })),
-            ] {
-                if socket.send(message).await.is_err() {
-                    return;
-                }
-            }
-        }))
+        Err(ApiError::forbidden_by_authorizer("", "pods", name, ""))
+    }
 }
 
 /// The error a proxy request ends in: the object and its address are looked up as
@@ -229,7 +191,7 @@ fn join_host_port(host: &str, port: &str) -> String {
 }
 
 /// The kubelet of the pod's node (`host:port`), or kube-apiserver's error on the way there.
-fn kubelet_of_pod(app: &AppState, pod: &Value, pod_name: &str) -> ApiResult<String> {
+pub(super) fn kubelet_of_pod(app: &AppState, pod: &Value, pod_name: &str) -> ApiResult<String> {
     let node_name = pod["spec"]["nodeName"].as_str().unwrap_or_default();
     if node_name.is_empty() {
         return Err(ApiError::bad_request(format!(
@@ -290,39 +252,63 @@ fn connection_refused(address: &str) -> String {
     format!("dial tcp {address}: connect: connection refused")
 }
 
-/// The container a pod-level request means: the one named, or the pod's only one.
+/// The names of a pod's containers of one kind (`containers`, `initContainers`,
+/// `ephemeralContainers`).
+pub(super) fn container_names<'a>(pod: &'a Value, kind: &str) -> Vec<&'a str> {
+    pod["spec"][kind]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect()
+}
+
+/// The container a pod-level request means: the one named (a container, an init container or
+/// an ephemeral one), or the pod's only container, in kube-apiserver's words
+/// (`pkg/registry/core/pod/strategy.go`).
 pub(super) fn container_of(
     pod: &Value,
     requested: Option<&str>,
     pod_name: &str,
 ) -> ApiResult<String> {
-    let containers: Vec<&str> = pod["spec"]["containers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["name"].as_str())
-        .collect();
-    match (requested, containers.as_slice()) {
-        (Some(c), _) if containers.contains(&c) => Ok(c.to_string()),
+    let containers = container_names(pod, "containers");
+    let init = container_names(pod, "initContainers");
+    let ephemeral = container_names(pod, "ephemeralContainers");
+    match (requested.filter(|c| !c.is_empty()), containers.as_slice()) {
+        (Some(c), _) if containers.contains(&c) || init.contains(&c) || ephemeral.contains(&c) => {
+            Ok(c.to_string())
+        }
         (Some(c), _) => Err(ApiError::bad_request(format!(
             "container {c} is not valid for pod {pod_name}"
         ))),
         (None, [only]) => Ok(only.to_string()),
-        (None, _) => Err(ApiError::bad_request(format!(
-            "a container name must be specified for pod {pod_name}, choose one of: [{}]",
-            containers.join(" ")
+        (None, []) => Err(ApiError::bad_request(format!(
+            "a container name must be specified for pod {pod_name}"
         ))),
+        (None, _) => {
+            let mut message = format!(
+                "a container name must be specified for pod {pod_name}, choose one of: [{}]",
+                containers.join(" ")
+            );
+            if !init.is_empty() {
+                message.push_str(&format!(
+                    " or one of the init containers: [{}]",
+                    init.join(" ")
+                ));
+            }
+            Err(ApiError::bad_request(message))
+        }
     }
 }
 
 /// The query as pairs, repeated keys kept (`command` is one per argument).
-fn query_pairs(parts: &Parts) -> Vec<(String, String)> {
+pub(super) fn query_pairs(parts: &Parts) -> Vec<(String, String)> {
     axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
         .map(|q| q.0)
         .unwrap_or_default()
 }
 
-fn query_value<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
+pub(super) fn query_value<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
     query
         .iter()
         .find(|(k, _)| k == key)
@@ -330,76 +316,18 @@ fn query_value<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> 
 }
 
 /// Go's `strconv.ParseBool` truths, which query parameters are decoded with.
-fn go_bool(value: &str) -> bool {
+pub(super) fn go_bool(value: &str) -> bool {
     matches!(value, "1" | "t" | "T" | "true" | "TRUE" | "True")
 }
 
-/// The query kube-apiserver sends the kubelet: `command` per argument and the stream flags
-/// as `1`, keys sorted as Go's `url.Values.Encode` sorts them.
-fn kubelet_query(query: &[(String, String)], sub: &str, flag: &dyn Fn(&str) -> bool) -> String {
-    let mut pairs: Vec<(&str, String)> = vec![];
-    if sub == "exec" {
-        pairs.extend(
-            query
-                .iter()
-                .filter(|(k, _)| k == "command")
-                .map(|(_, v)| ("command", go_query_escape(v))),
-        );
-    }
-    for (param, kubelet_key) in [
-        ("stderr", "error"),
-        ("stdin", "input"),
-        ("stdout", "output"),
-        ("tty", "tty"),
-    ] {
-        if flag(param) {
-            pairs.push((kubelet_key, "1".to_string()));
-        }
-    }
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
-/// Go's `url.QueryEscape`.
-fn go_query_escape(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            b' ' => "+".to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 /// `Connection: Upgrade` (a token of the header), as kube-apiserver's `IsUpgradeRequest`.
-fn is_upgrade(headers: &HeaderMap) -> bool {
+pub(super) fn is_upgrade(headers: &HeaderMap) -> bool {
     headers.get_all(header::CONNECTION).iter().any(|v| {
         v.to_str()
             .unwrap_or_default()
             .split(',')
             .any(|token| token.trim().eq_ignore_ascii_case("upgrade"))
     })
-}
-
-/// A WebSocket offering the v5 channel protocol (kubectl 1.30 and later, for exec and attach).
-fn wants_channel_v5(headers: &HeaderMap) -> bool {
-    let websocket = headers
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let offers_v5 = headers
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|p| p.trim() == CHANNEL_V5);
-    websocket && offers_v5
 }
 
 #[cfg(test)]
@@ -426,23 +354,5 @@ mod tests {
         assert!(!proxyable("[::1]:80"));
         assert!(proxyable("10.244.1.5:80"));
         assert!(proxyable("demo-node-1:10250"));
-    }
-
-    #[test]
-    fn the_kubelet_query_is_sorted_as_go_encodes_it() {
-        let query: Vec<(String, String)> = [
-            ("stdout", "true"),
-            ("command", "ls"),
-            ("command", "-l /"),
-            ("stderr", "1"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let flag = |key: &str| query_value(&query, key).is_some_and(go_bool);
-        assert_eq!(
-            kubelet_query(&query, "exec", &flag),
-            "command=ls&command=-l+%2F&error=1&output=1"
-        );
     }
 }

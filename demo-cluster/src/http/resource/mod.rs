@@ -6,6 +6,7 @@
 mod connect;
 mod create;
 mod delete;
+mod exec;
 mod patch;
 mod read;
 mod update;

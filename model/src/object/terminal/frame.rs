@@ -122,6 +122,71 @@ fn encode(protocol: Protocol, channel: Channel, data: &[u8]) -> Outgoing {
     }
 }
 
+/// The server's side: `data` on an output channel (stdout, stderr, status), in the frame type
+/// the protocol wants. An empty `data` is the message a session opens with.
+pub fn encode_output(protocol: Protocol, channel: Channel, data: &[u8]) -> Outgoing {
+    encode(protocol, channel, data)
+}
+
+/// What a client's message means, read by a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FromClient {
+    Stdin(Vec<u8>),
+    /// The terminal's new size (`{"Width":…,"Height":…}` on channel 4).
+    Resize(TerminalSize),
+    /// v5: the client will send nothing more on this channel (`[255, 0]`: end of stdin).
+    Close(Channel),
+    /// A channel a client does not write, a frame of the wrong type, bad base64 or a resize
+    /// that is not one: ignored, as the kubelet ignores it.
+    Unknown,
+}
+
+#[derive(serde::Deserialize)]
+struct ResizeMessage {
+    #[serde(rename = "Width")]
+    width: u16,
+    #[serde(rename = "Height")]
+    height: u16,
+}
+
+/// Reads one message from the client (the server's mirror of [`decode`]); an empty stdin
+/// message is kept (it carries nothing, but it is not an end of input).
+pub fn decode_from_client(protocol: Protocol, frame: Frame<'_>) -> FromClient {
+    let (channel, data) = match (frame, protocol.is_base64()) {
+        (Frame::Binary(bytes), false) => match bytes.split_first() {
+            Some((&channel, data)) => (channel, data.to_vec()),
+            None => return FromClient::Unknown,
+        },
+        (Frame::Text(text), true) => {
+            let Some(digit) = text.bytes().next() else {
+                return FromClient::Unknown;
+            };
+            match LENIENT.decode(&text[1..]) {
+                Ok(data) => (digit.wrapping_sub(b'0'), data),
+                Err(_) => return FromClient::Unknown,
+            }
+        }
+        _ => return FromClient::Unknown,
+    };
+    if channel == CLOSE_SIGNAL && protocol.has_close_channel() {
+        return match data.first().copied().and_then(Channel::from_number) {
+            Some(closed) => FromClient::Close(closed),
+            None => FromClient::Unknown,
+        };
+    }
+    match Channel::from_number(channel) {
+        Some(Channel::Stdin) => FromClient::Stdin(data),
+        Some(Channel::Resize) => match serde_json::from_slice::<ResizeMessage>(&data) {
+            Ok(size) => FromClient::Resize(TerminalSize {
+                cols: size.width,
+                rows: size.height,
+            }),
+            Err(_) => FromClient::Unknown,
+        },
+        _ => FromClient::Unknown,
+    }
+}
+
 /// Go writes padded base64; accept unpadded too rather than drop output over a detail.
 const LENIENT: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::STANDARD,
@@ -275,6 +340,50 @@ mod tests {
         assert_eq!(
             decode(Protocol::V4, Frame::Binary(&[255, 1])),
             Some(Incoming::Unknown { channel: Some(255) })
+        );
+    }
+
+    #[test]
+    fn a_server_reads_what_a_client_encodes_and_encodes_what_a_client_decodes() {
+        let size = TerminalSize {
+            cols: 100,
+            rows: 40,
+        };
+        for protocol in Protocol::ALL {
+            let read = |outgoing: Outgoing| match outgoing {
+                Outgoing::Binary(bytes) => decode_from_client(protocol, Frame::Binary(&bytes)),
+                Outgoing::Text(text) => decode_from_client(protocol, Frame::Text(&text)),
+            };
+            assert_eq!(
+                read(encode_stdin(protocol, b"ls\r")),
+                FromClient::Stdin(b"ls\r".to_vec())
+            );
+            assert_eq!(
+                read(encode_resize(protocol, size)),
+                FromClient::Resize(size)
+            );
+            let output = encode_output(protocol, Channel::Stdout, b"web\n");
+            let decoded = match &output {
+                Outgoing::Binary(bytes) => decode(protocol, Frame::Binary(bytes)),
+                Outgoing::Text(text) => decode(protocol, Frame::Text(text)),
+            };
+            assert_eq!(decoded, Some(Incoming::Stdout(b"web\n".to_vec())));
+        }
+        assert_eq!(
+            decode_from_client(Protocol::V5, Frame::Binary(&[255, 0])),
+            FromClient::Close(Channel::Stdin)
+        );
+        assert_eq!(
+            decode_from_client(Protocol::V4, Frame::Binary(&[255, 0])),
+            FromClient::Unknown
+        );
+        assert_eq!(
+            decode_from_client(Protocol::V5, Frame::Binary(b"\x04{}")),
+            FromClient::Unknown
+        );
+        assert_eq!(
+            encode_output(Protocol::Base64, Channel::Stdout, b""),
+            Outgoing::Text("1".into())
         );
     }
 

@@ -70,6 +70,26 @@ impl Protocol {
     }
 }
 
+/// What kube-apiserver answers to an offer (the server's side): v5 when it is offered at all
+/// (its stream translator), else the kubelet's choice, the first protocol of the offer it
+/// knows, with no offer at all meaning [`Protocol::V1`]. None: the handshake is refused (403).
+pub fn server_choice<'a>(offered: impl IntoIterator<Item = &'a str>) -> Option<Protocol> {
+    let offered: Vec<&str> = offered
+        .into_iter()
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .collect();
+    if offered.is_empty() {
+        return Some(Protocol::V1);
+    }
+    if offered.contains(&Protocol::V5.name()) {
+        return Some(Protocol::V5);
+    }
+    offered
+        .iter()
+        .find_map(|name| Protocol::ALL.into_iter().find(|p| p.name() == *name))
+}
+
 /// The protocols one handshake offers, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Offer {
@@ -233,6 +253,21 @@ mod tests {
         }
         assert_eq!(Protocol::from_name(""), Some(Protocol::V1));
         assert_eq!(Protocol::from_name("v6.channel.k8s.io"), None);
+    }
+
+    #[test]
+    fn the_server_takes_v5_anywhere_else_the_first_it_knows() {
+        assert_eq!(
+            server_choice(["v4.channel.k8s.io", "v5.channel.k8s.io"]),
+            Some(Protocol::V5)
+        );
+        // Recorded: an unknown name first, then v4.base64 before v4.
+        assert_eq!(
+            server_choice(["x.k8s.io", "v4.base64.channel.k8s.io", "v4.channel.k8s.io"]),
+            Some(Protocol::V4Base64)
+        );
+        assert_eq!(server_choice(["v6.channel.k8s.io"]), None);
+        assert_eq!(server_choice([]), Some(Protocol::V1));
     }
 
     #[test]
