@@ -281,3 +281,35 @@ async fn the_viewer_reads_workload_logs_in_default(backend: Backend) {
 }
 
 on_both_backends!(the_viewer_reads_workload_logs_in_default);
+
+/// A pods list filtered by a label selector offers the logs of the pods it shows, merged.
+async fn logs_of_the_pods_a_label_selector_chooses(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
+    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, spec.clone()))
+        .await
+        .expect("Deployment created");
+    deployments
+        .create(&PostParams::default(), &deployment("other", 1, spec))
+        .await
+        .expect("another Deployment created");
+    harness
+        .open("#/list/core/v1/pods?ns=default&l=app%3Dweb")
+        .await;
+    common::click_live(&harness.driver, ".selector-logs summary").await;
+    let lines = wait_until(
+        "both chosen pods' lines, and no other pod's",
+        async || shown_lines(&harness.driver).await,
+        |lines| pods_of(lines).len() == 2,
+    )
+    .await;
+    assert!(
+        pods_of(&lines).iter().all(|pod| pod.starts_with("web-")),
+        "only the pods app=web chooses: {lines:?}"
+    );
+    harness.stop().await;
+}
+
+on_both_backends!(logs_of_the_pods_a_label_selector_chooses);

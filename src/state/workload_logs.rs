@@ -32,8 +32,8 @@ pub const MAX_PODS_OVER_HTTP: usize = 5;
 
 /// What [`use_workload_logs`] is asked.
 pub struct UseWorkloadLogsOptions {
-    /// The workload as the page loaded it (its selector; a CronJob's uid).
-    pub workload: Value,
+    /// Which pods: a workload's (`PodCoverage::of`), or a label selector's.
+    pub coverage: PodCoverage,
     pub since: Since,
 }
 
@@ -68,14 +68,8 @@ pub struct UseWorkloadLogsReturn {
 /// Follows the workload's pods and their logs while the calling view lives (leaving it
 /// closes every stream).
 pub fn use_workload_logs(options: UseWorkloadLogsOptions) -> UseWorkloadLogsReturn {
-    let UseWorkloadLogsOptions { workload, since } = options;
-    let namespace = StoredValue::new(
-        workload["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-    );
-    let coverage = PodCoverage::of(&workload);
+    let UseWorkloadLogsOptions { coverage, since } = options;
+    let namespace = StoredValue::new(coverage.namespace.clone());
     let nothing = coverage.nothing_reason().map(str::to_string);
     let shared_socket = multiplex::available();
     let max_pods = if shared_socket {

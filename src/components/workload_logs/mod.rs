@@ -10,11 +10,10 @@
 
 use leptos::html;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use crate::model::object::workload_logs::log::DEFAULT_LINES_PER_FRAME;
-use crate::model::object::workload_logs::Since;
+use crate::model::object::workload_logs::{PodCoverage, Since};
 use crate::state::workload_logs::{use_workload_logs, UseWorkloadLogsOptions};
 
 mod lines;
@@ -28,26 +27,26 @@ pub const LINE_HEIGHT: f64 = 18.0;
 
 #[component]
 pub fn WorkloadLogs(
-    /// The workload as the page loaded it.
-    workload: Value,
+    /// Which pods: a workload's (`PodCoverage::of` the object), or a label selector's.
+    coverage: PodCoverage,
 ) -> impl IntoView {
     let since = RwSignal::new(Since::default());
     // Another "since" reads every stream again from there: a new view.
     move || {
-        let workload = workload.clone();
-        view! { <WorkloadLogsSince workload=workload since=since/> }
+        let coverage = coverage.clone();
+        view! { <WorkloadLogsSince coverage=coverage since=since/> }
     }
 }
 
 #[component]
-fn WorkloadLogsSince(workload: Value, since: RwSignal<Since>) -> impl IntoView {
-    let kind = workload["kind"].as_str().unwrap_or_default().to_string();
-    let name = workload["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl IntoView {
+    // For the download's file name: `deployment-web-logs.txt`, `pods-app=web-logs.txt`.
+    let kind = coverage
+        .kind
+        .map_or_else(|| "pods".to_string(), |kind| kind.kind().to_string());
+    let name = coverage.name.clone();
     let logs = use_workload_logs(UseWorkloadLogsOptions {
-        workload,
+        coverage,
         since: since.get_untracked(),
     });
     let log = logs.log;

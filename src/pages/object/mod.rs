@@ -10,6 +10,7 @@ use crate::components::{ClusterCompare, ForbiddenNotice};
 use crate::components::{PodLogs, StreamStatusLine};
 use crate::model::navigation::route::{ObjectRoute, ObjectTab, Page};
 use crate::model::object::page::{terminating, Terminating};
+use crate::model::object::workload_logs::PodCoverage;
 use crate::model::permissions::{Question, Scope};
 use crate::model::watch::StreamPhase;
 use crate::model::ResourceId;
@@ -190,7 +191,9 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
                 Some(pod) if page.identity.resource.plural == "pods" => {
                     view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any()
                 }
-                Some(workload) => view! { <WorkloadLogs workload=workload/> }.into_any(),
+                Some(workload) => {
+                    view! { <WorkloadLogs coverage=PodCoverage::of(&workload)/> }.into_any()
+                }
                 None => ().into_any(),
             },
         }

@@ -20,9 +20,11 @@ use crate::state::verdicts::use_row_verdicts;
 use crate::state::watch::use_watch_table;
 
 mod body;
+mod selector_logs;
 mod toolbar;
 
 use body::ListBody;
+use selector_logs::SelectorLogs;
 use toolbar::ListToolbar;
 
 /// What makes a list a different list (anything else is how it is shown).
@@ -165,7 +167,8 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
                     </p>
                 }
             })}
-            <ListToolbar identity=identity.clone() label_error=label_error field_error=field_error/>
+            <ListToolbar identity=identity.clone() label_error=label_error.clone() field_error=field_error/>
+            {selector_logs(&identity, label_error.is_none())}
             {match state {
                 Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced/> }.into_any(),
                 None if merged && selectors_valid => view! {
@@ -180,6 +183,17 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The merged logs of the pods a label selector chooses in one namespace (core/v1 pods only).
+fn selector_logs(identity: &ListIdentity, selector_valid: bool) -> Option<impl IntoView> {
+    let pods = identity.resource.group.is_empty() && identity.resource.plural == "pods";
+    let namespace = identity.namespace.clone()?;
+    (pods && selector_valid && !identity.label_selector.trim().is_empty()).then(|| {
+        view! {
+            <SelectorLogs namespace=namespace label_selector=identity.label_selector.clone()/>
+        }
+    })
 }
 
 fn plural_title(plural: &str) -> String {

@@ -112,6 +112,27 @@ impl PodCoverage {
         }
     }
 
+    /// The pods of `namespace` a label selector matches (`kubectl logs -l app=web`): the logs
+    /// of a list filtered by labels.
+    pub fn of_label_selector(namespace: &str, selector: &str) -> PodCoverage {
+        // An empty selector matches every pod: logs of a whole namespace are not asked here.
+        let rule = if selector.trim().is_empty() {
+            PodRule::Nothing("Choose pods by a label selector first".to_string())
+        } else {
+            match crate::list::selector::parse_label_selector(selector) {
+                Ok(parsed) => PodRule::Labels(parsed),
+                Err(error) => PodRule::Nothing(format!("Not a label selector: {error}")),
+            }
+        };
+        PodCoverage {
+            kind: None,
+            name: selector.trim().to_string(),
+            namespace: namespace.to_string(),
+            rule,
+            job_uids: BTreeSet::new(),
+        }
+    }
+
     /// Why no pods are covered, when none can be.
     pub fn nothing_reason(&self) -> Option<&str> {
         match &self.rule {

@@ -147,3 +147,22 @@ fn a_cron_job_covers_the_pods_of_the_jobs_it_owns() {
     ));
     assert!(!deployment.set_jobs(&jobs));
 }
+
+#[test]
+fn a_label_selector_covers_the_pods_it_matches_in_its_namespace() {
+    let chosen = PodCoverage::of_label_selector("shop", "app=web,tier!=db");
+    assert_eq!(chosen.label_selector().as_deref(), Some("app=web,tier!=db"));
+    assert!(chosen.covers(&pod("shop", json!({"app": "web"}))));
+    assert!(!chosen.covers(&pod("shop", json!({"app": "web", "tier": "db"}))));
+    assert!(!chosen.covers(&pod("other", json!({"app": "web"}))));
+    let empty = PodCoverage::of_label_selector("shop", "  ");
+    assert!(empty.nothing_reason().is_some());
+    assert!(!empty.covers(&pod("shop", json!({"app": "web"}))));
+    let broken = PodCoverage::of_label_selector("shop", "app in (web");
+    assert!(
+        broken
+            .nothing_reason()
+            .is_some_and(|why| why.starts_with("Not a label selector")),
+        "{broken:?}"
+    );
+}
