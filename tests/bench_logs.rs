@@ -177,7 +177,7 @@ async fn workload_logs_at_scale() {
         .filter(|note| note.contains("dropped"))
         .filter_map(|note| note.split_whitespace().next())
         .filter_map(|n| n.replace(',', "").parse::<f64>().ok())
-        .sum();
+        .fold(0.0, |sum, n| sum + n);
     println!(
         "bench logs: chatty_pods={chatty} offered_lines_per_s={} seconds={seconds} \
          longest_frame_ms={longest_frame:.1} longest_long_animation_frame_ms={longest_loaf:.1} \
