@@ -79,19 +79,7 @@ async fn ready_deployment(harness: &Harness, name: &str, replicas: i32, image: &
         .create(&PostParams::default(), &deployment(name, replicas, spec))
         .await
         .expect("Deployment created");
-    wait_until(
-        "every replica available",
-        async || {
-            deployments
-                .get(name)
-                .await
-                .ok()
-                .and_then(|d| d.status)
-                .and_then(|s| s.available_replicas)
-        },
-        |available| *available == Some(replicas),
-    )
-    .await;
+    common::wait_available(&deployments, name, replicas, "every replica available").await;
 }
 
 #[cfg_attr(

@@ -78,19 +78,7 @@ async fn create_cases(harness: &Harness) -> Api<Deployment> {
 
 /// Waits until Deployment `name` has one available replica (`what` says why it should).
 async fn wait_available(deployments: &Api<Deployment>, name: &str, what: &str) {
-    wait_until(
-        what,
-        async || {
-            deployments
-                .get(name)
-                .await
-                .ok()
-                .and_then(|d| d.status)
-                .and_then(|s| s.available_replicas)
-        },
-        |available| *available == Some(1),
-    )
-    .await;
+    common::wait_available(deployments, name, 1, what).await;
 }
 
 /// The headlines of the object page's Diagnosis, as shown.

@@ -405,9 +405,22 @@ async fn a_running_pods_log_follows_and_every_option_restarts_the_stream() {
     )
     .await;
 
-    // Other kinds have no Logs tab.
+    // A Deployment's Logs tab is its pods' logs, merged; a kind that runs no pods has none.
     harness
         .open("#/obj/apps/v1/deployments/default/nginx?tab=logs")
+        .await;
+    wait_for(driver, ".workload-logs").await;
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(harness.kube_client(), "default");
+    let plain: k8s_openapi::api::core::v1::ConfigMap =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "plain"}}))
+            .expect("a ConfigMap");
+    config_maps
+        .create(&PostParams::default(), &plain)
+        .await
+        .expect("ConfigMap created");
+    harness
+        .open("#/obj/core/v1/configmaps/default/plain?tab=logs")
         .await;
     wait_for(driver, ".tabs a[aria-selected='true']").await;
     let tabs = script(

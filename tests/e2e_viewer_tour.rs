@@ -87,6 +87,7 @@ async fn still_loading(driver: &WebDriver) -> Vec<String> {
 /// Waits (at most [`VIEW_READY`]) until `ready` holds of what `css` shows and nothing on the
 /// page says it is loading.
 async fn view_ready(harness: &Harness, what: &str, css: &str, ready: impl Fn(&[String]) -> bool) {
+    let started = std::time::Instant::now();
     wait_until_within(
         what,
         VIEW_READY,
@@ -99,6 +100,12 @@ async fn view_ready(harness: &Harness, what: &str, css: &str, ready: impl Fn(&[S
         |(shown, loading)| ready(shown) && loading.is_empty(),
     )
     .await;
+    // The bar is 5 s on an idle machine: the time each view took is printed.
+    eprintln!(
+        "viewer tour ({:?}): {what} in {} ms",
+        harness.backend,
+        started.elapsed().as_millis()
+    );
 }
 
 async fn a_viewers_tour_never_stalls(backend: Backend) {

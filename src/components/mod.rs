@@ -11,6 +11,7 @@ pub mod diagnosis;
 pub mod event_row;
 pub mod event_timeline;
 pub mod explorer;
+pub mod log_following;
 pub mod merged_list;
 pub mod metadata_editor;
 pub mod object_actions;

@@ -449,20 +449,7 @@ impl Harness {
                 envtest::Credentials::Anonymous,
             ),
         ]);
-        let config =
-            kube::config::Kubeconfig::from_yaml(&kubeconfig).expect("the kubeconfig parses");
-        let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
-        let atlas = kube_atlas_server::start(
-            kube_atlas_server::Contexts::new(config, names, kube_atlas_server::Timeouts::default()),
-            kube_atlas_server::ServerConfig {
-                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-                www: Some(dist_dir()),
-                probe_interval: Duration::from_secs(1),
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("kube-atlas starts");
+        let atlas = start_kube_atlas(&kubeconfig).await;
         harness.ui_url = format!("{}/", atlas.url());
         harness.several = Some(SeveralClusters { atlas, alpha, beta });
         harness
@@ -479,20 +466,7 @@ impl Harness {
             check: envtest::ServerCheck::Unchecked,
             credentials: envtest::Credentials::Anonymous,
         }]);
-        let config =
-            kube::config::Kubeconfig::from_yaml(&kubeconfig).expect("the kubeconfig parses");
-        let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
-        let atlas = kube_atlas_server::start(
-            kube_atlas_server::Contexts::new(config, names, kube_atlas_server::Timeouts::default()),
-            kube_atlas_server::ServerConfig {
-                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-                www: Some(dist_dir()),
-                probe_interval: Duration::from_secs(1),
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("kube-atlas starts");
+        let atlas = start_kube_atlas(&kubeconfig).await;
         self.ui_url = format!("{}/", atlas.url());
         self.atlas = Some(atlas);
         self
@@ -610,6 +584,45 @@ impl Drop for Harness {
             .status();
         let _ = std::fs::remove_dir_all(&self.profile_dir);
     }
+}
+
+/// Waits until Deployment `name` has `replicas` available (`what` says why it should).
+pub async fn wait_available(
+    deployments: &kube::api::Api<k8s_openapi::api::apps::v1::Deployment>,
+    name: &str,
+    replicas: i32,
+    what: &str,
+) {
+    wait_until(
+        what,
+        async || {
+            deployments
+                .get(name)
+                .await
+                .ok()
+                .and_then(|d| d.status)
+                .and_then(|s| s.available_replicas)
+        },
+        |available| *available == Some(replicas),
+    )
+    .await;
+}
+
+/// kube-atlas serving the release build for every context of `kubeconfig`, on a free port.
+async fn start_kube_atlas(kubeconfig: &str) -> kube_atlas_server::RunningServer {
+    let config = kube::config::Kubeconfig::from_yaml(kubeconfig).expect("the kubeconfig parses");
+    let names = kube_atlas_server::contexts::select_contexts(&config, &[]).expect("contexts");
+    kube_atlas_server::start(
+        kube_atlas_server::Contexts::new(config, names, kube_atlas_server::Timeouts::default()),
+        kube_atlas_server::ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            www: Some(dist_dir()),
+            probe_interval: Duration::from_secs(1),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("kube-atlas starts")
 }
 
 pub fn scratch_dir(name: &str) -> PathBuf {

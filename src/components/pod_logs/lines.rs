@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::log_following::marked_pieces;
 use crate::model::object::pod_logs::with_thousands;
 use crate::state::logs::LogStreamStatus;
 
@@ -18,17 +19,7 @@ pub(super) struct VisibleLine {
 
 /// One line in view, its matches marked.
 pub(super) fn line_view(line: VisibleLine) -> impl IntoView {
-    let pieces = line
-        .pieces
-        .into_iter()
-        .map(|(text, is_match)| {
-            if is_match {
-                view! { <mark>{text}</mark> }.into_any()
-            } else {
-                text.into_any()
-            }
-        })
-        .collect_view();
+    let pieces = marked_pieces(line.pieces);
     view! {
         <div
             class="pod-log-line"

@@ -9,9 +9,8 @@
 //! or "Follow" sticks again. Every option change starts a new stream and aborts the old one;
 //! leaving the tab aborts it too.
 //!
-//! A little over 300 lines: the frame loop, the following and the search's reveal share the
-//! scroller and the drawn state, so they stay in one component (its options bar and line
-//! drawing are `options.rs` and `lines.rs`).
+//! Its options bar and line drawing are `options.rs` and `lines.rs`; following the newest
+//! line is shared with the workload logs (`components::log_following`).
 
 use leptos::ev;
 use leptos::html;
@@ -19,6 +18,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::browser::download_text;
+use crate::components::log_following::{follow_button, use_following};
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use crate::model::object::pod_logs::{
     default_container, download_file_name, dropped_note, log_containers, segments, with_thousands,
@@ -67,7 +67,6 @@ pub fn PodLogs(
     let search = use_log_search(lines);
 
     let drawn = RwSignal::new(Drawn::default());
-    let following = RwSignal::new(true);
     let download_error = RwSignal::new(None::<String>);
 
     let scroller = NodeRef::<html::Div>::new();
@@ -81,6 +80,8 @@ pub fn PodLogs(
     let UseWindowingReturn {
         scroll_top, range, ..
     } = window;
+    let follow = use_following(scroller, scroll_top, LINE_HEIGHT);
+    let following = follow.following;
 
     // Once per frame: size the scroll area for the lines held, keep the view at the bottom
     // (following) or on the same lines (older ones dropped above), then redraw what is in view.
@@ -126,26 +127,8 @@ pub fn PodLogs(
         }
     });
 
-    // Following: on while the view is at the bottom (also when every line fits).
-    let note_scroll_position = move || {
-        let Some(el) = scroller.get_untracked() else {
-            return;
-        };
-        let top = f64::from(el.scroll_top());
-        scroll_top.set(top);
-        let bottom_gap = f64::from(el.scroll_height()) - top - f64::from(el.client_height());
-        let at_bottom = bottom_gap <= LINE_HEIGHT / 2.0;
-        if following.get_untracked() != at_bottom {
-            following.set(at_bottom);
-        }
-    };
+    let note_scroll_position = move || follow.note_scroll_position.run(());
     let on_scroll = move |_| note_scroll_position();
-    let follow_again = move |_| {
-        following.set(true);
-        if let Some(el) = scroller.get_untracked() {
-            el.set_scroll_top(el.scroll_height());
-        }
-    };
 
     // Search: highlight, count, and step through matches (which stops following there).
     let reveal = move |number: Option<u64>| {
@@ -293,16 +276,7 @@ pub fn PodLogs(
                         </div>
                     </div>
                 </div>
-                {move || (!following.get()).then(|| view! {
-                    <button
-                        type="button"
-                        class="pod-logs-follow"
-                        title="Scroll to the newest line and stay there"
-                        on:click=follow_again
-                    >
-                        "Follow"
-                    </button>
-                })}
+                {follow_button(follow)}
             </div>
         </section>
     }

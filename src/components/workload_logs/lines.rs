@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::log_following::marked_pieces;
+
 use crate::model::object::workload_logs::{Severity, StreamKey, TagPalette, WorkloadLog};
 use crate::state::workload_logs::StreamRow;
 
@@ -73,17 +75,7 @@ pub(super) fn visible_lines(
 /// One line in view: its stream's tag (the full name on hover), its time and its text with
 /// the filter's matches marked.
 pub(super) fn line_view(line: VisibleLine) -> impl IntoView {
-    let pieces = line
-        .pieces
-        .into_iter()
-        .map(|(text, is_match)| {
-            if is_match {
-                view! { <mark>{text}</mark> }.into_any()
-            } else {
-                text.into_any()
-            }
-        })
-        .collect_view();
+    let pieces = marked_pieces(line.pieces);
     view! {
         <div class="pod-log-line workload-log-line" data-severity=line.severity.label()>
             <span

@@ -11,6 +11,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use crate::components::log_following::{follow_button, use_following};
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use crate::model::object::workload_logs::log::DEFAULT_LINES_PER_FRAME;
 use crate::model::object::workload_logs::{PodCoverage, Since};
@@ -54,7 +55,6 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
     // What the view last drew: the lines shown, and a version bumped by every frame.
     let shown = RwSignal::new(0_usize);
     let version = RwSignal::new(0_u64);
-    let following = RwSignal::new(true);
     let scroller = NodeRef::<html::Div>::new();
     let sizer = NodeRef::<html::Div>::new();
     let window = use_windowing(UseWindowingOptions {
@@ -66,6 +66,8 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
     let UseWindowingReturn {
         scroll_top, range, ..
     } = window;
+    let follow = use_following(scroller, scroll_top, LINE_HEIGHT);
+    let following = follow.following;
 
     // Once per frame: merge what arrived (a bounded number of lines), size the scroll area,
     // keep the view at the bottom (following) or on the same lines, then redraw.
@@ -109,25 +111,6 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
         logs.arrived.track();
         redraw();
     });
-
-    let note_scroll_position = move || {
-        let Some(el) = scroller.get_untracked() else {
-            return;
-        };
-        let top = f64::from(el.scroll_top());
-        scroll_top.set(top);
-        let bottom_gap = f64::from(el.scroll_height()) - top - f64::from(el.client_height());
-        let at_bottom = bottom_gap <= LINE_HEIGHT / 2.0;
-        if following.get_untracked() != at_bottom {
-            following.set(at_bottom);
-        }
-    };
-    let follow_again = move |_| {
-        following.set(true);
-        if let Some(el) = scroller.get_untracked() {
-            el.set_scroll_top(el.scroll_height());
-        }
-    };
 
     let filters = Filters::new();
     let lines_in_view = move || {
@@ -186,7 +169,7 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
                     role="log"
                     aria-live="off"
                     aria-label="Log lines of every pod"
-                    on:scroll=move |_| note_scroll_position()
+                    on:scroll=move |_| follow.note_scroll_position.run(())
                 >
                     <div class="pod-logs-sizer" node_ref=sizer>
                         <div
@@ -199,16 +182,7 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
                         </div>
                     </div>
                 </div>
-                {move || (!following.get()).then(|| view! {
-                    <button
-                        type="button"
-                        class="pod-logs-follow"
-                        title="Scroll to the newest line and stay there"
-                        on:click=follow_again
-                    >
-                        "Follow"
-                    </button>
-                })}
+                {follow_button(follow)}
             </div>
         </section>
     }
