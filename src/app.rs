@@ -12,7 +12,6 @@ use crate::state::shortcuts::{use_shortcuts, UseShortcutsOptions};
 
 mod deferred;
 mod header;
-mod loading;
 mod routes;
 mod sidebar;
 

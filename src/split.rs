@@ -4,9 +4,12 @@
 //! does not need: the shell's other parts (`app/deferred.rs`) and the live CRD watch
 //! (`state/discovery.rs`), which carries the whole watch stack. Without the feature
 //! (development, tests of components) the same functions are plain `async fn`s that are
-//! ready at once.
+//! ready at once. [`loaded_with`] draws what a split point builds, once its module is here.
 
 pub use leptos::wasm_split::SplitLoaderError as LoadError;
+
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
 
 /// Declares one split point: `$name(args) -> T` becomes an `async fn` answering
 /// `Result<T, LoadError>` (the error when its module could not be fetched).
@@ -39,3 +42,42 @@ macro_rules! split_view {
 }
 
 pub(crate) use {split_point, split_view};
+
+/// What `load` builds, `loading` while its module is fetched, or why it could not be fetched
+/// with a way to try again.
+pub(crate) fn loaded_with<Load, Loading>(
+    loading: fn() -> AnyView,
+    failed: &'static str,
+    load: Load,
+) -> AnyView
+where
+    Load: Fn() -> Loading + Send + Sync + 'static,
+    Loading: std::future::Future<Output = Result<AnyView, LoadError>> + 'static,
+{
+    let attempt = RwSignal::new(0_u32);
+    view! {
+        <Suspense fallback=loading>
+            {move || {
+                attempt.track();
+                let loading = load();
+                Suspend::new(SendWrapper::new(async move {
+                    match loading.await {
+                        Ok(page) => page,
+                        Err(error) => view! {
+                            <div class="error" role="alert">
+                                <strong>{failed}</strong>
+                                {error.to_string()}
+                                " "
+                                <button on:click=move |_| attempt.update(|n| *n += 1)>
+                                    "Try again"
+                                </button>
+                            </div>
+                        }
+                        .into_any(),
+                    }
+                }))
+            }}
+        </Suspense>
+    }
+    .into_any()
+}

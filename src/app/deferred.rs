@@ -73,7 +73,7 @@ pub struct DeferredShell {
 pub fn deferred_part(shell: DeferredShell, part: ShellPart) -> impl IntoView {
     move || {
         shell.due.get().then(|| {
-            super::loading::loaded_with(
+            crate::split::loaded_with(
                 || ().into_any(),
                 "A part of the page could not be loaded. ",
                 move || kube_atlas_shell_part(part, shell.state),

@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
-use super::loading::loaded_with;
 use crate::model::navigation::route::Page;
 use crate::pages::chunks::{self, PageLoadError};
 use crate::pages::{ListIdentity, ObjectIdentity};
+use crate::split::loaded_with;
 use crate::state::shell::UseShellReturn;
 
 /// The page of a screen, loaded from its split point.

@@ -26,11 +26,28 @@ use toolbar::{FilterBar, Filters};
 /// Height of one line in pixels; the stylesheet sets the same (`.workload-log-line`).
 pub const LINE_HEIGHT: f64 = 18.0;
 
+crate::split::split_view!(
+    /// The view itself: a module of its own (with the regex engine and the merge), so the
+    /// pages that offer it (an object's Logs tab, a pods list's "Logs of these pods") do not
+    /// load it before it is opened.
+    kube_atlas_workload_logs(coverage: PodCoverage) => view! { <WorkloadLogsView coverage=coverage/> }
+);
+
+/// A workload's logs, its code fetched when first shown.
 #[component]
 pub fn WorkloadLogs(
     /// Which pods: a workload's (`PodCoverage::of` the object), or a label selector's.
     coverage: PodCoverage,
 ) -> impl IntoView {
+    crate::split::loaded_with(
+        || view! { <p class="loading">"Loading the logs view…"</p> }.into_any(),
+        "The logs view could not be loaded. ",
+        move || kube_atlas_workload_logs(coverage.clone()),
+    )
+}
+
+#[component]
+fn WorkloadLogsView(coverage: PodCoverage) -> impl IntoView {
     let since = RwSignal::new(Since::default());
     // Another "since" reads every stream again from there: a new view.
     move || {
