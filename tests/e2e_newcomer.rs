@@ -46,9 +46,17 @@ async fn arrives(harness: &Harness, what: &str, arrived: impl Fn(&String) -> boo
     wait_until(what, async || harness.hash().await, arrived).await;
 }
 
+/// The palette's input as it is now: a handle found before went stale once in CI under load
+/// (the palette drawn again in between); the query typed is in the palette either way, as
+/// its matches show.
+async fn palette_input(harness: &Harness) -> WebElement {
+    wait_for(&harness.driver, ".palette input").await
+}
+
 /// Types `query` into the palette and chooses the first entry (Shift+Enter when `shift`).
 async fn choose_in_palette(harness: &Harness, query: &str, shift: bool) {
-    let input = palette(harness, query).await;
+    palette(harness, query).await;
+    let input = palette_input(harness).await;
     let sent = if shift {
         input.send_keys(Key::Shift + Key::Enter).await
     } else {
@@ -124,7 +132,7 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
     .into_iter()
     .find(|n| n.starts_with("nginx-"))
     .unwrap_or_default();
-    let input = palette(&harness, &name).await;
+    palette(&harness, &name).await;
     // The matches follow the typing: the first becomes the pod once the whole name is in.
     wait_until(
         "the palette's first match is the pod",
@@ -132,7 +140,11 @@ async fn the_palette_and_shortcuts_go_where_people_expect(backend: Backend) {
         |entries| entries.first() == Some(&name),
     )
     .await;
-    input.send_keys(Key::Enter).await.expect("Enter");
+    palette_input(&harness)
+        .await
+        .send_keys(Key::Enter)
+        .await
+        .expect("Enter");
     arrives(&harness, "a loaded object's name opens its page", |hash| {
         hash.starts_with("#/obj/core/v1/pods/default/nginx-")
     })

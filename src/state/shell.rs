@@ -129,10 +129,17 @@ pub fn use_shell(options: UseShellOptions) -> UseShellReturn {
     // once discovery failed, or after two seconds whatever happened, so neither their code
     // nor their drawing delays the tree.
     let extras_due = RwSignal::new(false);
-    set_timeout(move || extras_due.set(true), options.extras_at_the_latest);
+    // Once only: setting it again would notify again, and the deferred parts (the palette
+    // among them) would be drawn anew, losing what the user typed in them.
+    let make_extras_due = move || {
+        if !extras_due.get_untracked() {
+            extras_due.set(true);
+        }
+    };
+    set_timeout(make_extras_due, options.extras_at_the_latest);
     Effect::new(move |_| {
         if discovery.fatal.with(Option::is_some) {
-            extras_due.set(true);
+            make_extras_due();
         }
     });
     Effect::new(move |_| {
@@ -141,7 +148,7 @@ pub fn use_shell(options: UseShellOptions) -> UseShellReturn {
             ready_pending.set_value(true);
             crate::browser::after_next_paint("kube-atlas:tree-painted", move |ms| {
                 ready_ms.set(Some(ms));
-                extras_due.set(true);
+                make_extras_due();
             });
         }
     });
