@@ -144,7 +144,7 @@ async fn a_deployments_logs_follow_its_pods(backend: Backend) {
         )
         .await
         .expect("new image");
-    let (listed, shown) = wait_until(
+    wait_until(
         "the old pods ended and the new ones joined",
         async || {
             (
@@ -171,11 +171,27 @@ async fn a_deployments_logs_follow_its_pods(backend: Backend) {
         },
     )
     .await;
-    assert!(
-        shown.iter().any(|pod| old.contains(pod)),
-        "the old pods' lines stay: {shown:?} {listed:?}"
-    );
     harness.screenshot("workload-logs-rollout").await;
+    // The old pods' lines stay: above the new ones (out of the virtualized window while
+    // following), and shown when the view is filtered to an old pod.
+    let an_old_pod = old.iter().next().cloned().unwrap_or_default();
+    let pod_choice = harness
+        .driver
+        .find(By::Css("select[aria-label='Pod']"))
+        .await
+        .expect("the pod filter");
+    thirtyfour::components::SelectElement::new(&pod_choice)
+        .await
+        .expect("a select")
+        .select_by_value(&an_old_pod)
+        .await
+        .expect("an old pod chosen");
+    wait_until(
+        "the old pod's lines, kept after it went",
+        async || pods_of(&shown_lines(&harness.driver).await),
+        |pods| pods.len() == 1 && pods.contains(&an_old_pod),
+    )
+    .await;
     harness.stop().await;
 }
 
@@ -257,8 +273,8 @@ async fn the_filter_highlights_and_explains_a_bad_pattern(backend: Backend) {
 
 on_both_backends!(the_filter_highlights_and_explains_a_bad_pattern);
 
-/// The viewer (the `view` role in `default`) reads a Deployment's logs there: `view` grants
-/// `get pods/log`.
+/// The viewer (the `view` role in `default`) reads a Deployment's logs there (`view` grants
+/// `get pods/log`), and is refused elsewhere with the permission named.
 async fn the_viewer_reads_workload_logs_in_default(backend: Backend) {
     let harness = Harness::start_as_viewer(backend).await;
     let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
@@ -277,6 +293,23 @@ async fn the_viewer_reads_workload_logs_in_default(backend: Backend) {
     )
     .await;
     assert!(in_time_order(&lines), "{lines:?}");
+
+    // Elsewhere the pods cannot be listed: the logs view says so in the server's words,
+    // which name the permission.
+    harness
+        .open("#/list/core/v1/pods?ns=kube-system&l=app%3Dweb")
+        .await;
+    common::click_live(&harness.driver, ".selector-logs summary").await;
+    wait_until(
+        "the refusal, naming the permission",
+        async || common::texts_at(&harness.driver, ".workload-logs-refused", None).await,
+        |said| {
+            said.iter().any(|s| {
+                s.contains("kube-system") && s.contains("cannot list") && s.contains("pods")
+            })
+        },
+    )
+    .await;
     harness.stop().await;
 }
 

@@ -22,7 +22,7 @@ use crate::model::object::workload_logs::{
     Membership, MembershipOptions, PodCoverage, Since, StreamKey, StreamStatus, StreamTag,
     TagPalette, WorkloadLog,
 };
-use crate::model::watch::{ObjectCache, Output, WatchKey};
+use crate::model::watch::{ObjectCache, Output, StreamPhase, WatchKey};
 use crate::state::watch::use_watch_objects;
 
 /// Pods streamed at once over plain HTTP (`kubectl proxy`): a browser holds six connections
@@ -61,6 +61,8 @@ pub struct UseWorkloadLogsReturn {
     pub summary: ReadSignal<String>,
     /// Why no pod can be covered (a Service without a selector), if so.
     pub nothing: Signal<Option<String>>,
+    /// The server's refusal to list the namespace's pods (the user may not), if so.
+    pub refused: Signal<Option<String>>,
     /// Whether the streams share kube-atlas's socket (else each holds an HTTP connection).
     pub shared_socket: bool,
 }
@@ -157,7 +159,20 @@ pub fn use_workload_logs(options: UseWorkloadLogsOptions) -> UseWorkloadLogsRetu
     // After each change of the namespace's pods (and a CronJob's Jobs): which streams open,
     // close or ended.
     let pods_key = WatchKey::new(coverage.with_value(PodCoverage::pods_path), Output::Objects);
-    let pods: ReadSignal<ObjectCache> = use_watch_objects(pods_key).store.into();
+    let pods_watch = use_watch_objects(pods_key);
+    let pods: ReadSignal<ObjectCache> = pods_watch.store.into();
+    let pods_status = pods_watch.status;
+    let pods_namespace = namespace.get_value();
+    let refused = Signal::derive(move || {
+        pods_status.with(|status| {
+            (status.phase == StreamPhase::Forbidden).then(|| {
+                format!(
+                    "The pods of namespace {pods_namespace} cannot be listed, so no log is read: {}",
+                    status.forbidden.clone().unwrap_or_default()
+                )
+            })
+        })
+    });
     let jobs: Option<ReadSignal<ObjectCache>> =
         coverage
             .with_value(PodCoverage::jobs_watch)
@@ -197,6 +212,7 @@ pub fn use_workload_logs(options: UseWorkloadLogsOptions) -> UseWorkloadLogsRetu
         streams: streams.read_only(),
         summary: summary.read_only(),
         nothing: Signal::derive(move || nothing.clone()),
+        refused,
         shared_socket,
     }
 }

@@ -176,6 +176,7 @@ fn WorkloadLogsSince(coverage: PodCoverage, since: RwSignal<Since>) -> impl Into
                 })}
             </p>
             {move || logs.nothing.get().map(|why| view! { <p class="muted workload-logs-nothing">{why}</p> })}
+            {move || logs.refused.get().map(|why| view! { <p class="error workload-logs-refused" role="alert">{why}</p> })}
             {move || notes().into_iter().map(|note| view! { <p class="workload-logs-note">{note}</p> }).collect_view()}
             <StreamList streams=logs.streams/>
             <div class="pod-logs-frame">
