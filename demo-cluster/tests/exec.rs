@@ -9,7 +9,6 @@
 //! does not exist), named as in the recordings.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -56,35 +55,7 @@ async fn create_pods(url: &str) {
             common::raw::send(&client, request, pod.to_string().into_bytes(), "POST pod").await;
         assert_eq!(reply.status, 201, "{}", reply.text());
     }
-    let deadline = tokio::time::Instant::now() + common::PATIENCE;
-    for (name, want_running) in [("web", true), ("tty", true), ("broken", false)] {
-        loop {
-            let reply = common::raw::send(
-                &client,
-                http::Request::get(format!("{pods}/{name}")),
-                vec![],
-                "GET pod",
-            )
-            .await;
-            let pod: Value = reply.json();
-            let state = &pod["status"]["containerStatuses"][0]["state"];
-            let ready = if want_running {
-                state["running"].is_object()
-            } else {
-                state["waiting"]["reason"]
-                    .as_str()
-                    .is_some_and(|r| r.contains("ImagePull"))
-            };
-            if ready {
-                break;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "pod {name} not started: {pod}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
+    common::terminal::wait_until_started(&client, pods, "the demo cluster").await;
 }
 
 /// Replays the recorded session `name` on the demo cluster.

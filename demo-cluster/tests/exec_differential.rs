@@ -96,35 +96,7 @@ async fn create_pods(url: &str, node: Option<&str>) {
             common::raw::send(&client, request, pod.to_string().into_bytes(), "POST pod").await;
         assert_eq!(reply.status, 201, "{url}: {}", reply.text());
     }
-    let deadline = tokio::time::Instant::now() + common::PATIENCE;
-    for (name, want_running) in [("web", true), ("tty", true), ("broken", false)] {
-        loop {
-            let reply = common::raw::send(
-                &client,
-                http::Request::get(format!("{pods}/{name}")),
-                vec![],
-                "GET pod",
-            )
-            .await;
-            let pod: Value = reply.json();
-            let state = &pod["status"]["containerStatuses"][0]["state"];
-            let ready = if want_running {
-                state["running"].is_object()
-            } else {
-                state["waiting"]["reason"]
-                    .as_str()
-                    .is_some_and(|r| r.contains("ImagePull"))
-            };
-            if ready {
-                break;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{url}: pod {name} not started: {pod}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
+    common::terminal::wait_until_started(&client, pods, url).await;
 }
 
 /// One session to run on both sides.
@@ -343,10 +315,19 @@ async fn exec_and_attach_sessions_match_kube_apiserver_with_the_stand_in_kubelet
 
     let mut differences = vec![];
     for case in cases() {
-        let (r, d) = tokio::join!(
+        let (mut r, d) = tokio::join!(
             replay(&real, &case.path, &case.offered, None, &case.script),
             replay(&demo, &case.path, &case.offered, None, &case.script),
         );
+        // The WebSocket client keeps only the part of a refused handshake's body that came
+        // with its headers: kube-apiserver's sometimes comes after (seen once in four runs,
+        // an empty body beside a 400). Asked again, it says the same in full.
+        for _ in 0..3 {
+            if r.status == 101 || !r.body.is_empty() {
+                break;
+            }
+            r = replay(&real, &case.path, &case.offered, None, &case.script).await;
+        }
         if !same(&r, &d) {
             differences.push(format!(
                 "{}:\nkube-apiserver:\n{}demo:\n{}",

@@ -271,3 +271,38 @@ pub fn render(outcome: &Outcome) -> String {
     }
     out
 }
+
+/// Waits until the test pods of the terminal tests are where the sessions expect them: `web`
+/// and `tty` running, `broken` failing to pull its image (`server` names the side, for the
+/// failure message).
+pub async fn wait_until_started(client: &kube::Client, pods: &str, server: &str) {
+    let deadline = tokio::time::Instant::now() + super::PATIENCE;
+    for (name, want_running) in [("web", true), ("tty", true), ("broken", false)] {
+        loop {
+            let reply = super::raw::send(
+                client,
+                http::Request::get(format!("{pods}/{name}")),
+                vec![],
+                "GET pod",
+            )
+            .await;
+            let pod: serde_json::Value = reply.json();
+            let state = &pod["status"]["containerStatuses"][0]["state"];
+            let ready = if want_running {
+                state["running"].is_object()
+            } else {
+                state["waiting"]["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("ImagePull"))
+            };
+            if ready {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{server}: pod {name} not started: {pod}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
