@@ -10,8 +10,7 @@
 //! Keyboard: the grid takes focus; arrows, Page Up/Down, Home and End move the active row,
 //! Enter opens it.
 //!
-//! A little over 300 lines: the active row, the keyboard and the drawn rows share the
-//! window (`windowing.rs`) and the selection, so they stay in one component.
+//! The header's sort buttons are `header.rs`.
 
 use leptos::ev;
 use leptos::html;
@@ -25,7 +24,11 @@ pub const ROW_HEIGHT: f64 = 30.0;
 pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
 use crate::components::diagnosis::HealthBadge;
+
+mod header;
+
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
+use header::header_cells;
 
 #[component]
 pub fn VirtualTable(
@@ -132,42 +135,7 @@ pub fn VirtualTable(
         scroll_into_view(next);
     };
 
-    let header_row = move || {
-        headers
-            .get()
-            .into_iter()
-            .map(|header| {
-                let id = header.id.clone();
-                let sort_state = match header.sorted {
-                    Some(true) => "ascending",
-                    Some(false) => "descending",
-                    None => "none",
-                };
-                let arrow = match header.sorted {
-                    Some(true) => " ▲",
-                    Some(false) => " ▼",
-                    None => "",
-                };
-                view! {
-                    <th
-                        scope="col"
-                        aria-sort=sort_state
-                        class:numeric=header.numeric
-                        title=header.description.clone()
-                    >
-                        <button
-                            type="button"
-                            class="sort-button"
-                            on:click=move |_| on_sort.run(id.clone())
-                        >
-                            {header.label.clone()}
-                            <span aria-hidden="true">{arrow}</span>
-                        </button>
-                    </th>
-                }
-            })
-            .collect_view()
-    };
+    let header_row = move || header_cells(headers.get(), on_sort);
 
     // Each visible row formatted once per change; the rows drawn read their cells from here.
     let visible_rows = Memo::new(move |_| {
