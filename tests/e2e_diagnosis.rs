@@ -202,12 +202,20 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
     .await;
     eprintln!("list health: {marks:?}");
     harness.screenshot("diagnosis-list-health").await;
-    // The status line counts them; "Only unhealthy" keeps the three.
-    let counts = texts_at(&harness.driver, ".list-status .health-counts", None).await;
-    assert!(
-        counts.first().is_some_and(|c| c.contains(": 3")),
-        "{counts:?}"
-    );
+    // The status line counts them, as the cells say them (both settle with the verdicts,
+    // which are recomputed in idle time); "Only unhealthy" keeps the three.
+    wait_until(
+        "the status line counts three failing Deployments, as their cells say",
+        async || {
+            let counts = texts_at(&harness.driver, ".list-status .health-counts", None).await;
+            (counts, health_by_name(&harness).await)
+        },
+        |(counts, marks)| {
+            counts.first().is_some_and(|c| c.contains("Failing: 3"))
+                && marks.iter().filter(|(_, health)| health == "Failing").count() == 3
+        },
+    )
+    .await;
     harness
         .driver
         .find(thirtyfour::By::Css("input[aria-label='Only unhealthy']"))
