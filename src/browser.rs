@@ -193,3 +193,40 @@ pub fn local_storage_remove(key: &str) {
         storage.remove_item(key).ok();
     }
 }
+
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
+const modules = new Map();
+// One import per module for the page; a failed one is forgotten, so a later call tries again.
+export function import_module_once(path) {
+  const url = new URL(path, document.baseURI).href;
+  if (!modules.has(url)) {
+    modules.set(url, import(url).catch((error) => {
+      modules.delete(url);
+      throw error;
+    }));
+  }
+  return modules.get(url);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = import_module_once)]
+    fn import_module_once(path: &str) -> js_sys::Promise;
+}
+
+/// The ES module at `path` (relative to the document, so any path prefix works), imported on
+/// the first call; later calls share that import. The lazily loaded bundles (the editor, the
+/// terminal) come through here, never at page start.
+pub async fn import_module(path: &str) -> Result<wasm_bindgen::JsValue, String> {
+    wasm_bindgen_futures::JsFuture::from(import_module_once(path))
+        .await
+        .map_err(|e| describe_js_error(&e))
+}
+
+/// A JavaScript exception as text (an Error's message, or whatever it was).
+pub fn describe_js_error(error: &wasm_bindgen::JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+}

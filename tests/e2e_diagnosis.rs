@@ -212,7 +212,11 @@ async fn broken_deployments_explain_their_root_cause(backend: Backend) {
         },
         |(counts, marks)| {
             counts.first().is_some_and(|c| c.contains("Failing: 3"))
-                && marks.iter().filter(|(_, health)| health == "Failing").count() == 3
+                && marks
+                    .iter()
+                    .filter(|(_, health)| health == "Failing")
+                    .count()
+                    == 3
         },
     )
     .await;

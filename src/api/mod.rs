@@ -7,6 +7,7 @@
 //! this module knows nothing of signals or views.
 
 pub mod discovery;
+pub mod exec;
 pub mod multiplex;
 pub mod stream;
 pub mod watch;

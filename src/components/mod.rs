@@ -24,6 +24,7 @@ pub mod record_control;
 pub mod request_log;
 pub mod rollout;
 pub mod stream_status;
+pub mod terminal;
 pub mod time;
 pub mod timeline;
 pub mod tree;

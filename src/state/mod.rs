@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod clock;
 pub mod clusters;
+pub mod debug_container;
 pub mod discovery;
 pub mod edit;
 pub mod edit_session;
@@ -20,6 +21,7 @@ pub mod request_log;
 pub mod rollback;
 pub mod shell;
 pub mod shortcuts;
+pub mod terminal;
 pub mod verdicts;
 pub mod watch;
 pub mod workload_logs;

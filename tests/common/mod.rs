@@ -456,15 +456,24 @@ impl Harness {
     }
 
     /// The dashboard served by kube-atlas in front of this harness's cluster (one context,
-    /// `cluster`, reaching the cluster where the API answers without credentials: the demo
-    /// cluster, or the kubectl proxy holding the admin's): watches and log streams share one
-    /// socket to it, as for a team that runs kube-atlas.
+    /// `cluster`: the demo cluster, or kube-apiserver with the admin's token): watches and log
+    /// streams share one socket to it, as for a team that runs kube-atlas.
     pub async fn behind_kube_atlas(mut self) -> Harness {
+        // On the real control plane kube-atlas speaks to kube-apiserver itself, with the
+        // admin's token, as a team's deployment does (through kubectl proxy, exec and attach
+        // would meet the proxy's `--reject-paths`).
+        let (server, credentials) = match &self.real {
+            Some(real) => (
+                real.plane.server_url(),
+                envtest::Credentials::Token(envtest::ADMIN_TOKEN),
+            ),
+            None => (self.base_url.clone(), envtest::Credentials::Anonymous),
+        };
         let kubeconfig = envtest::kubeconfig_of(&[envtest::ContextEntry {
             name: "cluster",
-            server: self.base_url.clone(),
+            server,
             check: envtest::ServerCheck::Unchecked,
-            credentials: envtest::Credentials::Anonymous,
+            credentials,
         }]);
         let atlas = start_kube_atlas(&kubeconfig).await;
         self.ui_url = format!("{}/", atlas.url());

@@ -98,11 +98,13 @@ pub enum ObjectTab {
     Activity,
     /// The YAML editor: review, save, apply.
     Edit,
+    /// A shell in one of a pod's containers (`pods/exec`), or attached to its process.
+    Terminal,
 }
 
 impl ObjectTab {
     /// In display order.
-    pub const ALL: [ObjectTab; 10] = [
+    pub const ALL: [ObjectTab; 11] = [
         ObjectTab::Overview,
         ObjectTab::Timeline,
         ObjectTab::Activity,
@@ -113,6 +115,7 @@ impl ObjectTab {
         ObjectTab::Json,
         ObjectTab::Versions,
         ObjectTab::Logs,
+        ObjectTab::Terminal,
     ];
 
     /// The tab's name on the page.
@@ -128,6 +131,7 @@ impl ObjectTab {
             ObjectTab::Events => "Events",
             ObjectTab::Activity => "Activity",
             ObjectTab::Edit => "Edit",
+            ObjectTab::Terminal => "Terminal",
         }
     }
 
@@ -144,6 +148,7 @@ impl ObjectTab {
             ObjectTab::Events => "events",
             ObjectTab::Activity => "activity",
             ObjectTab::Edit => "edit",
+            ObjectTab::Terminal => "terminal",
         }
     }
 
@@ -160,6 +165,7 @@ impl ObjectTab {
                     )
                     | ("batch", "jobs" | "cronjobs")
             ),
+            ObjectTab::Terminal => resource.group.is_empty() && resource.plural == "pods",
             _ => true,
         }
     }
@@ -217,6 +223,9 @@ pub struct ObjectRoute {
     pub tab: ObjectTab,
     /// A resourceVersion to show on the timeline (`rev=`).
     pub revision: Option<String>,
+    /// The Terminal tab attaches to this container's process instead of running a shell
+    /// (`attach=`).
+    pub attach: Option<String>,
 }
 
 impl ObjectRoute {
@@ -227,6 +236,7 @@ impl ObjectRoute {
             name: name.into(),
             tab: ObjectTab::Overview,
             revision: None,
+            attach: None,
         }
     }
 }
@@ -403,6 +413,8 @@ fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
                 .unwrap_or_default();
         } else if key == "rev" && value.bytes().all(|b| b.is_ascii_alphanumeric()) {
             route.revision = Some(value).filter(|v| !v.is_empty());
+        } else if key == "attach" && is_dns_label(&value) {
+            route.attach = Some(value);
         }
     }
     Some(route)
@@ -507,6 +519,11 @@ impl Page {
                     "rev",
                     object.revision.as_deref().unwrap_or_default(),
                 );
+                push_param(
+                    &mut out,
+                    "attach",
+                    object.attach.as_deref().unwrap_or_default(),
+                );
                 out
             }
             Page::Events(events) => {
@@ -593,7 +610,7 @@ impl Page {
     pub fn fills_height(&self) -> bool {
         match self {
             Page::ResourceList(_) => true,
-            Page::Object(route) => route.tab == ObjectTab::Logs,
+            Page::Object(route) => matches!(route.tab, ObjectTab::Logs | ObjectTab::Terminal),
             _ => false,
         }
     }
@@ -851,6 +868,39 @@ mod tests {
                 panic!("an object: {hash}");
             };
             assert_eq!(other.tab, ObjectTab::Overview, "{hash}");
+        }
+    }
+
+    #[test]
+    fn pods_have_a_terminal_tab_that_may_attach() {
+        let hash = "#/obj/core/v1/pods/default/web-1?tab=terminal&attach=app";
+        let Page::Object(route) = Page::parse(hash) else {
+            panic!("an object");
+        };
+        assert_eq!(route.tab, ObjectTab::Terminal);
+        assert_eq!(route.attach.as_deref(), Some("app"));
+        assert_eq!(Page::Object(route).to_hash(), hash);
+        // Only core pods have one; a container name that is not a DNS label is dropped.
+        for (hash, tab, attach) in [
+            (
+                "#/obj/apps/v1/deployments/default/web?tab=terminal",
+                ObjectTab::Overview,
+                None,
+            ),
+            (
+                "#/obj/core/v1/pods/default/web-1?tab=terminal&attach=%3Cb%3E",
+                ObjectTab::Terminal,
+                None,
+            ),
+        ] {
+            let Page::Object(route) = Page::parse(hash) else {
+                panic!("an object: {hash}");
+            };
+            assert_eq!(
+                (route.tab, route.attach.as_deref()),
+                (tab, attach),
+                "{hash}"
+            );
         }
     }
 

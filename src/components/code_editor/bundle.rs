@@ -24,25 +24,6 @@ pub const DEFAULT_LABEL: &str = "YAML editor";
 /// root.
 pub const ISOLATE_STYLES: bool = false;
 
-#[wasm_bindgen(inline_js = r#"
-let loading = null;
-// One import for the page; a failed one is forgotten, so a later editor tries again.
-export function load_editor_bundle(path) {
-  if (loading === null) {
-    const url = new URL(path, document.baseURI).href;
-    loading = import(url).catch((error) => {
-      loading = null;
-      throw error;
-    });
-  }
-  return loading;
-}
-"#)]
-extern "C" {
-    #[wasm_bindgen(js_name = load_editor_bundle)]
-    pub(super) fn load_editor_bundle(path: &str) -> js_sys::Promise;
-}
-
 #[wasm_bindgen]
 extern "C" {
     /// The bundle's module namespace (editor/src/index.js).
@@ -96,22 +77,14 @@ thread_local! {
     static BUNDLE: RefCell<Option<EditorBundle>> = const { RefCell::new(None) };
 }
 
-/// A JavaScript exception as text (an Error's message, or whatever it was).
-pub(super) fn describe_js_error(error: &JsValue) -> String {
-    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
-}
+pub(super) use crate::browser::describe_js_error;
 
 /// The editor bundle, imported on the first call (later calls share that import).
 pub(super) async fn editor_bundle() -> Result<EditorBundle, String> {
     if let Some(bundle) = BUNDLE.with(|b| b.borrow().clone()) {
         return Ok(bundle);
     }
-    let module = wasm_bindgen_futures::JsFuture::from(load_editor_bundle(EDITOR_BUNDLE))
-        .await
-        .map_err(|e| describe_js_error(&e))?;
+    let module = crate::browser::import_module(EDITOR_BUNDLE).await?;
     let has_api = js_sys::Reflect::get(&module, &JsValue::from_str("createEditor"))
         .is_ok_and(|f| f.is_function());
     if !has_api {

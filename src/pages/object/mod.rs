@@ -45,7 +45,11 @@ impl ObjectIdentity {
 
     /// Why the user may not `verb` this object (its `subresource`), reactive; None: allowed
     /// or not known.
-    fn denial(&self, verb: &'static str, subresource: &'static str) -> Signal<Option<String>> {
+    pub(super) fn denial(
+        &self,
+        verb: &'static str,
+        subresource: &'static str,
+    ) -> Signal<Option<String>> {
         let question = Question::new(
             Scope::of(self.namespace.as_deref()),
             verb,
@@ -113,13 +117,24 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         identity.namespace.clone(),
     ))
     .to_hash();
+    // A tab the user may not use stays, disabled, with the reason (the Terminal without
+    // `create pods/exec`).
+    let exec_denied = identity.denial("create", "exec");
     let tab_links = tabs
         .links
         .into_iter()
         .map(|link| {
             let shown = link.tab;
+            let denied = move || {
+                (shown == ObjectTab::Terminal)
+                    .then(|| exec_denied.get())
+                    .flatten()
+            };
             view! {
-                <a role="tab" href=link.href aria-selected=move || (tab.get() == shown).to_string()>{link.label}</a>
+                <a role="tab" href=move || denied().is_none().then(|| link.href.clone())
+                    aria-disabled=move || denied().is_some().then_some("true")
+                    title=denied
+                    aria-selected=move || (tab.get() == shown).to_string()>{link.label}</a>
             }
         })
         .collect_view();
@@ -187,6 +202,13 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             ObjectTab::Events => page.events_tab(),
             ObjectTab::Activity => ().into_any(),
             ObjectTab::Edit => page.edit_tab(),
+            ObjectTab::Terminal => {
+                let attach = match navigation.page.get_untracked() {
+                    Page::Object(route) => route.attach,
+                    _ => None,
+                };
+                page.terminal_tab(attach)
+            }
             ObjectTab::Logs => match object.get_untracked() {
                 Some(pod) if page.identity.resource.plural == "pods" => {
                     view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any()
@@ -250,7 +272,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         }
     };
     view! {
-        <section class="object-page" class:fill-page=move || tab.get() == ObjectTab::Logs aria-label=format!("{} {}", identity.resource.plural, identity.name)>
+        <section class="object-page" class:fill-page=move || matches!(tab.get(), ObjectTab::Logs | ObjectTab::Terminal) aria-label=format!("{} {}", identity.resource.plural, identity.name)>
             <p class="breadcrumb">
                 <a href=list_href>{identity.resource.plural.clone()}</a>
                 {identity.namespace.clone().map(|ns| format!(" · namespace {ns}"))}

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::components::object_actions::MetadataEditor;
 use crate::components::object_editor::ObjectEditor;
+use crate::components::terminal::{TerminalDenials, TerminalPlace, TerminalTab};
 use crate::components::{
     ActivityView, BlameView, DiagnosisPanel, EventTimeline, RolloutView, TimelineView,
 };
@@ -179,6 +180,29 @@ impl ObjectPageParts {
         match scope {
             Some(scope) => view! { <EventTimeline scope=scope/> }.into_any(),
             None => ().into_any(),
+        }
+    }
+
+    /// Shells in the pod's containers, attach, debug containers.
+    pub(super) fn terminal_tab(&self, attach: Option<String>) -> AnyView {
+        let object = self.state.object;
+        let place = TerminalPlace {
+            tree: self.tree.clone(),
+            namespace: self.identity.namespace.clone().unwrap_or_default(),
+            name: self.identity.name.clone(),
+            pod: Signal::derive(move || object.get()),
+            attach,
+            denials: self.terminal_denials(),
+        };
+        view! { <TerminalTab place=place/> }.into_any()
+    }
+
+    /// What the permissions model says of the terminal's requests.
+    pub(super) fn terminal_denials(&self) -> TerminalDenials {
+        TerminalDenials {
+            exec: self.identity.denial("create", "exec"),
+            attach: self.identity.denial("create", "attach"),
+            debug: self.identity.denial("patch", "ephemeralcontainers"),
         }
     }
 

@@ -8,13 +8,13 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::images::{
-    has_missing_image, hex_digest, image_with_tag, is_crashing_image, pod_pull_policy,
-    pull_seconds, spread,
+    full_image, has_missing_image, hex_digest, image_id, image_with_tag, is_crashing_image,
+    pod_pull_policy, pull_seconds, spread,
 };
 use super::status::Shown;
-use super::Kubelet;
+use super::{Kubelet, MANAGER};
 use crate::controllers::events::EventSpec;
-use crate::controllers::{is_deleting, is_pod_terminal, name_of, namespace_of, uid_of};
+use crate::controllers::{is_deleting, is_pod_terminal, name_of, namespace_of, uid_of, writer};
 use crate::registry::{now, DeleteOptions};
 
 /// How long a crashing container runs before it exits (simulated seconds).
@@ -179,7 +179,78 @@ impl Kubelet {
                 Stage::Completed => {}
             }
         }
+        if rt.stage == Stage::Running && !is_deleting(pod) {
+            self.start_ephemeral_containers(pod);
+        }
         self.pods.insert(uid, rt);
+    }
+
+    /// Debug containers (`kubectl debug`) added to a running pod start at once, as the
+    /// kubelet starts them: Pulled/Created/Started, then a running status of their own.
+    fn start_ephemeral_containers(&mut self, pod: &Value) {
+        let reported: Vec<&str> = pod["status"]["ephemeralContainerStatuses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        let added: Vec<(String, String)> = pod["spec"]["ephemeralContainers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                Some((
+                    c["name"].as_str()?.to_string(),
+                    c["image"].as_str()?.to_string(),
+                ))
+            })
+            .filter(|(name, _)| !reported.contains(&name.as_str()))
+            .collect();
+        if added.is_empty() {
+            return;
+        }
+        let started_at = now();
+        let mut statuses: Vec<Value> = pod["status"]["ephemeralContainerStatuses"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for (name, image) in added {
+            let tagged = image_with_tag(&image);
+            self.pulled.insert(image.clone());
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal(
+                    "Pulled",
+                    format!("Container image \"{tagged}\" already present on machine"),
+                ),
+            );
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal("Created", format!("Created container: {name}")),
+            );
+            self.record(
+                pod,
+                &name,
+                EventSpec::normal("Started", format!("Started container {name}")),
+            );
+            statuses.push(json!({
+                "name": name, "image": full_image(&image), "imageID": image_id(&image),
+                "containerID": container_id(pod, &name, 0), "ready": false, "restartCount": 0,
+                "state": {"running": {"startedAt": started_at}}, "lastState": {},
+            }));
+        }
+        let _ = self.ctx.registry.update_with(
+            &self.ctx.def("", "pods"),
+            namespace_of(pod),
+            name_of(pod),
+            &writer(MANAGER, "status"),
+            |current| {
+                current["status"]["ephemeralContainerStatuses"] = Value::Array(statuses.clone());
+                Ok(())
+            },
+        );
     }
 
     /// A pod seen for the first time: start it, or adopt it after a restart of the simulation.

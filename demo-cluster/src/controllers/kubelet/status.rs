@@ -175,6 +175,10 @@ impl Kubelet {
             "startTime": rt.start_time, "containerStatuses": statuses,
             "qosClass": pod["status"]["qosClass"].as_str().unwrap_or("BestEffort"),
         });
+        // Debug containers keep their own statuses (start_ephemeral_containers).
+        if let Some(ephemeral) = pod["status"].get("ephemeralContainerStatuses") {
+            status["ephemeralContainerStatuses"] = ephemeral.clone();
+        }
         if !creating || sandbox_up {
             status["podIP"] = json!(rt.pod_ip);
             status["podIPs"] = json!([{"ip": rt.pod_ip}]);

@@ -28,6 +28,7 @@ pub mod containers;
 pub mod debug;
 pub mod frame;
 pub mod protocol;
+pub mod refusal;
 pub mod request;
 pub mod shell;
 pub mod status;

@@ -194,12 +194,17 @@ const UPGRADE_REQUIRED: &str = "Upgrade request required";
 
 /// Reads the answer to the plain GET made after a refused handshake.
 pub fn explain_refused_handshake(code: u16, body: &str) -> HandshakeRefusal {
-    let error = ApiError::from_response(code, body);
+    explain_handshake_error(ApiError::from_response(code, body))
+}
+
+/// [`explain_refused_handshake`] for an answer already read as an error (a 2xx answer is not
+/// one: the upgrade was the trouble, [`HandshakeRefusal::Upgrade`]).
+pub fn explain_handshake_error(error: ApiError) -> HandshakeRefusal {
     match &error {
-        ApiError::Status { message, .. } if code == 400 && message == UPGRADE_REQUIRED => {
+        ApiError::Status { code, message, .. } if *code == 400 && message == UPGRADE_REQUIRED => {
             HandshakeRefusal::Upgrade
         }
-        ApiError::Status { .. } if code >= 400 => HandshakeRefusal::Request(error),
+        ApiError::Status { code, .. } if *code >= 400 => HandshakeRefusal::Request(error),
         _ => HandshakeRefusal::Upgrade,
     }
 }
