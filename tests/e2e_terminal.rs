@@ -352,3 +352,61 @@ async fn kubectl_proxys_refusal_is_explained() {
     harness.screenshot("terminal-refused").await;
     harness.stop().await;
 }
+
+/// A debug container (`kubectl debug -it POD --image=busybox --target=app`): added through
+/// `pods/ephemeralcontainers`, followed until it runs, then attached in a session of its own.
+async fn a_debug_container_is_added_and_attached(backend: Backend) {
+    let harness = start(backend).await;
+    running_pod(&harness, "needs-debugging").await;
+    harness
+        .open("#/obj/core/v1/pods/default/needs-debugging?tab=terminal")
+        .await;
+    wait_until(
+        "the first shell opens",
+        async || session(&harness.driver).await,
+        |(phase, ..)| phase == "open",
+    )
+    .await;
+    common::click_live(&harness.driver, ".debug-container summary").await;
+    let target = harness
+        .driver
+        .find(By::Css("select[aria-label='Debug target']"))
+        .await
+        .expect("the target picker");
+    target
+        .find(By::Css("option[value='app']"))
+        .await
+        .expect("the app container offered")
+        .click()
+        .await
+        .expect("target chosen");
+    common::click_live(&harness.driver, ".debug-form button").await;
+    let tabs = wait_until(
+        "a session attached to the debug container",
+        async || common::texts_at(&harness.driver, ".terminal-tab .link", None).await,
+        |tabs| tabs.iter().any(|t| t.starts_with("debugger-") && t.ends_with(": attached")),
+    )
+    .await;
+    eprintln!("sessions: {tabs:?}");
+    wait_until(
+        "the debug session opens",
+        async || session(&harness.driver).await,
+        |(phase, ..)| phase == "open",
+    )
+    .await;
+    // The pod's spec names it, targeting the app container, as kubectl debug does.
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
+    let pod = pods.get("needs-debugging").await.expect("the pod");
+    let added = pod
+        .spec
+        .and_then(|s| s.ephemeral_containers)
+        .unwrap_or_default();
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert_eq!(added[0].image.as_deref(), Some("busybox"));
+    assert_eq!(added[0].target_container_name.as_deref(), Some("app"));
+    assert_eq!((added[0].stdin, added[0].tty), (Some(true), Some(true)));
+    harness.screenshot("terminal-debug-container").await;
+    harness.stop().await;
+}
+
+on_both_backends!(a_debug_container_is_added_and_attached);

@@ -58,6 +58,9 @@ pub enum TerminalPhase {
     },
 }
 
+/// What a session cut by its pod's deletion says.
+const POD_DELETED: &str = "The pod was deleted: the session ended with it";
+
 /// Options of [`use_terminal_session`].
 pub struct UseTerminalSessionOptions {
     pub tree: ApiTree,
@@ -85,6 +88,7 @@ pub struct UseTerminalSessionReturn {
 #[derive(Clone)]
 pub struct TerminalControls {
     session: Rc<RefCell<Session>>,
+    phase: RwSignal<TerminalPhase>,
     tty: bool,
     restart: Rc<dyn Fn()>,
 }
@@ -119,6 +123,22 @@ impl TerminalControls {
     /// A new session with the same command (after it ended or was lost).
     pub fn reconnect(&self) {
         (self.restart)();
+    }
+
+    /// The pod was deleted (its page's watch saw it go): the session ends with it, even where
+    /// the stream would outlive it for a while.
+    pub fn pod_deleted(&self) {
+        if !matches!(
+            self.phase.get_untracked(),
+            TerminalPhase::Connecting | TerminalPhase::Open { .. }
+        ) {
+            return;
+        }
+        self.session.borrow_mut().stop();
+        self.phase.try_set(TerminalPhase::Ended {
+            sentence: POD_DELETED.to_string(),
+            reconnect: false,
+        });
     }
 }
 
@@ -187,6 +207,7 @@ pub fn use_terminal_session(options: UseTerminalSessionOptions) -> UseTerminalSe
         running: running.read_only(),
         controls: TerminalControls {
             session,
+            phase,
             tty,
             restart,
         },
@@ -303,7 +324,7 @@ impl Run {
             }
             let reconnect = should_offer_reconnect(&end);
             let sentence = if reconnect && self.pod_is_gone().await {
-                "The pod was deleted: the session ended with it".to_string()
+                POD_DELETED.to_string()
             } else {
                 end.sentence(&EndContext {
                     command: &argv,
@@ -311,7 +332,7 @@ impl Run {
                     user_typed,
                 })
             };
-            let reconnect = reconnect && !sentence.starts_with("The pod was deleted");
+            let reconnect = reconnect && sentence != POD_DELETED;
             return self.finish(TerminalPhase::Ended {
                 sentence,
                 reconnect,

@@ -24,7 +24,7 @@ use crate::cmd::{self, TestCounts};
 use crate::{build, setup};
 
 /// Every part, in the order they run.
-const PARTS: [&str; 9] = [
+const PARTS: [&str; 10] = [
     "ui-size",
     "model",
     "server",
@@ -34,16 +34,18 @@ const PARTS: [&str; 9] = [
     "timeline",
     "live",
     "logs",
+    "terminal",
 ];
 
 /// The browser benchmarks: part and the test target that measures it.
-const BROWSER_BENCHES: [(&str, &str); 6] = [
+const BROWSER_BENCHES: [(&str, &str); 7] = [
     ("ui", "bench_ui"),
     ("list", "bench_list"),
     ("list-real", "bench_list"),
     ("timeline", "bench_timeline"),
     ("live", "bench_live"),
     ("logs", "bench_logs"),
+    ("terminal", "bench_terminal"),
 ];
 
 /// The project's goals (README, "Measured figures") for figures measured here, by part and
@@ -175,9 +177,20 @@ pub fn run(args: &[String]) -> Result<()> {
         );
         if !built {
             build::release_ui()?;
+            built = true;
         }
         browser_bench("bench_logs")?;
         ran.push("logs");
+    }
+    if wants("terminal") {
+        println!(
+            "\nxtask bench: ==== UI: a terminal through kube-atlas and kube-apiserver: keystroke echo, seq 100000 ===="
+        );
+        if !built {
+            build::release_ui()?;
+        }
+        browser_bench("bench_terminal")?;
+        ran.push("terminal");
     }
     print_table(Path::new(BENCH_DIR), &ran, started)
 }

@@ -40,6 +40,8 @@ pub struct TerminalPlace {
     /// `attach=`: open attached to this container instead of a shell.
     pub attach: Option<String>,
     pub denials: TerminalDenials,
+    /// The page saw the pod deleted: its sessions end.
+    pub deleted: Signal<bool>,
 }
 
 crate::split::split_view!(
@@ -53,6 +55,7 @@ crate::split::split_view!(
             pod=place.pod
             attach=place.attach
             denials=place.denials
+            deleted=place.deleted
         />
     }
 );
@@ -84,6 +87,7 @@ fn TerminalTabView(
     pod: Signal<Option<Value>>,
     attach: Option<String>,
     denials: TerminalDenials,
+    deleted: Signal<bool>,
 ) -> impl IntoView {
     if !is_served(&tree, PodSubresource::Exec) {
         return view! { <p class="muted">"The server does not serve pods/exec: no terminal here."</p> }
@@ -240,7 +244,7 @@ fn TerminalTabView(
             {move || exec_blocked().map(|why| view! { <p class="muted terminal-blocked" role="status">{why}</p> })}
             <div class="terminal-tabs" role="tablist" aria-label="Terminal sessions">{tabs}</div>
             <For each=move || sessions.get() key=|s| s.id let:session>
-                <TerminalScreen tree=tree.clone() spec=session.spec.clone() visible=Signal::derive(move || active.get() == session.id)/>
+                <TerminalScreen tree=tree.clone() spec=session.spec.clone() deleted=deleted visible=Signal::derive(move || active.get() == session.id)/>
             </For>
             {move || sessions.with(Vec::is_empty).then(|| view! {
                 <p class="muted">"No terminal open. Pick a container and open one."</p>

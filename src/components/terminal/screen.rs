@@ -53,6 +53,8 @@ pub fn TerminalScreen(
     /// Hidden sessions keep running (and their size) while another tab is shown.
     #[prop(into)]
     visible: Signal<bool>,
+    /// The pod's page saw it deleted.
+    deleted: Signal<bool>,
 ) -> impl IntoView {
     let screen = Rc::new(RefCell::new(Screen::default()));
     let on_output: Rc<dyn Fn(&[u8])> = {
@@ -72,6 +74,14 @@ pub fn TerminalScreen(
         command: spec.command.clone(),
         on_output,
     });
+    {
+        let controls = SendWrapper::new(controls.clone());
+        Effect::new(move |_| {
+            if deleted.get() {
+                controls.pod_deleted();
+            }
+        });
+    }
     let size = RwSignal::new(None::<TerminalSize>);
     let load_error = RwSignal::new(None::<String>);
     let host = NodeRef::<html::Div>::new();

@@ -20,7 +20,7 @@ use crate::model::ApiTree;
 use crate::pages::object::summary::overview;
 use crate::pages::object::ObjectIdentity;
 use crate::state::activity::use_activity;
-use crate::state::object::UseObjectReturn;
+use crate::state::object::{Gone, UseObjectReturn};
 use crate::state::rollback::use_rollback;
 use crate::state::watch::WatchHub;
 
@@ -193,6 +193,10 @@ impl ObjectPageParts {
             pod: Signal::derive(move || object.get()),
             attach,
             denials: self.terminal_denials(),
+            deleted: Signal::derive({
+                let gone = self.state.gone;
+                move || gone.get() == Some(Gone::Deleted)
+            }),
         };
         view! { <TerminalTab place=place/> }.into_any()
     }

@@ -127,9 +127,8 @@ fn offered_protocols(headers: &HeaderMap) -> Vec<String> {
         .collect()
 }
 
-/// Whether the container has a running instance: its status says `running`. The demo's
-/// kubelet writes no status for ephemeral containers (`kubectl debug`): one of a running pod
-/// counts as started, as the stand-in kubelet starts them at once.
+/// Whether the container has a running instance: its status says `running` (the demo's
+/// kubelet starts debug containers at once, as the stand-in kubelet does).
 fn is_running(pod: &Value, container: &str) -> bool {
     let status = [
         "containerStatuses",
@@ -140,11 +139,5 @@ fn is_running(pod: &Value, container: &str) -> bool {
     .filter_map(|kind| pod["status"][kind].as_array())
     .flatten()
     .find(|s| s["name"] == container);
-    match status {
-        Some(status) => status["state"]["running"].is_object(),
-        None => {
-            container_names(pod, "ephemeralContainers").contains(&container)
-                && pod["status"]["phase"] == "Running"
-        }
-    }
+    status.is_some_and(|status| status["state"]["running"].is_object())
 }

@@ -1,0 +1,221 @@
+//! Terminal benchmark (`cargo xtask bench terminal`): the release build in headless Chromium,
+//! served by kube-atlas in front of kube-apiserver, whose exec path reaches the stand-in
+//! kubelet's streaming server (`--streams`): keystrokes go browser → kube-atlas →
+//! kube-apiserver → kubelet and their echo comes back the same way, as on a real cluster.
+//! - keystroke-to-echo latency: one key typed, until xterm.js draws its echo (p50, p99);
+//! - `seq 100000`: until the last line is drawn, and the longest frame meanwhile;
+//! - page start: the terminal's code is not in it (`cargo xtask bench ui-size` measures that).
+//!
+//! Prints figures and writes `target/bench/terminal.json`; asserts only that it really ran.
+//! Quick mode (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test`): 10 keys, `seq 2000`.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::time::Instant;
+
+use common::bench::{self, Figures};
+use common::{wait_until, Backend, Harness};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, PostParams};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+/// Resolves once the cursor's row of the screen ends with `arguments[0]` characters `x`
+/// (the echo of the key just typed), or after 2 s with -1.
+const ECHO_SCRIPT: &str = r#"
+const done = arguments[arguments.length - 1];
+const want = 'x'.repeat(arguments[0]);
+const rows = document.querySelector('.terminal-session .xterm-rows');
+const until = performance.now() + 2000;
+function look() {
+  const text = rows ? rows.textContent : '';
+  if (text.includes('/ # ' + want) && !text.includes('/ # ' + want + 'x')) { done(performance.now()); return; }
+  if (performance.now() > until) { done(-1); return; }
+  requestAnimationFrame(look);
+}
+look();
+"#;
+
+/// Starts recording frames into `window.__frames` (worst interval, longest LoAF) without
+/// blocking the session, so keys can be typed meanwhile.
+const START_FRAMES: &str = r#"
+const state = {last: 0, worst: 0, frames: 0, loaf: 0, on: true};
+window.__frames = state;
+try {
+  state.observer = new PerformanceObserver(list => {
+    for (const e of list.getEntries()) state.loaf = Math.max(state.loaf, e.duration);
+  });
+  state.observer.observe({type: 'long-animation-frame'});
+} catch (e) {}
+function step(t) {
+  if (!state.on) return;
+  if (state.last > 0) { state.worst = Math.max(state.worst, t - state.last); state.frames++; }
+  state.last = t;
+  requestAnimationFrame(step);
+}
+requestAnimationFrame(step);
+"#;
+
+const STOP_FRAMES: &str = r#"
+const s = window.__frames; s.on = false; if (s.observer) s.observer.disconnect();
+return [s.worst, s.loaf, s.frames];
+"#;
+
+async fn screen_text(driver: &WebDriver) -> String {
+    driver
+        .execute(
+            "const r = document.querySelector('.terminal-session .xterm-rows'); return r ? r.textContent : '';",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<String>().ok())
+        .unwrap_or_default()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(index).copied().unwrap_or(f64::NAN)
+}
+
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_echo_and_throughput() {
+    let mut figures = Figures::new("terminal");
+    let harness = Harness::start_on(Backend::Real)
+        .await
+        .behind_kube_atlas()
+        .await;
+    let driver = &harness.driver;
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "bench-shell"},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }))
+    .expect("a pod");
+    pods.create(&PostParams::default(), &pod)
+        .await
+        .expect("pod created");
+    wait_until(
+        "the pod runs",
+        async || {
+            pods.get("bench-shell")
+                .await
+                .ok()
+                .and_then(|p| p.status?.phase)
+        },
+        |phase| phase.as_deref() == Some("Running"),
+    )
+    .await;
+    harness
+        .open("#/obj/core/v1/pods/default/bench-shell?tab=terminal")
+        .await;
+    wait_until(
+        "the prompt",
+        async || screen_text(driver).await,
+        |text| text.contains("/ # "),
+    )
+    .await;
+    let input = driver
+        .find(By::Css(".terminal-session .xterm-helper-textarea"))
+        .await
+        .expect("the terminal's input");
+
+    // Echo: one key at a time, each waited for.
+    let keys = bench::pick(60, 10);
+    let mut latencies = Vec::new();
+    for n in 1..=keys {
+        let started = Instant::now();
+        input.send_keys("x").await.expect("typed");
+        let seen = driver
+            .execute_async(ECHO_SCRIPT, vec![json!(n)])
+            .await
+            .expect("echo script")
+            .json()
+            .as_f64()
+            .unwrap_or(-1.0);
+        assert!(seen >= 0.0, "the echo of key {n} was drawn");
+        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let (p50, p99) = (percentile(&latencies, 0.5), percentile(&latencies, 0.99));
+    println!(
+        "bench terminal: keys={keys} echo_p50_ms={p50:.1} echo_p99_ms={p99:.1} (key sent by \
+         WebDriver until xterm.js drew its echo; browser → kube-atlas → kube-apiserver → kubelet \
+         and back)"
+    );
+    figures.add("echo_p50_ms", None, p50, "ms");
+    figures.add("echo_p99_ms", Some("≤ 50 ms"), p99, "ms");
+
+    // Throughput: clear the line, then seq N, watching frames meanwhile.
+    input
+        .send_keys(Key::Backspace.value().repeat(keys as usize))
+        .await
+        .expect("line cleared");
+    let lines = bench::pick(100_000, 2_000);
+    driver
+        .execute(START_FRAMES, vec![])
+        .await
+        .expect("frames recorded");
+    let started = Instant::now();
+    input
+        .send_keys(format!("seq {lines}\n"))
+        .await
+        .expect("typed");
+    let last = format!("\n{lines}");
+    wait_until(
+        "the last line drawn and a new prompt",
+        async || {
+            driver
+                .execute(
+                    "const r = document.querySelector('.terminal-session .xterm-rows');
+                     return r ? Array.from(r.children).map(c => c.textContent.trimEnd()).join('\\n') : '';",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|r| r.convert::<String>().ok())
+                .unwrap_or_default()
+        },
+        |text| text.contains(&last) && text.trim_end().ends_with("/ #"),
+    )
+    .await;
+    let drawn_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let (worst, loaf, frames): (f64, f64, f64) = driver
+        .execute(STOP_FRAMES, vec![])
+        .await
+        .expect("frames")
+        .convert()
+        .expect("three numbers");
+    assert!(frames > 0.0, "frames seen");
+    let (heap_mib, wasm_mib) = common::page_memory_mib(driver).await;
+    println!(
+        "bench terminal: seq={lines} drawn_ms={drawn_ms:.0} lines_per_s={:.0} \
+         longest_frame_ms={worst:.1} longest_long_animation_frame_ms={loaf:.1} \
+         page_memory_mib={:.1}",
+        lines as f64 / (drawn_ms / 1000.0),
+        heap_mib + wasm_mib
+    );
+    figures.add(format!("seq={lines} drawn_ms"), None, drawn_ms, "ms");
+    figures.add(
+        format!("seq={lines} longest_frame_ms"),
+        Some("≤ 50 ms"),
+        worst,
+        "ms",
+    );
+    figures.add(
+        format!("seq={lines} longest_long_animation_frame_ms"),
+        None,
+        loaf,
+        "ms",
+    );
+    harness.screenshot("terminal-seq").await;
+    harness.stop().await;
+    figures.save();
+}
