@@ -48,7 +48,8 @@ pub struct Target {
 impl Target {
     /// A built-in kind the actions know (Deployment, StatefulSet, DaemonSet, ReplicaSet,
     /// CronJob, Job, Pod, Node, ReplicationController), read from the object's `apiVersion`,
-    /// `kind` and metadata; None for other kinds (use [`Target::of_resource`]).
+    /// `kind` and metadata; None for other kinds (use [`Target::of_resource`]) and for a
+    /// list's items, which carry no `kind`.
     pub fn of(object: &Value) -> Option<Target> {
         let kind = object.get("kind")?.as_str()?;
         let (group, version) = split_api_version(object.get("apiVersion")?.as_str()?);
