@@ -85,7 +85,10 @@ where
 
 /// A list's items, each with the list's kind (a list's items carry none).
 fn items(list: &Value) -> Vec<Value> {
-    let kind = list["kind"].as_str().and_then(|k| k.strip_suffix("List")).unwrap_or_default();
+    let kind = list["kind"]
+        .as_str()
+        .and_then(|k| k.strip_suffix("List"))
+        .unwrap_or_default();
     let mut items = list["items"].as_array().cloned().unwrap_or_default();
     for item in &mut items {
         item["apiVersion"] = list["apiVersion"].clone();
@@ -371,6 +374,10 @@ async fn run_actions(client: &Client) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
 async fn day_two_actions_do_on_the_demo_cluster_what_they_do_on_kube_apiserver() {
     let plane = envtest::ControlPlane::start(envtest::Options {
         controllers: true,
