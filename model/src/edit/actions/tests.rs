@@ -249,7 +249,7 @@ fn labels_that_would_need_overwrite_or_are_missing_do_not_apply() {
 
 #[test]
 fn results_fold_per_object_never_stop_and_retry_a_conflict_once_from_the_latest() {
-    let objects: Vec<(Target, Value)> = ["a", "b", "c", "d"]
+    let objects: Vec<(Target, Value)> = ["d", "a", "b", "c"]
         .iter()
         .map(|n| {
             let mut object = pod(n, n);
@@ -268,7 +268,11 @@ fn results_fold_per_object_never_stop_and_retry_a_conflict_once_from_the_latest(
     let plan = plan_bulk(&label, &objects, &permissions, &options);
     let mut run = BulkRun::start(&plan, &options);
     let sent = run.to_send();
-    assert_eq!(sent.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(
+        sent.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+        [1, 2, 3],
+        "the denied first object stops nothing"
+    );
     let refused = ApiError::from_response(
         422,
         r#"{"kind":"Status","message":"metadata.labels: Invalid value","reason":"Invalid","code":422}"#,
@@ -277,15 +281,15 @@ fn results_fold_per_object_never_stop_and_retry_a_conflict_once_from_the_latest(
         409,
         r#"{"kind":"Status","message":"the object has been modified","reason":"Conflict","code":409}"#,
     );
-    run.answered(0, Err(&refused));
-    run.answered(1, Err(&conflict));
-    run.answered(2, Ok(()));
+    run.answered(1, Err(&refused));
+    run.answered(2, Err(&conflict));
+    run.answered(3, Ok(()));
     assert_eq!(run.summary(), "1 done, 2 refused, 1 under way");
     assert_eq!(run.needing_latest().len(), 1);
     // The latest has the label already with another value: no longer applies.
-    let mut latest = objects[1].1.clone();
+    let mut latest = objects[2].1.clone();
     latest["metadata"]["labels"]["team"] = json!("dev");
-    run.latest(1, Ok(&latest));
+    run.latest(2, Ok(&latest));
     assert!(run.is_finished());
     assert_eq!(
         run.refused()
@@ -293,12 +297,12 @@ fn results_fold_per_object_never_stop_and_retry_a_conflict_once_from_the_latest(
             .map(|(t, m)| (t.name.as_str(), *m))
             .collect::<Vec<_>>(),
         [
+            ("d", "You may not patch pods \"d\" in namespace default."),
             ("a", "metadata.labels: Invalid value"),
             (
                 "b",
                 "'team' already has a value (dev), and --overwrite is false"
             ),
-            ("d", "You may not patch pods \"d\" in namespace default."),
         ]
     );
 }
