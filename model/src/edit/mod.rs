@@ -3,10 +3,12 @@
 //! edit over a concurrent write after a 409 ([`merge`]), server-side apply conflicts
 //! ([`apply`]), creating from YAML through discovery ([`create`]), starting templates
 //! ([`template`]), drafts kept across reloads ([`draft`]), one-label edits ([`quick`]) and
-//! an open edit's states and transitions ([`session`]).
+//! an open edit's states and transitions ([`session`]); day-two actions (restart, pause,
+//! drain, evict, trigger, bulk) as kubectl's requests ([`actions`]).
 //! No browser APIs: the UI parses the editor's text with [`crate::object::yaml`] and sends
 //! what these functions return.
 
+pub mod actions;
 pub mod apply;
 pub mod check;
 pub mod create;

@@ -186,9 +186,47 @@ pub fn age_of(timestamp: &str, now: EpochMillis) -> Option<String> {
     parse_timestamp(timestamp).map(|then| human_duration(now.saturating_sub(then)))
 }
 
+/// An instant as RFC 3339 in UTC to the second (`2026-12-07T04:22:48Z`), as
+/// `kubectl rollout restart` stamps `restartedAt` (Go's `time.RFC3339`); the inverse of
+/// [`parse_timestamp`] for whole seconds.
+pub fn format_timestamp(at: EpochMillis) -> String {
+    let seconds = at.div_euclid(1000);
+    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_format_as_kubectl_stamps_them_and_parse_back() {
+        assert_eq!(format_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_timestamp(1_796_617_368_999), "2026-12-07T04:22:48Z");
+        for text in [
+            "2000-02-29T23:59:59Z",
+            "2024-12-31T00:00:00Z",
+            "1969-12-31T23:59:59Z",
+        ] {
+            let parsed = parse_timestamp(text).expect("parses");
+            assert_eq!(format_timestamp(parsed), text);
+        }
+    }
 
     const SECOND: i64 = 1000;
     const MINUTE: i64 = 60 * SECOND;
