@@ -17,6 +17,8 @@ pub mod poll;
 pub mod quantity;
 pub mod resources;
 pub mod samples;
+#[cfg(test)]
+mod tests;
 
 pub use chart::{usage_chart, ChartInput, Mark, MarkSource, UsageChart};
 pub use decode::{decode_node_metrics, decode_pod_metrics, NodeMetrics, PodMetrics, Usage};
