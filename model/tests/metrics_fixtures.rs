@@ -69,6 +69,7 @@ fn found_in_aggregated_discovery_and_missing_when_stale() {
         None,
         parse_aggregated(&read("discovery-apis-aggregated-unavailable.json")).expect("parses"),
     );
+    assert!(!metrics_api(&stale.tree).is_served());
     let missing = metrics_api_in(&stale);
     let reason = missing.reason().expect("missing");
     assert!(reason.starts_with(NO_METRICS_API), "{reason}");
@@ -299,6 +300,10 @@ fn oom_killed_near_its_memory_limit_and_cpu_at_its_limit() {
         oom.check,
         "kubectl top pod web-7b9689b665-ltxcj -n usage --containers"
     );
+    // Near the limit after an ordinary crash (not OOMKilled): nothing.
+    let mut crashed = pod.clone();
+    crashed["status"]["containerStatuses"][0]["lastState"]["terminated"]["reason"] = json!("Error");
+    assert!(pod_usage_findings(&crashed, &sample(&crashed, 20_000_000, 120 << 20)).is_empty());
     // Far from the limit, or near it but never OOMKilled: nothing.
     assert!(pod_usage_findings(&pod, &sample(&pod, 20_000_000, 64 << 20)).is_empty());
     let never_killed = json_of("usage-pods-objects.json")["items"][0].clone();
@@ -506,4 +511,39 @@ fn chart_input_defaults(marks: &[kube_atlas_model::metrics::Mark]) -> ChartInput
         height: 80.0,
         utc_offset_minutes: 0,
     }
+}
+
+#[test]
+fn a_rollout_seen_while_the_page_was_open_is_a_mark() {
+    use kube_atlas_model::history::{HistoryStore, RevisionKind};
+    use kube_atlas_model::metrics::chart::marks_from_timeline;
+    let deployment = |image: &str, rv: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "web", "namespace": "usage", "uid": "d-1", "resourceVersion": rv},
+               "spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": image}]}}}})
+    };
+    let mut store = HistoryStore::default();
+    store.record(
+        RevisionKind::Listed,
+        &deployment("nginx:1.25", "1"),
+        1_000.0,
+    );
+    store.record(
+        RevisionKind::Modified,
+        &deployment("nginx:1.25", "2"),
+        2_000.0,
+    );
+    store.record(
+        RevisionKind::Modified,
+        &deployment("nginx:1.27", "3"),
+        30_000.0,
+    );
+    let timeline = store.timeline("d-1").expect("a timeline");
+    let marks = marks_from_timeline(timeline);
+    // The listed version and the bookkeeping-only write are not marks; the image change is.
+    assert_eq!(marks.len(), 1, "{marks:#?}");
+    assert_eq!(marks[0].at_ms, 30_000);
+    assert!(marks[0].label.starts_with("MODIFIED"), "{}", marks[0].label);
+    assert!(marks[0].label.contains("nginx:1.27"), "{}", marks[0].label);
+    assert!(matches!(marks[0].source, MarkSource::Revision(_)));
 }

@@ -129,7 +129,7 @@ pub fn node_allocatable(node: &Value) -> Amounts {
 
 /// `part` of `whole` in percent; `None` without a positive whole.
 pub fn percent(part: f64, whole: Option<f64>) -> Option<f64> {
-    whole.filter(|w| *w > 0.0).map(|w| part / w * 100.0)
+    whole.filter(|w| *w > 0.0).map(|w| part * 100.0 / w)
 }
 
 /// Which resource a cell or chart shows.
