@@ -11,6 +11,7 @@ pub mod errors;
 pub mod exec;
 pub mod http;
 pub mod load;
+pub mod metrics;
 pub mod names;
 pub mod openapi;
 pub mod pod_logs;
@@ -93,6 +94,10 @@ pub struct Config {
     pub tls_cert_file: Option<PathBuf>,
     /// The PEM private key of [`Config::tls_cert_file`] (`--tls-private-key-file`).
     pub tls_private_key_file: Option<PathBuf>,
+    /// Serve the metrics API (`metrics.k8s.io/v1beta1`, as metrics-server behind the
+    /// aggregator), with simulated usage ([`metrics`]). On by default; `--no-metrics` turns
+    /// it off, as a cluster without metrics-server.
+    pub metrics: bool,
 }
 
 impl Default for Config {
@@ -115,6 +120,7 @@ impl Default for Config {
             token_auth_file: None,
             tls_cert_file: None,
             tls_private_key_file: None,
+            metrics: true,
         }
     }
 }
@@ -186,6 +192,11 @@ pub fn build_registry(config: &Config, tuning: &Tuning) -> std::io::Result<Arc<R
         if config.token_auth_file.is_some() {
             seed::seed_viewers_binding(&registry);
         }
+    }
+    if config.metrics {
+        registry.serve_metrics(metrics::Simulation {
+            churn: config.churn > 0,
+        });
     }
     Ok(registry)
 }

@@ -58,6 +58,10 @@ struct Args {
     /// StorageVersionMigrations).
     #[arg(long)]
     feature_gated_apis: bool,
+    /// Do not serve the metrics API (`metrics.k8s.io`), as a cluster without metrics-server:
+    /// `kubectl top` answers "Metrics API not available".
+    #[arg(long)]
+    no_metrics: bool,
     /// Authenticate requests by bearer token and authorize them by RBAC, as kube-apiserver's
     /// flag: a CSV file of `token,user,uid,"group1,group2"` lines. Without a token a request is
     /// `system:anonymous`; an unknown token gets 401. Without this flag every request may do
@@ -133,6 +137,7 @@ async fn main() -> anyhow::Result<()> {
         token_auth_file: args.token_auth_file,
         tls_cert_file: args.tls_cert_file,
         tls_private_key_file: args.tls_private_key_file,
+        metrics: !args.no_metrics,
     };
     let cluster = demo_cluster::start(config).await?;
     println!("demo cluster serving on {}", cluster.url());

@@ -166,6 +166,9 @@ fn start_servers() -> Result<Servers, String> {
         listen: "127.0.0.1:0".parse().expect("loopback address"),
         empty: true,
         controllers: false,
+        // The real side runs no metrics-server (no stand-in kubelet): neither serves
+        // metrics.k8s.io here. `metrics_differential.rs` compares the two with it.
+        metrics: false,
         ..Config::default()
     })?;
     KEEP.get_or_init(|| {

@@ -324,6 +324,37 @@ impl ControlPlane {
     }
 
     fn start_kubelet(&mut self, nodes: u32) -> Result<(), String> {
+        self.start_kubelet_with(nodes, &[])
+    }
+
+    /// Starts the stand-in kubelet of `nodes` nodes with `--metrics`: the stand-in
+    /// metrics-server behind kube-apiserver's aggregator (`v1beta1.metrics.k8s.io`), and waits
+    /// (60 s at most) until its nodes' metrics are served. For a plane started with
+    /// `nodes: 0`.
+    pub fn start_kubelet_with_metrics(&mut self, nodes: u32) -> Result<(), String> {
+        self.start_kubelet_with(nodes, &["--metrics"])?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let served = self
+                .kubectl(&["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"])
+                .is_ok_and(|out| {
+                    out.status.success()
+                        && String::from_utf8_lossy(&out.stdout).contains("\"usage\"")
+                });
+            if served {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "the metrics API was not served within 60 s:\n{}",
+                    self.log_tail("kubelet")
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    fn start_kubelet_with(&mut self, nodes: u32, flags: &[&str]) -> Result<(), String> {
         let script = shared_kubernetes_dir().join("fake_kubelet.py");
         if !script.is_file() {
             return Err(format!("no stand-in kubelet at {}", script.display()));
@@ -344,6 +375,7 @@ impl ControlPlane {
             .arg(self.admin_kubeconfig())
             .arg(nodes.to_string())
             .arg("--streams")
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(err_log)

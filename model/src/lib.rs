@@ -14,7 +14,9 @@
 //!   pointers, cluster text made visible, Event objects, pod logs, a terminal in a pod;
 //! - [`edit`]: changing objects; [`history`]: what objects were; [`watch`]: keeping lists and
 //!   objects live; [`diagnosis`]: why something is unhealthy; [`overview`]: the cluster
-//!   overview; [`permissions`]: what the user may do;
+//!   overview; [`permissions`]: what the user may do; [`metrics`]: CPU and memory in use,
+//!   from the metrics API (discovery, decoding, usage against requests and limits, polling,
+//!   samples, charts);
 //! - [`navigation`]: where the user is and how they move: routes, shortcuts, the palette,
 //!   quick access, the sidebar tree and its search;
 //! - [`time`]: the two clocks, Kubernetes timestamps and ages, pacing by cost.
@@ -24,6 +26,7 @@ pub mod diagnosis;
 pub mod edit;
 pub mod history;
 pub mod list;
+pub mod metrics;
 pub mod navigation;
 pub mod object;
 pub mod overview;

@@ -65,14 +65,20 @@ pub fn api_versions() -> Value {
 }
 
 pub fn api_group_list(registry: &Registry) -> Value {
-    let groups: Vec<Value> = groups(&registry.defs())
+    let mut groups: Vec<Value> = groups(&registry.defs())
         .iter()
         .map(|(g, vs)| group_json(g, vs))
         .collect();
+    if registry.metrics().is_some() {
+        groups.push(super::metrics::legacy_group());
+    }
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 pub fn api_group(registry: &Registry, group: &str) -> Option<Value> {
+    if group == super::metrics::GROUP && registry.metrics().is_some() {
+        return Some(super::metrics::api_group());
+    }
     let (g, vs) = groups(&registry.defs())
         .into_iter()
         .find(|(g, _)| g == group)?;
@@ -83,6 +89,12 @@ pub fn api_group(registry: &Registry, group: &str) -> Option<Value> {
 }
 
 pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<Value> {
+    if group == super::metrics::GROUP
+        && version == super::metrics::VERSION
+        && registry.metrics().is_some()
+    {
+        return Some(super::metrics::resource_list());
+    }
     let defs: Vec<Arc<ResourceDef>> = registry
         .defs()
         .into_iter()
@@ -158,7 +170,7 @@ pub fn aggregated(registry: &Registry, core: bool, version: &str) -> Value {
     } else {
         groups(&defs)
     };
-    let items: Vec<Value> = groups
+    let mut items: Vec<Value> = groups
         .iter()
         .map(|(g, versions)| {
             let vs: Vec<Value> = versions
@@ -175,6 +187,10 @@ pub fn aggregated(registry: &Registry, core: bool, version: &str) -> Value {
             json!({"metadata": {"name": g, "creationTimestamp": null}, "versions": vs})
         })
         .collect();
+    // The metrics API's APIService comes last (its group priority is the lowest).
+    if !core && registry.metrics().is_some() {
+        items.push(super::metrics::aggregated_group());
+    }
     json!({"kind": "APIGroupDiscoveryList", "apiVersion": format!("apidiscovery.k8s.io/{version}"),
            "metadata": {}, "items": items})
 }

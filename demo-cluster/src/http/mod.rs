@@ -4,6 +4,7 @@ pub mod access;
 pub mod compress;
 pub mod discovery;
 pub mod listener;
+pub mod metrics;
 pub mod negotiate;
 pub mod resource;
 pub mod table;
@@ -228,6 +229,10 @@ async fn root_paths(State(app): State<AppState>) -> Response {
             paths.push(format!("/apis/{g}/{v}"));
         }
     }
+    if app.registry.metrics().is_some() {
+        paths.push(format!("/apis/{}", metrics::GROUP));
+        paths.push(format!("/apis/{}/{}", metrics::GROUP, metrics::VERSION));
+    }
     paths.extend(
         [
             "/healthz",
@@ -377,6 +382,14 @@ async fn dispatch(
         ["api", "v1", ..] => {
             let rest = segs[2..].to_vec();
             resource::handle(app, parts, body, String::new(), "v1".into(), rest).await
+        }
+        ["apis", group, version, rest @ ..]
+            if *group == metrics::GROUP && *version == metrics::VERSION =>
+        {
+            match app.registry.metrics() {
+                Some(simulation) => metrics::handle(&app.registry, simulation, &parts, rest),
+                None => Err(ApiError::path_not_found()),
+            }
         }
         ["apis", group, version, ..] => {
             let (g, v) = (group.to_string(), version.to_string());

@@ -140,6 +140,8 @@ pub struct Registry {
     discovery_documents: Mutex<HashMap<DocumentKey, (u64, Arc<ServedDocument>)>>,
     next_service_ip: AtomicU32,
     next_node_port: AtomicU32,
+    /// The metrics API (`metrics.k8s.io`), served once set ([`Registry::serve_metrics`]).
+    metrics: std::sync::OnceLock<crate::metrics::Simulation>,
 }
 
 pub(crate) fn random_suffix() -> String {
@@ -170,10 +172,22 @@ impl Registry {
             discovery_documents: Mutex::new(HashMap::new()),
             next_service_ip: AtomicU32::new(10),
             next_node_port: AtomicU32::new(0),
+            metrics: std::sync::OnceLock::new(),
         }
     }
 
     /// Every served resource: built-ins first, then custom resources.
+    /// Serves the metrics API (as a cluster with metrics-server does), with usage from
+    /// `simulation`. Set once, before serving: discovery documents are cached.
+    pub fn serve_metrics(&self, simulation: crate::metrics::Simulation) {
+        let _ = self.metrics.set(simulation);
+    }
+
+    /// The metrics API's simulation, when it is served.
+    pub fn metrics(&self) -> Option<crate::metrics::Simulation> {
+        self.metrics.get().copied()
+    }
+
     pub fn defs(&self) -> Vec<Arc<ResourceDef>> {
         let crds = self.crd_defs.read().unwrap_or_else(|p| p.into_inner());
         self.builtins.iter().chain(crds.iter()).cloned().collect()

@@ -8,11 +8,14 @@
 //! ownerReferences), groups the same finding on sibling pods ("2 of 3 pods of ReplicaSet x
 //! cannot be scheduled"), and orders root causes first. [`controller_health`] gives the same
 //! verdict for many controllers at once (a list's Health column, the overview's counts), in
-//! [`verdicts`]. Nothing here knows a page.
+//! [`verdicts`]. Usage rules (OOMKilled near the memory limit, CPU at its limit, a node under
+//! pressure with its top consumers) take the metrics API's samples beside the object, in
+//! [`usage`]. Nothing here knows a page.
 
 pub mod rows;
 pub mod rules;
 pub mod scheduling;
+pub mod usage;
 pub mod verdicts;
 
 pub use verdicts::{controller_health, Verdict};

@@ -448,7 +448,7 @@ mod tests {
             "node-1",
             1500,
             Some(4000),
-            super::super::quantity::format_cpu,
+            crate::metrics::quantity::format_cpu,
             "cores",
         );
         assert_eq!(cpu.label, "CPU requested on node-1: 1.5 of 4 cores (38%)");
@@ -460,7 +460,7 @@ mod tests {
             "n",
             3900,
             Some(4000),
-            super::super::quantity::format_cpu,
+            crate::metrics::quantity::format_cpu,
             "cores",
         );
         assert_eq!(full.level, Level::High);
@@ -469,7 +469,7 @@ mod tests {
             "n",
             5000,
             Some(4000),
-            super::super::quantity::format_cpu,
+            crate::metrics::quantity::format_cpu,
             "cores",
         );
         assert_eq!((over.level, over.fill_percent), (Level::Over, 100.0));
@@ -478,7 +478,7 @@ mod tests {
             "n",
             1024,
             None,
-            super::super::quantity::format_bytes,
+            crate::metrics::quantity::format_bytes,
             "",
         );
         assert_eq!(

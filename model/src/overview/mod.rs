@@ -8,17 +8,16 @@
 
 pub mod chart;
 pub mod histogram;
-pub mod quantity;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::diagnosis::{controller_health, Health, Subject, Verdict};
+use crate::metrics::quantity::{cpu_millis, whole_units};
 use crate::object::events::EventRecord;
 use crate::object::pointer::Pointer;
 use crate::time::age::{parse_timestamp, EpochMillis};
-use quantity::{cpu_millis, whole_units};
 
 fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.at(pointer).and_then(Value::as_str)

@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 
 use crate::components::charts::UsageMeter;
+use crate::model::metrics::quantity::{format_bytes, format_cpu};
 use crate::model::navigation::route::{ListRoute, ObjectRoute, Page};
 use crate::model::overview::chart::usage_bar;
-use crate::model::overview::quantity::{format_bytes, format_cpu};
 use crate::model::overview::{node_requests, node_summary};
 use crate::model::ResourceId;
 use crate::pages::overview::{list_href, loading, stores, with_objects, Stat, UNHEALTHY_SHOWN};

@@ -1,8 +1,9 @@
 //! Kubernetes resource quantities (`100m`, `0.5`, `128Mi`, `1Gi`, `1e3`, `1k`), as
 //! `resource.Quantity` reads them: a signed decimal number, then one suffix: binary SI
 //! (`Ki Mi Gi Ti Pi Ei`), decimal SI (`n u m` `""` `k M G T P E`) or a decimal exponent
-//! (`e3`, `E-2`). Enough for summing requests and showing them; not a round-tripping
-//! canonical form.
+//! (`e3`, `E-2`). Enough for summing requests and usage and showing them; not a
+//! round-tripping canonical form. The metrics API writes usage as metrics-server does
+//! (`24091116n` cores, `18664Ki` bytes); requests and limits come as people wrote them.
 
 /// A quantity's value in base units (cores, bytes): `100m` is 0.1, `1Ki` is 1024. `None` for
 /// anything `resource.ParseQuantity` would refuse (an empty string, two suffixes, spaces).
@@ -70,6 +71,36 @@ pub fn cpu_millis(text: &str) -> Option<i64> {
 /// Memory (or any count) in whole units, rounded up as `Quantity.Value` does.
 pub fn whole_units(text: &str) -> Option<i64> {
     parse_quantity(text).map(|value| (value - 1e-6).ceil() as i64)
+}
+
+/// CPU in nanocores (the metrics API's unit), rounded up as `Quantity.ScaledValue(Nano)`.
+pub fn cpu_nanos(text: &str) -> Option<i64> {
+    parse_quantity(text).map(|cores| (cores * 1e9 - 1e-3).ceil() as i64)
+}
+
+/// Nanocores as `kubectl top` prints them: millicores rounded up (`Quantity.MilliValue`),
+/// `24m`.
+pub fn format_cpu_top(nanos: i64) -> String {
+    format!("{}m", ceil_div(nanos, 1_000_000))
+}
+
+/// Bytes as `kubectl top` prints them: whole mebibytes, rounded down, `18Mi`.
+pub fn format_memory_top(bytes: i64) -> String {
+    format!("{}Mi", bytes.div_euclid(1024 * 1024))
+}
+
+/// Nanocores in millicores, rounded up as `Quantity.MilliValue` does.
+pub fn nanos_to_millis(nanos: i64) -> i64 {
+    ceil_div(nanos, 1_000_000)
+}
+
+fn ceil_div(value: i64, by: i64) -> i64 {
+    let quotient = value.div_euclid(by);
+    if value.rem_euclid(by) == 0 {
+        quotient
+    } else {
+        quotient + 1
+    }
 }
 
 /// Millicores as people write them: `250m`, `1.5`, `4` (cores).
@@ -162,6 +193,67 @@ mod tests {
         assert_eq!(whole_units("128Mi"), Some(134_217_728));
         assert_eq!(whole_units("1e3"), Some(1000));
         assert_eq!(whole_units("0.5"), Some(1));
+    }
+
+    #[test]
+    fn the_metrics_api_units_and_the_issue_list() {
+        // Every suffix the metrics API and pod specs use, and exponent forms.
+        let cases: [(&str, f64); 13] = [
+            ("24091116n", 0.024_091_116),
+            ("250u", 0.000_25),
+            ("120m", 0.12),
+            ("18664Ki", 18664.0 * 1024.0),
+            ("64Mi", 64.0 * 1024.0 * 1024.0),
+            ("2Gi", 2.0 * 1024.0 * 1024.0 * 1024.0),
+            ("3k", 3000.0),
+            ("5M", 5e6),
+            ("7G", 7e9),
+            ("12e-3", 0.012),
+            ("1.5E2", 150.0),
+            ("1e+3", 1000.0),
+            ("129e6", 129e6),
+        ];
+        for (text, expected) in cases {
+            let parsed = parse_quantity(text).unwrap_or_else(|| panic!("{text} parses"));
+            assert!(
+                (parsed - expected).abs() <= expected.abs() * 1e-12,
+                "{text}: {parsed} != {expected}"
+            );
+        }
+        assert_eq!(cpu_nanos("24091116n"), Some(24_091_116));
+        assert_eq!(cpu_nanos("120m"), Some(120_000_000));
+        assert_eq!(cpu_nanos("1"), Some(1_000_000_000));
+        assert_eq!(cpu_nanos("1e-9"), Some(1));
+        assert_eq!(cpu_nanos("x"), None);
+    }
+
+    #[test]
+    fn arithmetic_on_parsed_quantities() {
+        // Sums and ratios as a pod's containers add up: 100m + 0.5 = 600m; 64Mi + 64Mi = 128Mi.
+        let cpu: i64 = ["100m", "0.5"].iter().filter_map(|q| cpu_millis(q)).sum();
+        assert_eq!(format_cpu(cpu), "600m");
+        let memory: i64 = ["64Mi", "65536Ki"]
+            .iter()
+            .filter_map(|q| whole_units(q))
+            .sum();
+        assert_eq!(format_bytes(memory), "128Mi");
+        let nanos: i64 = ["24091116n", "18401560n"]
+            .iter()
+            .filter_map(|q| cpu_nanos(q))
+            .sum();
+        assert_eq!(nanos, 42_492_676);
+        assert_eq!(nanos_to_millis(nanos), 43);
+        assert_eq!(nanos_to_millis(42_000_000), 42);
+        assert_eq!(nanos_to_millis(0), 0);
+    }
+
+    #[test]
+    fn as_kubectl_top_prints_them() {
+        // nodes.json and top-nodes.txt: node-1's 343128216n is `344m`, 959220Ki `936Mi`.
+        assert_eq!(format_cpu_top(343_128_216), "344m");
+        assert_eq!(format_memory_top(959_220 * 1024), "936Mi");
+        assert_eq!(format_cpu_top(24_000_000), "24m");
+        assert_eq!(format_memory_top(1024 * 1024 - 1), "0Mi");
     }
 
     #[test]
