@@ -384,7 +384,10 @@ async fn a_debug_container_is_added_and_attached(backend: Backend) {
     let tabs = wait_until(
         "a session attached to the debug container",
         async || common::texts_at(&harness.driver, ".terminal-tab .link", None).await,
-        |tabs| tabs.iter().any(|t| t.starts_with("debugger-") && t.ends_with(": attached")),
+        |tabs| {
+            tabs.iter()
+                .any(|t| t.starts_with("debugger-") && t.ends_with(": attached"))
+        },
     )
     .await;
     eprintln!("sessions: {tabs:?}");

@@ -7,6 +7,7 @@ pub mod cheat_sheet;
 pub mod cluster_compare;
 pub mod cluster_switcher;
 pub mod code_editor;
+pub mod day_two;
 pub mod diagnosis;
 pub mod event_row;
 pub mod event_timeline;

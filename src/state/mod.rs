@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod clock;
 pub mod clusters;
+pub mod day_two;
 pub mod debug_container;
 pub mod discovery;
 pub mod edit;

@@ -141,13 +141,14 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 18] = [
+const E2E_TARGETS: [&str; 19] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
     "e2e_logs",
     "e2e_workload_logs",
     "e2e_terminal",
+    "e2e_actions",
     "e2e_live",
     "e2e_events",
     "e2e_timeline",

@@ -95,12 +95,7 @@ fn TerminalTabView(
     }
     let containers =
         Memo::new(move |_| pod.with(|p| p.as_ref().map(terminal_containers).unwrap_or_default()));
-    let initial = pod.with_untracked(|p| {
-        let p = p.as_ref()?;
-        let all = terminal_containers(p);
-        default_terminal_container(p, &all).map(|c| c.name.clone())
-    });
-    let chosen = RwSignal::new(attach.clone().or(initial).unwrap_or_default());
+    let chosen = RwSignal::new(attach.clone().unwrap_or_default());
     let command_text = RwSignal::new(String::new());
     let command_error = RwSignal::new(None::<String>);
     let sessions = RwSignal::new(Vec::<OpenSession>::new());
@@ -160,17 +155,39 @@ fn TerminalTabView(
             open(container.name, TerminalCommand::Attach(options));
         }
     };
-    // The tab opens on a session: a shell in the default container, or the attach asked for.
+    // The tab opens on a session once the pod is known: a shell in the default container,
+    // or the attach asked for.
+    let opened_first = StoredValue::new(false);
     {
-        let first = pod.with_untracked(|p| p.is_some())
-            && denials.exec.get_untracked().is_none()
-            && container_now().is_some_and(|c| c.unavailable_reason().is_none());
-        if first {
-            match attach.as_ref().and_then(|_| container_now()) {
-                Some(container) => open_attach.clone()(container),
-                None => open_shell.clone()(),
+        let open_shell = open_shell.clone();
+        let open_attach = open_attach.clone();
+        Effect::new(move |_| {
+            if opened_first.get_value() {
+                return;
             }
-        }
+            let default = pod.with(|p| {
+                let p = p.as_ref()?;
+                let all = terminal_containers(p);
+                default_terminal_container(p, &all).map(|c| c.name.clone())
+            });
+            let Some(default) = default else {
+                return;
+            };
+            opened_first.set_value(true);
+            if chosen.get_untracked().is_empty() {
+                chosen.set(default);
+            }
+            let runs = containers
+                .with_untracked(|all| all.iter().any(|c| c.name == chosen.get_untracked()))
+                && container_now().is_some_and(|c| c.unavailable_reason().is_none());
+            if !runs || denials.exec.get_untracked().is_some() {
+                return;
+            }
+            match attach.as_ref().and_then(|_| container_now()) {
+                Some(container) => open_attach(container),
+                None => open_shell(),
+            }
+        });
     }
     let unavailable = move || {
         let name = chosen.get();

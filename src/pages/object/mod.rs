@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::day_two::DayTwoActions;
 use crate::components::object_actions::{DeleteAction, ScaleAction};
 use crate::components::workload_logs::WorkloadLogs;
 use crate::components::{ClusterCompare, ForbiddenNotice};
@@ -156,8 +157,18 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         has_object,
     };
     let body = move || {
-        if tab.get() == ObjectTab::Activity {
-            return page.activity_tab();
+        // These keep their view (and their streams) through read failures: they read the
+        // object when they need it.
+        match tab.get() {
+            ObjectTab::Activity => return page.activity_tab(),
+            ObjectTab::Terminal => {
+                let attach = match navigation.page.get_untracked() {
+                    Page::Object(route) => route.attach,
+                    _ => None,
+                };
+                return page.terminal_tab(attach);
+            }
+            _ => {}
         }
         if read_failed.get() {
             return read_error(page.state.error).into_any();
@@ -200,15 +211,8 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             }
             ObjectTab::Blame => page.blame_tab(),
             ObjectTab::Events => page.events_tab(),
-            ObjectTab::Activity => ().into_any(),
             ObjectTab::Edit => page.edit_tab(),
-            ObjectTab::Terminal => {
-                let attach = match navigation.page.get_untracked() {
-                    Page::Object(route) => route.attach,
-                    _ => None,
-                };
-                page.terminal_tab(attach)
-            }
+            ObjectTab::Activity | ObjectTab::Terminal => ().into_any(),
             ObjectTab::Logs => match object.get_untracked() {
                 Some(pod) if page.identity.resource.plural == "pods" => {
                     view! { <PodLogs pod_path=page.path.clone() pod=pod/> }.into_any()
@@ -243,6 +247,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         let delete_denied = identity.denial("delete", "");
         view! {
             <div class="object-actions" role="toolbar" aria-label="Object actions">
+                <DayTwoActions object=object/>
                 {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object denied=scale_denied/> })}
                 {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone() denied=delete_denied/> })}
             </div>

@@ -16,9 +16,7 @@ use axum::response::{IntoResponse, Response};
 use kube_atlas_model::object::terminal::protocol::{server_choice, Protocol};
 use serde_json::Value;
 
-use super::connect::{
-    container_names, container_of, go_bool, is_upgrade, kubelet_of_pod, query_pairs, query_value,
-};
+use super::connect::{container_of, go_bool, is_upgrade, kubelet_of_pod, query_pairs, query_value};
 use super::AppState;
 use crate::errors::{ApiError, ApiResult};
 use crate::exec::session::{self, Process, Session, Streams};

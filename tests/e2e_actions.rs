@@ -1,0 +1,316 @@
+//! End-to-end tests of the day-two actions on an object's page: Restart (a new ReplicaSet,
+//! the old pods go), Trigger now (a Job as `kubectl create job --from=cronjob/…` makes it),
+//! Suspend, Cordon, Evict; and the viewer sees each disabled with its reason. On the demo
+//! cluster and on kube-apiserver with its own controllers, which are the oracle.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{deployment, wait_until, Backend, Harness};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{Api, ListParams, PostParams};
+use serde_json::json;
+use thirtyfour::prelude::*;
+
+/// Clicks the action button labelled `label` (waiting for it to be there and enabled).
+async fn click_action(harness: &Harness, label: &str) {
+    let css = ".day-two-action > button";
+    wait_until(
+        &format!("the {label} button, enabled"),
+        async || {
+            let buttons = harness
+                .driver
+                .find_all(By::Css(css))
+                .await
+                .unwrap_or_default();
+            for button in buttons {
+                if button.text().await.unwrap_or_default() == label
+                    && button.is_enabled().await.unwrap_or(false)
+                {
+                    return button.click().await.is_ok();
+                }
+            }
+            false
+        },
+        |clicked| *clicked,
+    )
+    .await;
+}
+
+/// The notices the actions put up.
+async fn notices(harness: &Harness) -> Vec<String> {
+    common::texts_at(&harness.driver, ".day-two-action .notice", None).await
+}
+
+async fn restart_makes_a_new_replica_set(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
+    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, spec))
+        .await
+        .expect("Deployment created");
+    common::wait_available(&deployments, "web", 2, "both replicas available").await;
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
+    let names = async || -> Vec<String> {
+        pods.list(&ListParams::default().labels("app=web"))
+            .await
+            .map(|l| {
+                l.items
+                    .into_iter()
+                    .filter_map(|p| p.metadata.name)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let before = names().await;
+    harness.open("#/obj/apps/v1/deployments/default/web").await;
+    click_action(&harness, "Restart").await;
+    let said = wait_until(
+        "the restart said, as kubectl",
+        async || notices(&harness).await,
+        |said| !said.is_empty(),
+    )
+    .await;
+    assert!(
+        said[0].contains("kubectl rollout restart deployment/web -n default"),
+        "{said:?}"
+    );
+    // A second ReplicaSet, its template stamped; the old pods go.
+    let sets: Api<ReplicaSet> = Api::namespaced(harness.kube_client(), "default");
+    wait_until(
+        "a new ReplicaSet with the restartedAt annotation",
+        async || {
+            sets.list(&ListParams::default().labels("app=web"))
+                .await
+                .map(|l| {
+                    l.items
+                        .into_iter()
+                        .filter(|rs| {
+                            rs.spec
+                                .as_ref()
+                                .and_then(|s| s.template.as_ref())
+                                .and_then(|t| t.metadata.as_ref())
+                                .and_then(|m| m.annotations.as_ref())
+                                .is_some_and(|a| {
+                                    a.contains_key("kubectl.kubernetes.io/restartedAt")
+                                })
+                        })
+                        .count()
+                })
+                .unwrap_or(0)
+        },
+        |count| *count == 1,
+    )
+    .await;
+    wait_until(
+        "the old pods replaced",
+        async || names().await,
+        |now| now.len() == 2 && now.iter().all(|name| !before.contains(name)),
+    )
+    .await;
+    harness.screenshot("action-restart").await;
+    harness.stop().await;
+}
+
+on_both_backends!(restart_makes_a_new_replica_set);
+
+async fn trigger_and_suspend_a_cronjob(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let cronjobs: Api<CronJob> = Api::namespaced(harness.kube_client(), "default");
+    let cronjob: CronJob = serde_json::from_value(json!({
+        "apiVersion": "batch/v1", "kind": "CronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {"schedule": "0 3 1 1 *", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "job", "image": "busybox:1.36"}]}}}}},
+    }))
+    .expect("a CronJob");
+    cronjobs
+        .create(&PostParams::default(), &cronjob)
+        .await
+        .expect("CronJob created");
+    harness
+        .open("#/obj/batch/v1/cronjobs/default/nightly")
+        .await;
+    click_action(&harness, "Trigger now").await;
+    let jobs: Api<Job> = Api::namespaced(harness.kube_client(), "default");
+    let made = wait_until(
+        "a Job made from the CronJob, as kubectl makes it",
+        async || {
+            jobs.list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default()
+        },
+        |jobs| !jobs.is_empty(),
+    )
+    .await;
+    let job = &made[0];
+    let annotations = job.metadata.annotations.clone().unwrap_or_default();
+    assert_eq!(
+        annotations
+            .get("cronjob.kubernetes.io/instantiate")
+            .map(String::as_str),
+        Some("manual")
+    );
+    let owner = job
+        .metadata
+        .owner_references
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .next()
+        .expect("an owner");
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str(), owner.controller),
+        ("CronJob", "nightly", Some(true))
+    );
+    let said = notices(&harness).await;
+    assert!(
+        said.iter().any(|s| s.contains("kubectl create job")),
+        "{said:?}"
+    );
+
+    click_action(&harness, "Suspend").await;
+    wait_until(
+        "the CronJob suspended",
+        async || {
+            cronjobs
+                .get("nightly")
+                .await
+                .ok()
+                .and_then(|c| c.spec?.suspend)
+        },
+        |suspend| *suspend == Some(true),
+    )
+    .await;
+    // The page follows: the pair's other half is offered.
+    click_action(&harness, "Resume schedule").await;
+    wait_until(
+        "the CronJob resumed",
+        async || {
+            cronjobs
+                .get("nightly")
+                .await
+                .ok()
+                .and_then(|c| c.spec?.suspend)
+        },
+        |suspend| *suspend == Some(false),
+    )
+    .await;
+    harness.stop().await;
+}
+
+on_both_backends!(trigger_and_suspend_a_cronjob);
+
+async fn cordon_a_node_and_evict_a_pod(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    let nodes: Api<Node> = Api::all(harness.kube_client());
+    let node = nodes
+        .list(&ListParams::default())
+        .await
+        .expect("nodes")
+        .items
+        .into_iter()
+        .find_map(|n| n.metadata.name)
+        .expect("a node");
+    harness.open(&format!("#/obj/core/v1/nodes/_/{node}")).await;
+    click_action(&harness, "Cordon").await;
+    wait_until(
+        "the node cordoned",
+        async || {
+            nodes
+                .get(&node)
+                .await
+                .ok()
+                .and_then(|n| n.spec?.unschedulable)
+        },
+        |unschedulable| *unschedulable == Some(true),
+    )
+    .await;
+    click_action(&harness, "Uncordon").await;
+    wait_until(
+        "the node uncordoned",
+        async || {
+            nodes
+                .get(&node)
+                .await
+                .ok()
+                .and_then(|n| n.spec?.unschedulable)
+        },
+        |unschedulable| *unschedulable != Some(true),
+    )
+    .await;
+
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "evict-me"},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }))
+    .expect("a pod");
+    pods.create(&PostParams::default(), &pod)
+        .await
+        .expect("pod created");
+    harness.open("#/obj/core/v1/pods/default/evict-me").await;
+    click_action(&harness, "Evict").await;
+    // It asks first, naming the pod.
+    common::click_live(&harness.driver, ".day-two-action .confirm button.danger").await;
+    wait_until(
+        "the pod evicted",
+        async || {
+            pods.get_opt("evict-me")
+                .await
+                .ok()
+                .flatten()
+                .map(|p| p.metadata.deletion_timestamp.is_some())
+        },
+        |left| left.is_none() || *left == Some(true),
+    )
+    .await;
+    harness.stop().await;
+}
+
+on_both_backends!(cordon_a_node_and_evict_a_pod);
+
+/// The viewer may not act: each action is there, disabled, with its reason.
+async fn the_viewer_sees_actions_disabled(backend: Backend) {
+    let harness = Harness::start_as_viewer(backend).await;
+    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
+    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(&PostParams::default(), &deployment("web", 1, spec))
+        .await
+        .expect("Deployment created by the admin");
+    harness.open("#/obj/apps/v1/deployments/default/web").await;
+    let disabled = wait_until(
+        "Restart and Pause disabled with their reasons",
+        async || {
+            harness
+                .driver
+                .execute(
+                    "return Array.from(document.querySelectorAll('.day-two-action > button'))
+                       .map(b => [b.textContent, b.disabled, b.title]);",
+                    vec![],
+                )
+                .await
+                .ok()
+                .and_then(|r| r.convert::<Vec<(String, bool, String)>>().ok())
+                .unwrap_or_default()
+        },
+        |buttons| buttons.len() == 2 && buttons.iter().all(|(_, disabled, _)| *disabled),
+    )
+    .await;
+    for (label, _, reason) in &disabled {
+        assert!(
+            reason.contains("patch") && reason.contains("deployments"),
+            "{label}: {reason}"
+        );
+    }
+    harness.stop().await;
+}
+
+on_both_backends!(the_viewer_sees_actions_disabled);
