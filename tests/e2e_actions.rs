@@ -91,8 +91,8 @@ async fn restart_makes_a_new_replica_set(backend: Backend) {
                         .into_iter()
                         .filter(|rs| {
                             rs.spec
+                                .template
                                 .as_ref()
-                                .and_then(|s| s.template.as_ref())
                                 .and_then(|t| t.metadata.as_ref())
                                 .and_then(|m| m.annotations.as_ref())
                                 .is_some_and(|a| {
@@ -183,7 +183,7 @@ async fn trigger_and_suspend_a_cronjob(backend: Backend) {
                 .get("nightly")
                 .await
                 .ok()
-                .and_then(|c| c.spec?.suspend)
+                .and_then(|c| c.spec.suspend)
         },
         |suspend| *suspend == Some(true),
     )
@@ -197,7 +197,7 @@ async fn trigger_and_suspend_a_cronjob(backend: Backend) {
                 .get("nightly")
                 .await
                 .ok()
-                .and_then(|c| c.spec?.suspend)
+                .and_then(|c| c.spec.suspend)
         },
         |suspend| *suspend == Some(false),
     )
@@ -210,14 +210,20 @@ on_both_backends!(trigger_and_suspend_a_cronjob);
 async fn cordon_a_node_and_evict_a_pod(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     let nodes: Api<Node> = Api::all(harness.kube_client());
-    let node = nodes
-        .list(&ListParams::default())
-        .await
-        .expect("nodes")
-        .items
-        .into_iter()
-        .find_map(|n| n.metadata.name)
-        .expect("a node");
+    let node = wait_until(
+        "a node registered",
+        async || {
+            nodes
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items.into_iter().find_map(|n| n.metadata.name))
+                .ok()
+                .flatten()
+        },
+        Option::is_some,
+    )
+    .await
+    .unwrap_or_default();
     harness.open(&format!("#/obj/core/v1/nodes/_/{node}")).await;
     click_action(&harness, "Cordon").await;
     wait_until(

@@ -251,11 +251,24 @@ async fn sessions_attach_and_a_pod_that_goes(backend: Backend) {
         |text| text.lines().any(|l| l.starts_with("busy: tick")),
     )
     .await;
-    type_keys(&harness.driver, "hello\n").await;
+    // Typed once the stream has carried a tick (kube-apiserver joins the attach's streams
+    // towards the kubelet as the first output arrives).
     wait_until(
-        "the process answers a line",
+        "a second tick",
         async || screen(&harness.driver).await,
-        |text| text.contains("received: hello"),
+        |text| text.contains("busy: tick 2"),
+    )
+    .await;
+    type_keys(&harness.driver, "hello\n").await;
+    // Every screen seen is kept: the answer may scroll off behind later ticks.
+    let mut seen = String::new();
+    wait_until(
+        "the typed line echoed, and the process's answer",
+        async || {
+            seen.push_str(&screen(&harness.driver).await);
+            seen.clone()
+        },
+        |seen| seen.contains("\nhello") && seen.contains("received: hello"),
     )
     .await;
 

@@ -115,6 +115,11 @@ impl TerminalControls {
     pub fn resize(&self, size: TerminalSize) {
         let mut session = self.session.borrow_mut();
         session.size = Some(size);
+        // Only a TTY has a size: kubectl opens no resize stream without one, and a message
+        // on it can stall kube-apiserver's stream translation (seen with attach).
+        if !self.tty {
+            return;
+        }
         if let (Some(sender), Some(protocol)) = (&session.sender, session.protocol) {
             sender.send(&encode_resize(protocol, size));
         }
@@ -241,6 +246,13 @@ impl Run {
         self.session.borrow().generation != self.generation
     }
 
+    fn has_tty(&self) -> bool {
+        match &self.options.command {
+            TerminalCommand::Attach(attach) => attach.tty,
+            _ => true,
+        }
+    }
+
     fn subresource(&self) -> PodSubresource {
         match self.options.command {
             TerminalCommand::Attach(_) => PodSubresource::Attach,
@@ -363,7 +375,7 @@ impl Run {
                             session.protocol = Some(chosen);
                             session.size
                         };
-                        if let Some(size) = size {
+                        if let Some(size) = size.filter(|_| self.has_tty()) {
                             socket.sender().send(&encode_resize(chosen, size));
                         }
                         self.phase.try_set(TerminalPhase::Open {
