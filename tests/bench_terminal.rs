@@ -17,8 +17,6 @@ use std::time::Instant;
 
 use common::bench::{self, Figures};
 use common::{wait_until, Backend, Harness};
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, PostParams};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
@@ -92,25 +90,10 @@ async fn terminal_echo_and_throughput() {
         .behind_kube_atlas()
         .await;
     let driver = &harness.driver;
-    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
-    let pod: Pod = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "bench-shell"},
-        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
-    }))
-    .expect("a pod");
-    pods.create(&PostParams::default(), &pod)
-        .await
-        .expect("pod created");
-    wait_until(
-        "the pod runs",
-        async || {
-            pods.get("bench-shell")
-                .await
-                .ok()
-                .and_then(|p| p.status?.phase)
-        },
-        |phase| phase.as_deref() == Some("Running"),
+    common::running_pod(
+        &harness,
+        "bench-shell",
+        json!({"containers": [{"name": "app", "image": "nginx:1.27"}]}),
     )
     .await;
     harness

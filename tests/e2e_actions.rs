@@ -320,3 +320,145 @@ async fn the_viewer_sees_actions_disabled(backend: Backend) {
 }
 
 on_both_backends!(the_viewer_sees_actions_disabled);
+
+/// Drain stops at a PodDisruptionBudget that allows no disruption, says so, and finishes
+/// once the budget is relaxed; DaemonSet pods stay, the node stays cordoned.
+async fn drain_waits_for_a_budget(backend: Backend) {
+    use k8s_openapi::api::apps::v1::DaemonSet;
+    use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+    use kube::api::{Patch, PatchParams};
+
+    let harness = Harness::start_on(backend).await;
+    let client = harness.kube_client();
+    let daemonsets: Api<DaemonSet> = Api::namespaced(client.clone(), "default");
+    let daemonset: DaemonSet = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                 "template": {"metadata": {"labels": {"app": "agent"}},
+                              "spec": {"containers": [{"name": "agent", "image": "busybox:1.36"}]}}},
+    }))
+    .expect("a DaemonSet");
+    daemonsets
+        .create(&PostParams::default(), &daemonset)
+        .await
+        .expect("DaemonSet created");
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(&PostParams::default(), &deployment("guarded", 2, spec))
+        .await
+        .expect("Deployment created");
+    let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), "default");
+    let budget: PodDisruptionBudget = serde_json::from_value(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guarded-pdb"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "guarded"}}},
+    }))
+    .expect("a PDB");
+    budgets
+        .create(&PostParams::default(), &budget)
+        .await
+        .expect("PDB created");
+    common::wait_available(
+        &deployments,
+        "guarded",
+        2,
+        "both guarded replicas available",
+    )
+    .await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let node = wait_until(
+        "a guarded pod's node, with the agent on it",
+        async || {
+            let all = pods
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default();
+            let node_of = |prefix: &str| -> Vec<String> {
+                all.iter()
+                    .filter(|p| {
+                        p.metadata
+                            .name
+                            .as_deref()
+                            .is_some_and(|n| n.starts_with(prefix))
+                    })
+                    .filter_map(|p| p.spec.as_ref()?.node_name.clone())
+                    .collect()
+            };
+            let agents = node_of("agent-");
+            node_of("guarded-").into_iter().find(|n| agents.contains(n))
+        },
+        Option::is_some,
+    )
+    .await
+    .unwrap_or_default();
+
+    harness.open(&format!("#/obj/core/v1/nodes/_/{node}")).await;
+    common::click_live(&harness.driver, ".drain-panel summary").await;
+    common::wait_for(&harness.driver, ".drain-view button.danger").await;
+    // Consent to whatever else runs there (the demo's seeded bare pods).
+    for checkbox in harness
+        .driver
+        .find_all(By::Css(".drain-view input[type=checkbox]"))
+        .await
+        .unwrap_or_default()
+    {
+        checkbox.click().await.expect("consent given");
+    }
+    common::click_live(&harness.driver, ".drain-view button.danger").await;
+    let rows = wait_until(
+        "the budget's refusal, named",
+        async || common::texts_at(&harness.driver, ".drain-pod", None).await,
+        |rows| {
+            rows.iter()
+                .any(|r| r.contains("guarded-") && r.contains("PodDisruptionBudget guarded-pdb"))
+        },
+    )
+    .await;
+    eprintln!("drain rows: {rows:?}");
+    assert!(
+        !rows.iter().any(|r| r.contains("agent-")),
+        "DaemonSet pods are not evicted: {rows:?}"
+    );
+    harness.screenshot("action-drain-budget").await;
+
+    budgets
+        .patch(
+            "guarded-pdb",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"minAvailable": 0}})),
+        )
+        .await
+        .expect("budget relaxed");
+    wait_until(
+        "the drain finishes",
+        async || common::texts_at(&harness.driver, ".drain-view [role=status]", None).await,
+        |said| said.iter().any(|s| s.contains("Drained")),
+    )
+    .await;
+    let nodes: Api<Node> = Api::all(client.clone());
+    let cordoned = nodes
+        .get(&node)
+        .await
+        .ok()
+        .and_then(|n| n.spec?.unschedulable);
+    assert_eq!(cordoned, Some(true), "the node stays cordoned");
+    let left: Vec<String> = pods
+        .list(&ListParams::default().fields(&format!("spec.nodeName={node}")))
+        .await
+        .map(|l| {
+            l.items
+                .into_iter()
+                .filter_map(|p| p.metadata.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        left.iter().any(|n| n.starts_with("agent-")),
+        "the DaemonSet pod stays: {left:?}"
+    );
+    assert!(!left.iter().any(|n| n.starts_with("guarded-")), "{left:?}");
+    harness.stop().await;
+}
+
+on_both_backends!(drain_waits_for_a_budget);

@@ -140,31 +140,7 @@ async fn select(driver: &WebDriver, label: &str, value: &str) {
         .unwrap_or_else(|e| panic!("select {value} in {label}: {e}"));
 }
 
-/// Creates `name` in `default` and waits (bounded) until the kubelet reports it Running.
-async fn running_pod(harness: &Harness, name: &str, spec: Value) -> Api<Pod> {
-    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
-    let pod: Pod = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": name},
-        "spec": spec,
-    }))
-    .expect("a pod");
-    pods.create(&PostParams::default(), &pod)
-        .await
-        .expect("pod created");
-    wait_until(
-        "the pod runs",
-        async || {
-            pods.get(name)
-                .await
-                .ok()
-                .and_then(|p| p.status)
-                .and_then(|s| s.phase)
-        },
-        |phase| phase.as_deref() == Some("Running"),
-    )
-    .await;
-    pods
-}
+use common::running_pod;
 
 async fn open_logs(harness: &Harness, pod: &str) {
     harness

@@ -83,29 +83,7 @@ async fn running_pod(harness: &Harness, name: &str) {
 }
 
 async fn running_pod_with(harness: &Harness, name: &str, container: serde_json::Value) {
-    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
-    let pod: Pod = serde_json::from_value(json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {"containers": [container]},
-    }))
-    .expect("a pod");
-    pods.create(&PostParams::default(), &pod)
-        .await
-        .expect("pod created");
-    wait_until(
-        "the pod runs",
-        async || {
-            pods.get(name)
-                .await
-                .ok()
-                .and_then(|p| p.status)
-                .and_then(|s| s.phase)
-        },
-        |phase| phase.as_deref() == Some("Running"),
-    )
-    .await;
+    common::running_pod(harness, name, json!({"containers": [container]})).await;
 }
 
 /// The dashboard where exec can work: the demo cluster serves it; on the real control plane

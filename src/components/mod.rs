@@ -9,6 +9,7 @@ pub mod cluster_switcher;
 pub mod code_editor;
 pub mod day_two;
 pub mod diagnosis;
+pub mod drain;
 pub mod event_row;
 pub mod event_timeline;
 pub mod explorer;

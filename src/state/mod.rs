@@ -7,6 +7,7 @@ pub mod clusters;
 pub mod day_two;
 pub mod debug_container;
 pub mod discovery;
+pub mod drain;
 pub mod edit;
 pub mod edit_session;
 pub mod events;

@@ -1611,6 +1611,38 @@ pub fn deployment(
     .expect("a Deployment")
 }
 
+/// Creates pod `name` in `default` with `spec` and waits (bounded) until the kubelet reports
+/// it Running.
+pub async fn running_pod(
+    harness: &Harness,
+    name: &str,
+    spec: serde_json::Value,
+) -> kube::api::Api<k8s_openapi::api::core::v1::Pod> {
+    use k8s_openapi::api::core::v1::Pod;
+    let pods: kube::api::Api<Pod> = kube::api::Api::namespaced(harness.kube_client(), "default");
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": spec,
+    }))
+    .expect("a pod");
+    pods.create(&kube::api::PostParams::default(), &pod)
+        .await
+        .expect("pod created");
+    wait_until(
+        "the pod runs",
+        async || {
+            pods.get(name)
+                .await
+                .ok()
+                .and_then(|p| p.status)
+                .and_then(|s| s.phase)
+        },
+        |phase| phase.as_deref() == Some("Running"),
+    )
+    .await;
+    pods
+}
+
 /// Runs each `async fn NAME(backend: Backend)` as two tests, `NAME::demo_cluster` and
 /// `NAME::real_cluster` (kube-apiserver v1.36 behind kubectl proxy; ignored without the
 /// control-plane binaries, and failing under CI, where they are required). Attributes given

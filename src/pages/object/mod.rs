@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::components::day_two::DayTwoActions;
+use crate::components::drain::DrainPanel;
 use crate::components::object_actions::{DeleteAction, ScaleAction};
 use crate::components::workload_logs::WorkloadLogs;
 use crate::components::{ClusterCompare, ForbiddenNotice};
@@ -244,10 +245,14 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
         let object = state.object;
         let path = path.clone();
         let scale_denied = identity.denial("patch", "scale");
+        // Drain cordons first: a user who may not patch the node may not drain it.
+        let drainable = identity.resource.group.is_empty() && identity.resource.plural == "nodes";
+        let cordon_denied = identity.denial("patch", "");
         let delete_denied = identity.denial("delete", "");
         view! {
             <div class="object-actions" role="toolbar" aria-label="Object actions">
                 <DayTwoActions object=object/>
+                {drainable.then(|| view! { <DrainPanel node=object denied=cordon_denied/> })}
                 {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object denied=scale_denied/> })}
                 {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone() denied=delete_denied/> })}
             </div>

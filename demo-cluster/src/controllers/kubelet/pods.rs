@@ -185,6 +185,20 @@ impl Kubelet {
         self.pods.insert(uid, rt);
     }
 
+    /// A container's Created and Started Events, as the kubelet writes them.
+    fn record_started(&self, pod: &Value, name: &str) {
+        self.record(
+            pod,
+            name,
+            EventSpec::normal("Created", format!("Created container: {name}")),
+        );
+        self.record(
+            pod,
+            name,
+            EventSpec::normal("Started", format!("Started container {name}")),
+        );
+    }
+
     /// Debug containers (`kubectl debug`) added to a running pod start at once, as the
     /// kubelet starts them: Pulled/Created/Started, then a running status of their own.
     fn start_ephemeral_containers(&mut self, pod: &Value) {
@@ -225,16 +239,7 @@ impl Kubelet {
                     format!("Container image \"{tagged}\" already present on machine"),
                 ),
             );
-            self.record(
-                pod,
-                &name,
-                EventSpec::normal("Created", format!("Created container: {name}")),
-            );
-            self.record(
-                pod,
-                &name,
-                EventSpec::normal("Started", format!("Started container {name}")),
-            );
+            self.record_started(pod, &name);
             statuses.push(json!({
                 "name": name, "image": full_image(&image), "imageID": image_id(&image),
                 "containerID": container_id(pod, &name, 0), "ready": false, "restartCount": 0,
@@ -337,16 +342,7 @@ impl Kubelet {
             };
             self.pulled.insert(image.clone());
             self.record(pod, &name, EventSpec::normal("Pulled", message));
-            self.record(
-                pod,
-                &name,
-                EventSpec::normal("Created", format!("Created container: {name}")),
-            );
-            self.record(
-                pod,
-                &name,
-                EventSpec::normal("Started", format!("Started container {name}")),
-            );
+            self.record_started(pod, &name);
         }
         rt.stage = Stage::Running;
         rt.started_at = now();
