@@ -39,10 +39,12 @@ pub fn reconcile_all(ctx: &Context) {
     });
 }
 
-/// Whether the set's pods belong on `node`: Ready, not cordoned, labels matching the
-/// template's nodeSelector.
+/// Whether the set's pods belong on `node`: Ready, labels matching the template's
+/// nodeSelector. A cordoned node keeps them (its daemon pods tolerate
+/// `node.kubernetes.io/unschedulable`, and `kubectl drain` leaves them), as kube-controller-manager
+/// does.
 fn should_run_on(set: &Value, node: &Value) -> bool {
-    let ready = condition_true(node, "Ready") && node["spec"]["unschedulable"] != true;
+    let ready = condition_true(node, "Ready");
     let selected = set["spec"]["template"]["spec"]["nodeSelector"]
         .as_object()
         .into_iter()
@@ -245,6 +247,6 @@ mod tests {
         assert!(should_run_on(&set, &edge));
         assert!(!should_run_on(&set, &ready));
         edge["spec"] = json!({"unschedulable": true});
-        assert!(!should_run_on(&set, &edge));
+        assert!(should_run_on(&set, &edge), "a cordoned node keeps its daemon pods");
     }
 }
