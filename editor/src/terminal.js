@@ -10,6 +10,9 @@ import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import xtermCss from "@xterm/xterm/css/xterm.css";
 
+// Bytes per piece handed to xterm.js (see write below).
+const WRITE_PIECE = 4096;
+
 const MONO = 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, monospace';
 
 let styled = false;
@@ -79,9 +82,13 @@ export function createTerminal(parent, onData, onResize, convertEol) {
   onResize(terminal.cols, terminal.rows);
   return {
     write(bytes) {
-      // A copy: the wasm side passes a view into its memory, which is reused before
-      // xterm.js's write queue reads it.
-      terminal.write(bytes.slice());
+      // Copies: the wasm side passes a view into its memory, which is reused before
+      // xterm.js's write queue reads it. In pieces: xterm.js yields to the page between the
+      // pieces of its queue (every 12 ms), never inside one, and a server's message can hold
+      // hundreds of kilobytes.
+      for (let at = 0; at < bytes.length; at += WRITE_PIECE) {
+        terminal.write(bytes.slice(at, at + WRITE_PIECE));
+      }
     },
     writeText(text) {
       terminal.write(text);

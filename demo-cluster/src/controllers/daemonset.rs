@@ -247,6 +247,9 @@ mod tests {
         assert!(should_run_on(&set, &edge));
         assert!(!should_run_on(&set, &ready));
         edge["spec"] = json!({"unschedulable": true});
-        assert!(should_run_on(&set, &edge), "a cordoned node keeps its daemon pods");
+        assert!(
+            should_run_on(&set, &edge),
+            "a cordoned node keeps its daemon pods"
+        );
     }
 }
