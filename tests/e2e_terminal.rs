@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{wait_until, Backend, Harness};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, DeleteParams};
 use serde_json::json;
 use thirtyfour::prelude::*;
 

@@ -61,6 +61,9 @@ pub enum TerminalPhase {
 /// What a session cut by its pod's deletion says.
 const POD_DELETED: &str = "The pod was deleted: the session ended with it";
 
+/// Where a session's output goes: the screen, as bytes arrive.
+pub type OutputSink = Rc<dyn Fn(&[u8])>;
+
 /// Options of [`use_terminal_session`].
 pub struct UseTerminalSessionOptions {
     pub tree: ApiTree,
@@ -69,7 +72,7 @@ pub struct UseTerminalSessionOptions {
     pub container: String,
     pub command: TerminalCommand,
     /// Bytes for the screen (stdout and stderr, as they arrive).
-    pub on_output: Rc<dyn Fn(&[u8])>,
+    pub on_output: OutputSink,
 }
 
 /// What [`use_terminal_session`] gives the view.

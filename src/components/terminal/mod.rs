@@ -248,8 +248,8 @@ fn TerminalTabView(
                         prop:value=move || command_text.get()
                         on:input=move |ev| command_text.set(event_target_value(&ev))/>
                 </label>
-                <button type="submit" disabled=move || exec_blocked().is_some() title=move || exec_blocked()>"Open terminal"</button>
-                <button type="button" on:click=on_attach disabled=move || attach_blocked().is_some() title=move || attach_blocked()>"Attach"</button>
+                <button type="submit" disabled=move || exec_blocked().is_some() title=exec_blocked>"Open terminal"</button>
+                <button type="button" on:click=on_attach disabled=move || attach_blocked().is_some() title=attach_blocked>"Attach"</button>
                 <debug::DebugContainerForm tree=tree.clone() pod=pod denied=denials.debug containers=containers
                     on_running=Callback::new(move |container: TerminalContainer| {
                         chosen.set(container.name.clone());

@@ -15,7 +15,7 @@ use super::bundle::{terminal_bundle, TerminalHandle};
 use crate::model::object::terminal::frame::TerminalSize;
 use crate::model::ApiTree;
 use crate::state::terminal::{
-    use_terminal_session, TerminalCommand, TerminalPhase, UseTerminalSessionOptions,
+    use_terminal_session, OutputSink, TerminalCommand, TerminalPhase, UseTerminalSessionOptions,
     UseTerminalSessionReturn,
 };
 
@@ -57,7 +57,7 @@ pub fn TerminalScreen(
     deleted: Signal<bool>,
 ) -> impl IntoView {
     let screen = Rc::new(RefCell::new(Screen::default()));
-    let on_output: Rc<dyn Fn(&[u8])> = {
+    let on_output: OutputSink = {
         let screen = Rc::clone(&screen);
         Rc::new(move |bytes: &[u8]| screen.borrow_mut().write(bytes))
     };
