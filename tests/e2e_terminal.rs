@@ -185,6 +185,27 @@ async fn a_shell_in_a_pod(backend: Backend) {
     )
     .await;
 
+    // Pasted text reaches the process as typed text does (the browser's paste event, as
+    // Ctrl+V or the context menu give it).
+    harness
+        .driver
+        .execute(
+            "const input = Array.from(document.querySelectorAll('.terminal-session'))
+               .find(s => s.style.display !== 'none').querySelector('.xterm-helper-textarea');
+             const data = new DataTransfer();
+             data.setData('text/plain', 'echo pasted-text\\r');
+             input.dispatchEvent(new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));",
+            vec![],
+        )
+        .await
+        .expect("pasted");
+    wait_until(
+        "the pasted command ran",
+        async || screen(&harness.driver).await,
+        |text| text.lines().any(|l| l.trim() == "pasted-text"),
+    )
+    .await;
+
     // A command that is not there says so.
     type_keys(&harness.driver, "nosuchcommand\n").await;
     wait_until(
