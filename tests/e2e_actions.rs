@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{deployment, wait_until, Backend, Harness};
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use common::{wait_until, Backend, Harness};
+use k8s_openapi::api::apps::v1::ReplicaSet;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, ListParams, PostParams};
@@ -47,12 +47,7 @@ async fn notices(harness: &Harness) -> Vec<String> {
 
 async fn restart_makes_a_new_replica_set(backend: Backend) {
     let harness = Harness::start_on(backend).await;
-    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
-    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
-    deployments
-        .create(&PostParams::default(), &deployment("web", 2, spec))
-        .await
-        .expect("Deployment created");
+    let deployments = common::nginx_deployment(&harness, "web", 2).await;
     common::wait_available(&deployments, "web", 2, "both replicas available").await;
     let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
     let names = async || -> Vec<String> {
@@ -175,33 +170,18 @@ async fn trigger_and_suspend_a_cronjob(backend: Backend) {
         "{said:?}"
     );
 
+    let suspended = async || {
+        cronjobs
+            .get("nightly")
+            .await
+            .ok()
+            .and_then(|c| c.spec.suspend)
+    };
     click_action(&harness, "Suspend").await;
-    wait_until(
-        "the CronJob suspended",
-        async || {
-            cronjobs
-                .get("nightly")
-                .await
-                .ok()
-                .and_then(|c| c.spec.suspend)
-        },
-        |suspend| *suspend == Some(true),
-    )
-    .await;
+    wait_until("the CronJob suspended", suspended, |s| *s == Some(true)).await;
     // The page follows: the pair's other half is offered.
     click_action(&harness, "Resume schedule").await;
-    wait_until(
-        "the CronJob resumed",
-        async || {
-            cronjobs
-                .get("nightly")
-                .await
-                .ok()
-                .and_then(|c| c.spec.suspend)
-        },
-        |suspend| *suspend == Some(false),
-    )
-    .await;
+    wait_until("the CronJob resumed", suspended, |s| *s == Some(false)).await;
     harness.stop().await;
 }
 
@@ -285,12 +265,7 @@ on_both_backends!(cordon_a_node_and_evict_a_pod);
 /// The viewer may not act: each action is there, disabled, with its reason.
 async fn the_viewer_sees_actions_disabled(backend: Backend) {
     let harness = Harness::start_as_viewer(backend).await;
-    let deployments: Api<Deployment> = Api::namespaced(harness.kube_client(), "default");
-    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
-    deployments
-        .create(&PostParams::default(), &deployment("web", 1, spec))
-        .await
-        .expect("Deployment created by the admin");
+    common::nginx_deployment(&harness, "web", 1).await;
     harness.open("#/obj/apps/v1/deployments/default/web").await;
     let disabled = wait_until(
         "Restart and Pause disabled with their reasons",
@@ -342,12 +317,7 @@ async fn drain_waits_for_a_budget(backend: Backend) {
         .create(&PostParams::default(), &daemonset)
         .await
         .expect("DaemonSet created");
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
-    let spec = json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
-    deployments
-        .create(&PostParams::default(), &deployment("guarded", 2, spec))
-        .await
-        .expect("Deployment created");
+    let deployments = common::nginx_deployment(&harness, "guarded", 2).await;
     let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), "default");
     let budget: PodDisruptionBudget = serde_json::from_value(json!({
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guarded-pdb"},

@@ -1643,6 +1643,25 @@ pub async fn running_pod(
     pods
 }
 
+/// Creates Deployment `name` in `default`: `replicas` pods of one nginx container `web`.
+pub async fn nginx_deployment(
+    harness: &Harness,
+    name: &str,
+    replicas: i32,
+) -> kube::api::Api<k8s_openapi::api::apps::v1::Deployment> {
+    let deployments: kube::api::Api<k8s_openapi::api::apps::v1::Deployment> =
+        kube::api::Api::namespaced(harness.kube_client(), "default");
+    let spec = serde_json::json!({"containers": [{"name": "web", "image": "nginx:1.27"}]});
+    deployments
+        .create(
+            &kube::api::PostParams::default(),
+            &deployment(name, replicas, spec),
+        )
+        .await
+        .expect("Deployment created");
+    deployments
+}
+
 /// Runs each `async fn NAME(backend: Backend)` as two tests, `NAME::demo_cluster` and
 /// `NAME::real_cluster` (kube-apiserver v1.36 behind kubectl proxy; ignored without the
 /// control-plane binaries, and failing under CI, where they are required). Attributes given
