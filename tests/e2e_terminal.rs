@@ -124,6 +124,55 @@ async fn a_shell_in_a_pod(backend: Backend) {
     )
     .await;
 
+    // Copy: a double-click selects the word, *Copy* puts it on the clipboard.
+    harness
+        .driver
+        .cdp()
+        .send_raw(
+            "Browser.grantPermissions",
+            json!({"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+        )
+        .await
+        .expect("clipboard permissions");
+    let rows = harness
+        .driver
+        .find_all(By::Css(".terminal-session .xterm-rows > div"))
+        .await
+        .expect("rows");
+    let mut row_of_name = None;
+    for row in rows {
+        if row.text().await.unwrap_or_default().trim() == "shell-demo" {
+            row_of_name = Some(row);
+        }
+    }
+    let row = row_of_name.expect("the row with the pod's name");
+    let width = row.rect().await.expect("the row's size").width;
+    harness
+        .driver
+        .action_chain()
+        .move_to_element_with_offset(&row, (12.0 - width / 2.0) as i64, 0)
+        .double_click()
+        .perform()
+        .await
+        .expect("the word selected");
+    common::click_live(
+        &harness.driver,
+        ".terminal-session .terminal-status button[title^='Copy']",
+    )
+    .await;
+    let copied = harness
+        .driver
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             navigator.clipboard.readText().then(done, e => done('error: ' + e));",
+            vec![],
+        )
+        .await
+        .expect("the clipboard read")
+        .convert::<String>()
+        .unwrap_or_default();
+    assert_eq!(copied, "shell-demo");
+
     // The terminal's size reaches the process, before and after the window changes.
     let (_, cols, rows, _) = session(&harness.driver).await;
     type_keys(&harness.driver, "stty size\n").await;
@@ -425,3 +474,48 @@ async fn a_debug_container_is_added_and_attached(backend: Backend) {
 }
 
 on_both_backends!(a_debug_container_is_added_and_attached);
+
+/// A connection cut under a session (a proxy restarting): "Connection lost", and *Reconnect*
+/// opens a new session.
+async fn a_lost_connection_offers_reconnect(backend: Backend) {
+    let harness = start(backend).await;
+    running_pod(&harness, "cut").await;
+    let cut = std::sync::Arc::new(tokio::sync::Notify::new());
+    harness
+        .open_ui_through_proxy(
+            common::ProxyMode::Droppable(cut.clone()),
+            "#/obj/core/v1/pods/default/cut?tab=terminal",
+        )
+        .await;
+    wait_until(
+        "the prompt",
+        async || screen(&harness.driver).await,
+        |text| text.contains("/ #"),
+    )
+    .await;
+    cut.notify_waiters();
+    let (_, _, _, said) = wait_until(
+        "the session ends as lost",
+        async || session(&harness.driver).await,
+        |(phase, ..)| phase == "ended",
+    )
+    .await;
+    assert_eq!(said, "Connection lost");
+    common::click_live(&harness.driver, ".terminal-status button").await;
+    wait_until(
+        "a new session after Reconnect",
+        async || session(&harness.driver).await,
+        |(phase, ..)| phase == "open",
+    )
+    .await;
+    type_keys(&harness.driver, "hostname\n").await;
+    wait_until(
+        "the new session answers",
+        async || screen(&harness.driver).await,
+        |text| text.lines().any(|l| l.trim() == "cut"),
+    )
+    .await;
+    harness.stop().await;
+}
+
+on_both_backends!(a_lost_connection_offers_reconnect);

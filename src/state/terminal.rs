@@ -196,8 +196,10 @@ pub fn use_terminal_session(options: UseTerminalSessionOptions) -> UseTerminalSe
                 options: Rc::clone(&options),
                 session: Rc::clone(&session),
                 generation,
-                phase: phase.write_only(),
-                running: running.write_only(),
+                // The signals themselves: a `write_only()` made here, in a click's handler, would
+                // belong to no owner and drop every write.
+                phase,
+                running,
             };
             spawn_local(run.go());
         })
@@ -227,8 +229,8 @@ struct Run {
     options: Rc<UseTerminalSessionOptions>,
     session: Rc<RefCell<Session>>,
     generation: u64,
-    phase: WriteSignal<TerminalPhase>,
-    running: WriteSignal<Vec<String>>,
+    phase: RwSignal<TerminalPhase>,
+    running: RwSignal<Vec<String>>,
 }
 
 /// How one socket ended.

@@ -670,6 +670,10 @@ pub enum ProxyMode {
     /// Accept WebSocket upgrades and then say nothing, as Trunk's dev proxy does; everything
     /// else passes through.
     SilentWebSockets,
+    /// Pass everything through; `notify_waiters` on it closes every connection open at that
+    /// moment (no close frame: as when a proxy restarts or the network resets them), new
+    /// ones pass.
+    Droppable(std::sync::Arc<tokio::sync::Notify>),
     /// Answer the requests for `path` (query ignored) with these raw responses in turn, each
     /// to a request of its method, as a failing server or a misbehaving proxy would; then
     /// pass them through.
@@ -890,6 +894,12 @@ pub async fn start_test_proxy(upstream: std::net::SocketAddr, mode: ProxyMode) -
                         pump_until_severed(client_read, server_write, severance.clone(), epoch),
                         pump_until_severed(server_read, client_write, severance.clone(), epoch)
                     );
+                } else if let ProxyMode::Droppable(dropped) = &mode {
+                    // Dropping both streams closes them.
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                        _ = dropped.notified() => {}
+                    }
                 } else if frozen.is_some() {
                     let (client_read, client_write) = client.into_split();
                     let (server_read, server_write) = server.into_split();
@@ -915,6 +925,19 @@ impl Harness {
                 "http://127.0.0.1:{port}{}{fragment}",
                 self.ui_prefix()
             ))
+            .await
+            .expect("page loads");
+    }
+
+    /// Opens `fragment` of the dashboard through a test proxy in `mode` in front of whatever
+    /// serves it (the demo cluster, kube-atlas or kubectl proxy).
+    pub async fn open_ui_through_proxy(&self, mode: ProxyMode, fragment: &str) {
+        let rest = self.ui_url.trim_start_matches("http://");
+        let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let upstream: std::net::SocketAddr = host.parse().expect("the UI's address");
+        let port = start_test_proxy(upstream, mode).await;
+        self.driver
+            .goto(format!("http://127.0.0.1:{port}{path}{fragment}"))
             .await
             .expect("page loads");
     }
