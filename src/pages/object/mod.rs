@@ -4,9 +4,6 @@
 
 use leptos::prelude::*;
 
-use crate::components::day_two::DayTwoActions;
-use crate::components::drain::DrainPanel;
-use crate::components::object_actions::{DeleteAction, ScaleAction};
 use crate::components::workload_logs::WorkloadLogs;
 use crate::components::{ClusterCompare, ForbiddenNotice};
 use crate::components::{PodLogs, StreamStatusLine};
@@ -16,6 +13,7 @@ use crate::model::object::workload_logs::PodCoverage;
 use crate::model::permissions::{Question, Scope};
 use crate::model::watch::StreamPhase;
 use crate::model::ResourceId;
+use crate::pages::object::actions::object_actions;
 use crate::pages::object::tabs::{read_error, ObjectPageParts};
 use crate::pages::object::versions::{text_view, VersionsView};
 use crate::state::clock::use_clock;
@@ -24,6 +22,7 @@ use crate::state::navigation::use_navigation;
 use crate::state::object::{object_path, use_object, use_object_tabs, Gone, UseObjectOptions};
 use crate::state::permissions::{use_denial, UseDenialOptions};
 
+mod actions;
 mod summary;
 mod tabs;
 mod versions;
@@ -225,39 +224,7 @@ pub fn ObjectPage(identity: ObjectIdentity) -> impl IntoView {
             },
         }
     };
-    let actions = {
-        let found = tree.find(&identity.resource);
-        let deletable = found
-            .as_ref()
-            .is_some_and(|r| r.resource.supports("delete"));
-        let scale_path = found.as_ref().and_then(|r| {
-            let scale = r.resource.subresource("scale")?;
-            scale.supports("patch").then(|| format!("{path}/scale"))
-        });
-        let label = format!(
-            "{} {}",
-            found
-                .as_ref()
-                .map(|r| r.resource.kind.clone())
-                .unwrap_or_default(),
-            identity.name
-        );
-        let object = state.object;
-        let path = path.clone();
-        let scale_denied = identity.denial("patch", "scale");
-        // Drain cordons first: a user who may not patch the node may not drain it.
-        let drainable = identity.resource.group.is_empty() && identity.resource.plural == "nodes";
-        let cordon_denied = identity.denial("patch", "");
-        let delete_denied = identity.denial("delete", "");
-        view! {
-            <div class="object-actions" role="toolbar" aria-label="Object actions">
-                <DayTwoActions object=object/>
-                {drainable.then(|| view! { <DrainPanel node=object denied=cordon_denied/> })}
-                {scale_path.map(|scale_path| view! { <ScaleAction scale_path=scale_path object=object denied=scale_denied/> })}
-                {deletable.then(|| view! { <DeleteAction path=path.clone() label=label.clone() denied=delete_denied/> })}
-            </div>
-        }
-    };
+    let actions = object_actions(&tree, &identity, &path, state.object);
     // Deletion asked for, finalizers still holding the object (`kubectl get` says Terminating).
     let terminating_note = {
         let object = state.object;
