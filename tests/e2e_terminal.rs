@@ -49,6 +49,20 @@ async fn session(driver: &WebDriver) -> (String, String, String, String) {
         .unwrap_or_default()
 }
 
+/// Waits until the shown session is in `phase`: its phase, size and status line.
+async fn session_in_phase(
+    harness: &Harness,
+    what: &str,
+    phase: &str,
+) -> (String, String, String, String) {
+    wait_until(
+        what,
+        async || session(&harness.driver).await,
+        |(now, ..)| now == phase,
+    )
+    .await
+}
+
 /// Types `text` into the shown terminal, as keys.
 async fn type_keys(driver: &WebDriver, text: &str) {
     let input = driver
@@ -101,13 +115,8 @@ async fn a_shell_in_a_pod(backend: Backend) {
     harness
         .open("#/obj/core/v1/pods/default/shell-demo?tab=terminal")
         .await;
-    // bash is not there: the session falls back to sh, and says so.
-    let (_, _, _, status) = wait_until(
-        "a shell opens",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "open",
-    )
-    .await;
+    // The default shell (bash, else sh); the status line names what runs.
+    let (_, _, _, status) = session_in_phase(&harness, "a shell opens", "open").await;
     wait_until(
         "the prompt",
         async || screen(&harness.driver).await,
@@ -267,12 +276,8 @@ async fn a_shell_in_a_pod(backend: Backend) {
 
     // The exit code is the session's end.
     type_keys(&harness.driver, "exit 3\n").await;
-    let (_, _, _, said) = wait_until(
-        "the session ends with the exit code",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "ended",
-    )
-    .await;
+    let (_, _, _, said) =
+        session_in_phase(&harness, "the session ends with the exit code", "ended").await;
     assert_eq!(said, "Exited with code 3");
     harness.stop().await;
 }
@@ -328,12 +333,7 @@ async fn sessions_attach_and_a_pod_that_goes(backend: Backend) {
         .expect("the command field");
     command.send_keys("seq 3").await.expect("typed");
     common::click_live(&harness.driver, ".terminal-toolbar button[type=submit]").await;
-    let (_, _, _, said) = wait_until(
-        "seq 3 runs and ends",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "ended",
-    )
-    .await;
+    let (_, _, _, said) = session_in_phase(&harness, "seq 3 runs and ends", "ended").await;
     assert_eq!(said, "Exited with code 0");
     let text = screen(&harness.driver).await;
     assert!(text.contains("1\n2\n3"), "{text}");
@@ -346,12 +346,8 @@ async fn sessions_attach_and_a_pod_that_goes(backend: Backend) {
     pods.delete("busy", &DeleteParams::default().grace_period(0))
         .await
         .expect("pod deleted");
-    let (_, _, _, said) = wait_until(
-        "the session ends with the pod",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "ended",
-    )
-    .await;
+    let (_, _, _, said) =
+        session_in_phase(&harness, "the session ends with the pod", "ended").await;
     assert!(said.contains("The pod was deleted"), "{said}");
     harness.stop().await;
 }
@@ -400,12 +396,7 @@ async fn kubectl_proxys_refusal_is_explained() {
     harness
         .open("#/obj/core/v1/pods/default/web?tab=terminal")
         .await;
-    let (_, _, _, said) = wait_until(
-        "the refusal, explained",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "refused",
-    )
-    .await;
+    let (_, _, _, said) = session_in_phase(&harness, "the refusal, explained", "refused").await;
     assert!(
         said.contains("kubectl proxy refuses exec") && said.contains("kube-atlas"),
         "{said}"
@@ -422,12 +413,7 @@ async fn a_debug_container_is_added_and_attached(backend: Backend) {
     harness
         .open("#/obj/core/v1/pods/default/needs-debugging?tab=terminal")
         .await;
-    wait_until(
-        "the first shell opens",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "open",
-    )
-    .await;
+    session_in_phase(&harness, "the first shell opens", "open").await;
     common::click_live(&harness.driver, ".debug-container summary").await;
     let target = harness
         .driver
@@ -452,12 +438,7 @@ async fn a_debug_container_is_added_and_attached(backend: Backend) {
     )
     .await;
     eprintln!("sessions: {tabs:?}");
-    wait_until(
-        "the debug session opens",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "open",
-    )
-    .await;
+    session_in_phase(&harness, "the debug session opens", "open").await;
     // The pod's spec names it, targeting the app container, as kubectl debug does.
     let pods: Api<Pod> = Api::namespaced(harness.kube_client(), "default");
     let pod = pods.get("needs-debugging").await.expect("the pod");
@@ -494,20 +475,10 @@ async fn a_lost_connection_offers_reconnect(backend: Backend) {
     )
     .await;
     cut.notify_waiters();
-    let (_, _, _, said) = wait_until(
-        "the session ends as lost",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "ended",
-    )
-    .await;
+    let (_, _, _, said) = session_in_phase(&harness, "the session ends as lost", "ended").await;
     assert_eq!(said, "Connection lost");
     common::click_live(&harness.driver, ".terminal-status button").await;
-    wait_until(
-        "a new session after Reconnect",
-        async || session(&harness.driver).await,
-        |(phase, ..)| phase == "open",
-    )
-    .await;
+    session_in_phase(&harness, "a new session after Reconnect", "open").await;
     type_keys(&harness.driver, "hostname\n").await;
     wait_until(
         "the new session answers",
