@@ -288,6 +288,7 @@ fn numbered_row(index: usize) -> DisplayRow {
                 link: true,
                 changed: false,
                 health: None,
+                flag: None,
             },
             DisplayCell {
                 text: index.to_string(),
@@ -295,6 +296,7 @@ fn numbered_row(index: usize) -> DisplayRow {
                 link: false,
                 changed: index == 1,
                 health: None,
+                flag: None,
             },
         ],
         problem: None,

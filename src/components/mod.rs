@@ -30,6 +30,7 @@ pub mod terminal;
 pub mod time;
 pub mod timeline;
 pub mod tree;
+pub mod usage_chart;
 pub mod virtual_table;
 pub mod windowing;
 pub mod workload_logs;

@@ -8,6 +8,7 @@ use crate::browser::after_next_paint;
 use crate::model::diagnosis::Health;
 use crate::model::list::display::order_depends_only_on_rows;
 use crate::model::list::table::{RowPosition, SortSpec};
+use crate::model::metrics::columns::{sort_by_usage, usage_column, UsageColumns};
 use crate::model::watch::{LiveTable, StreamPhase, WatchStatus};
 use crate::state::clock::epoch_now;
 use crate::state::pacing::PacedRun;
@@ -33,6 +34,7 @@ pub struct ListOrder {
 pub fn use_list_order(
     store: ReadSignal<LiveTable>,
     asked: Memo<ListOrder>,
+    usage: Signal<Option<UsageColumns>>,
 ) -> ReadSignal<Vec<RowPosition>> {
     let order = RwSignal::new(Vec::<RowPosition>::new());
     // The rows `order` was computed from (`LiveTable::membership`).
@@ -43,11 +45,23 @@ pub fn use_list_order(
             filter,
             only_unhealthy,
         } = asked.get_untracked();
+        // A usage column sorts by the metrics the table does not hold.
+        let by_usage = sort
+            .as_ref()
+            .and_then(|s| Some((usage_column(&s.column)?, s.direction)));
         let positions = store.with_untracked(|live| {
             ordered_membership.set_value(Some(live.membership()));
+            let table_sort = sort.as_ref().filter(|_| by_usage.is_none());
             let mut positions = live
                 .table()
-                .view_positions(sort.as_ref(), &filter, epoch_now());
+                .view_positions(table_sort, &filter, epoch_now());
+            if let Some((resource, direction)) = by_usage {
+                usage.with_untracked(|usage| {
+                    if let Some(usage) = usage {
+                        sort_by_usage(&mut positions, live.table(), usage, resource, direction);
+                    }
+                });
+            }
             if only_unhealthy {
                 positions.retain(|&position| {
                     live.table()
@@ -64,12 +78,22 @@ pub fn use_list_order(
     Effect::new(move |previous: Option<ListOrder>| {
         store.track();
         let current = asked.get();
+        let sorted_by_usage = current
+            .sort
+            .as_ref()
+            .is_some_and(|s| usage_column(&s.column).is_some());
+        if sorted_by_usage {
+            usage.track();
+        }
         let same_rows =
             store.with_untracked(|live| ordered_membership.get_value() == Some(live.membership()));
         if previous.as_ref() != Some(&current) {
             // The user changed the view: at once.
             paced_order.run_now(compute_order);
-        } else if same_rows && order_depends_only_on_rows(current.sort.as_ref(), &current.filter) {
+        } else if same_rows
+            && !sorted_by_usage
+            && order_depends_only_on_rows(current.sort.as_ref(), &current.filter)
+        {
             // Rows only changed in place (the usual watch event): the order stands, and a
             // big list is not walked again each frame.
         } else {

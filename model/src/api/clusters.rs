@@ -151,7 +151,7 @@ pub fn merged_rows(
             .rows()
             .positions()
             .iter()
-            .filter_map(|position| display_row(live, *position, &shown, resource, at))
+            .filter_map(|position| display_row(live, *position, &shown, resource, at, None))
             .collect();
         rows.sort_by(|a, b| row_name(a).cmp(row_name(b)));
         merged.extend(rows.into_iter().map(|mut row| {

@@ -4,6 +4,8 @@
 use crate::diagnosis::rows::has_health;
 use crate::diagnosis::Health;
 use crate::list::table::{Align, ColumnKind, RowPosition, SortDirection, SortSpec, Table};
+use crate::metrics::columns::UsageColumns;
+use crate::metrics::{Resource, UsageCell};
 use crate::navigation::route::{ObjectRoute, Page};
 use crate::time::age::EpochMillis;
 use crate::time::clock::Monotonic;
@@ -18,6 +20,8 @@ pub enum ShownColumn {
     Name,
     /// The row's health (from its STATUS and READY cells), last.
     Health,
+    /// Usage from the metrics API (pods and nodes lists), before the health.
+    Usage(Resource),
 }
 
 /// The columns a list shows: the server's visible ones (priority 0, or all when `wide`), led
@@ -37,6 +41,22 @@ pub fn shown_columns(table: &Table, wide: bool) -> Vec<ShownColumn> {
     if has_health(table.columns()) {
         shown.push(ShownColumn::Health);
     }
+    shown
+}
+
+/// `shown` with the CPU and MEMORY columns (`kubectl top`'s) added before the health.
+pub fn with_usage_columns(mut shown: Vec<ShownColumn>) -> Vec<ShownColumn> {
+    let at = shown
+        .iter()
+        .position(|c| *c == ShownColumn::Health)
+        .unwrap_or(shown.len());
+    shown.splice(
+        at..at,
+        [
+            ShownColumn::Usage(Resource::Cpu),
+            ShownColumn::Usage(Resource::Memory),
+        ],
+    );
     shown
 }
 
@@ -67,6 +87,11 @@ pub fn header_cells(
                     "Health".to_string(),
                     "How the object is doing, from its STATUS and READY: OK, Progressing, Warning, Failing.".to_string(),
                     false,
+                ),
+                ShownColumn::Usage(resource) => (
+                    resource.label().to_string(),
+                    format!("{} in use (the metrics API, as kubectl top), of the limit, the request or the node's allocatable.", resource.label()),
+                    true,
                 ),
                 ShownColumn::Server(i) => {
                     let c = &table.columns()[i];
@@ -117,6 +142,8 @@ pub struct DisplayCell {
     pub changed: bool,
     /// The health cell's health (drawn as an icon with its word).
     pub health: Option<Health>,
+    /// A warning drawn beside the text as an icon with this word (a usage near its limit).
+    pub flag: Option<&'static str>,
 }
 
 /// The clocks a row is drawn at: ages count from the wall clock; change marks fade by the
@@ -127,13 +154,15 @@ pub struct DrawnAt {
     pub monotonic: Monotonic,
 }
 
-/// The row at `position` of `live`'s table, as `shown`, linking to its object of `resource`.
+/// The row at `position` of `live`'s table, as `shown`, linking to its object of `resource`,
+/// with its usage from `usage` where usage columns are shown.
 pub fn display_row(
     live: &LiveTable,
     position: RowPosition,
     shown: &[ShownColumn],
     resource: &ResourceId,
     at: DrawnAt,
+    usage: Option<&UsageColumns>,
 ) -> Option<DisplayRow> {
     let table = live.table();
     let row = table.at(position)?;
@@ -155,6 +184,7 @@ pub fn display_row(
                 link: true,
                 changed: mark.is_some_and(|m| m.added),
                 health: None,
+                flag: None,
             },
             ShownColumn::Health => {
                 let health = live.health(key).unwrap_or(Health::Unknown);
@@ -164,6 +194,21 @@ pub fn display_row(
                     link: false,
                     changed: false,
                     health: Some(health),
+                    flag: None,
+                }
+            }
+            ShownColumn::Usage(resource) => {
+                let cell = usage
+                    .and_then(|u| u.row(row.meta.namespace.as_deref(), &name))
+                    .map(|u| u.cell(resource));
+                DisplayCell {
+                    // No sample (yet): kubectl top leaves such pods out.
+                    text: cell.map_or_else(|| "—".to_string(), |c| c.text.clone()),
+                    numeric: true,
+                    link: false,
+                    changed: false,
+                    health: None,
+                    flag: cell.filter(|c| c.marked).map(|_| UsageCell::MARK_WORD),
                 }
             }
             ShownColumn::Server(i) => {
@@ -181,6 +226,7 @@ pub fn display_row(
                     link: is_name,
                     changed: mark.is_some_and(|m| m.cells.contains(&i)),
                     health: None,
+                    flag: None,
                 }
             }
         })
@@ -197,16 +243,29 @@ pub fn display_row(
         // Redrawn when the object or the columns changed; an age that ticks updates its text
         // in place.
         // and when its health changed (a verdict about what it controls).
+        // and when its usage changed.
         key: format!(
-            "{key:?}|{}|{}|{:?}",
+            "{key:?}|{}|{}|{:?}|{}",
             row.meta.resource_version.as_deref().unwrap_or_default(),
             cells.len(),
-            live.health(key)
+            live.health(key),
+            usage_key(shown, &cells),
         ),
         href,
         cells,
         problem,
     })
+}
+
+/// The texts of a row's usage cells (what redraws it when its usage changes).
+fn usage_key(shown: &[ShownColumn], cells: &[DisplayCell]) -> String {
+    shown
+        .iter()
+        .zip(cells)
+        .filter(|(column, _)| matches!(column, ShownColumn::Usage(_)))
+        .map(|(_, cell)| cell.text.as_str())
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// Whether the order of the rows follows from which rows there are alone: arrival order or
@@ -298,7 +357,7 @@ mod tests {
         let shown = shown_columns(live.table(), false);
         assert_eq!(shown[0], ShownColumn::Name);
         assert_eq!(shown.last(), Some(&ShownColumn::Health));
-        let row = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
+        let row = display_row(&live, 0, &shown, &pods(), AT, None).expect("a row at 0");
         assert_eq!(row.cells[0].text, "web-1");
         assert!(row.cells[0].link);
     }
@@ -307,7 +366,7 @@ mod tests {
     fn rows_link_to_their_object_and_mark_the_cells_that_changed() {
         let mut live = live_with(json!([pod_row("web-1", "u1", "5", "0/1")]));
         let shown = shown_columns(live.table(), false);
-        let before = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
+        let before = display_row(&live, 0, &shown, &pods(), AT, None).expect("a row at 0");
         assert_eq!(before.href, "#/obj/core/v1/pods/default/web-1");
         assert_eq!(before.cells[1].text, "0/1");
         assert!(before.cells[0].link && !before.cells[1].link);
@@ -317,7 +376,7 @@ mod tests {
         // and the row's key changes so it is drawn again.
         let changed = pod_table(json!([pod_row("web-1", "u1", "6", "1/1")]));
         live.apply(StoreChange::Apply(changed), AT.monotonic.ms() - 100.0);
-        let after = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
+        let after = display_row(&live, 0, &shown, &pods(), AT, None).expect("a row at 0");
         assert_eq!(after.cells[1].text, "1/1");
         assert!(after.cells[1].changed);
         assert!(!after.cells[0].changed && !after.cells[2].changed);
@@ -336,9 +395,9 @@ mod tests {
             monotonic: Monotonic(AT.monotonic.ms() + 60_000.0),
             ..AT
         };
-        let faded = display_row(&live, 0, &shown, &pods(), later).expect("a row at 0");
+        let faded = display_row(&live, 0, &shown, &pods(), later, None).expect("a row at 0");
         assert!(faded.cells.iter().all(|c| !c.changed));
-        assert!(display_row(&live, 1, &shown, &pods(), AT).is_none());
+        assert!(display_row(&live, 1, &shown, &pods(), AT, None).is_none());
     }
 
     #[test]
@@ -348,7 +407,7 @@ mod tests {
             "object": {"metadata": {"name": "web-1", "namespace": "default", "uid": "u1"}},
         }]));
         let shown = shown_columns(live.table(), false);
-        let row = display_row(&live, 0, &shown, &pods(), AT).expect("a row at 0");
+        let row = display_row(&live, 0, &shown, &pods(), AT, None).expect("a row at 0");
         assert_eq!(row.cells[0].text, "web-1");
         assert!(row.problem.is_some(), "{row:?}");
     }
@@ -400,5 +459,76 @@ mod tests {
             ""
         ));
         assert!(!order_depends_only_on_rows(None, "web"));
+    }
+
+    #[test]
+    fn usage_columns_show_top_beside_the_limit_mark_a_near_limit_and_sort() {
+        use crate::metrics::columns::{sort_by_usage, UsageColumns};
+        use crate::metrics::decode::ContainerUsage;
+        use crate::metrics::{PodMetrics, Usage};
+        let live = live_with(json!([
+            pod_row("web-1", "u1", "5", "1/1"),
+            pod_row("web-2", "u2", "6", "1/1"),
+            pod_row("web-3", "u3", "7", "1/1"),
+        ]));
+        const MI: i64 = 1024 * 1024;
+        let metrics = |name: &str, millis: i64, mib: i64| PodMetrics {
+            namespace: "default".into(),
+            name: name.into(),
+            timestamp_ms: None,
+            window_ms: None,
+            containers: vec![ContainerUsage {
+                name: "app".into(),
+                usage: Usage::new(millis * 1_000_000, mib * MI),
+            }],
+        };
+        let objects = [json!({
+            "metadata": {"namespace": "default", "name": "web-1"},
+            "spec": {"containers": [{"name": "app",
+                "resources": {"limits": {"cpu": "500m", "memory": "128Mi"}}}]}
+        })];
+        let usage = UsageColumns::of_pods(
+            &[metrics("web-1", 120, 120), metrics("web-2", 5, 300)],
+            &objects,
+        );
+        let shown = with_usage_columns(shown_columns(live.table(), false));
+        let labels: Vec<String> = header_cells(live.table(), &shown, None)
+            .into_iter()
+            .map(|h| h.label)
+            .collect();
+        assert_eq!(
+            labels,
+            ["NAME", "READY", "RESTARTS", "AGE", "CPU", "MEMORY", "HEALTH"]
+        );
+        let cells = |position| {
+            display_row(&live, position, &shown, &pods(), AT, Some(&usage))
+                .expect("a row")
+                .cells
+        };
+        let first = cells(0);
+        assert_eq!(first[4].text, "120m / 500m limit");
+        assert_eq!(first[5].text, "120Mi / 128Mi limit");
+        assert_eq!(
+            first[5].flag,
+            Some("Near limit"),
+            "over 90 % of the memory limit"
+        );
+        assert_eq!(cells(1)[5].text, "300Mi", "no limit known: usage alone");
+        assert_eq!(cells(1)[5].flag, None);
+        assert_eq!(cells(2)[4].text, "—", "no sample");
+        let mut positions = live.table().view_positions(None, "", AT.wall);
+        sort_by_usage(
+            &mut positions,
+            live.table(),
+            &usage,
+            crate::metrics::Resource::Memory,
+            SortDirection::Descending,
+        );
+        let names: Vec<&str> = positions
+            .iter()
+            .filter_map(|p| live.table().at(*p))
+            .map(|row| row.meta.name.as_str())
+            .collect();
+        assert_eq!(names, ["web-2", "web-1", "web-3"], "no sample last");
     }
 }

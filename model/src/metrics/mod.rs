@@ -11,6 +11,7 @@
 //! `crate::diagnosis::usage`.
 
 pub mod chart;
+pub mod columns;
 pub mod decode;
 pub mod discovery;
 pub mod poll;

@@ -35,7 +35,7 @@ impl Amounts {
 
     /// Sums requests: a missing one counts as 0 (`kubectl describe node`'s sum), absent only
     /// when no container set it.
-    fn add_requests(self, other: Amounts) -> Amounts {
+    pub fn add_requests(self, other: Amounts) -> Amounts {
         let add = |a: Option<i64>, b: Option<i64>| match (a, b) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),

@@ -250,9 +250,15 @@ pub fn VirtualTable(
                                                 }
                                                 .into_any()
                                             } else {
+                                                // A warning is an icon with its word, never colour alone.
+                                                let flagged = cell.flag.is_some();
+                                                let flag = cell.flag.map(|word| view! {
+                                                    <span class="cell-flag"><span aria-hidden="true">"⚠ "</span>{word}</span>
+                                                });
                                                 view! {
-                                                    <td class:numeric=cell.numeric class:changed=cell.changed title=cell_text(column)>
+                                                    <td class:numeric=cell.numeric class:changed=cell.changed class:flagged=flagged title=cell_text(column)>
                                                         {cell_text(column)}
+                                                        {flag}
                                                     </td>
                                                 }
                                                 .into_any()

@@ -25,6 +25,7 @@ use crate::state::permissions::{use_denial, UseDenialOptions};
 mod actions;
 mod summary;
 mod tabs;
+mod usage;
 mod versions;
 
 /// What makes it another object (the tab is how it is shown).

@@ -101,9 +101,11 @@ impl ObjectPageParts {
         });
         let tree = self.tree.clone();
         let state = self.state.clone();
+        let usage = self.usage_section();
         view! {
             <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
             {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
+            {usage}
             {editors}
         }
         .into_any()

@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use crate::browser::monotonic_now;
 use crate::components::{ForbiddenNotice, HealthBadge, StreamStatusLine, VirtualTable};
 use crate::model::diagnosis::Health;
-use crate::model::list::display::{display_row, header_cells, shown_columns, DrawnAt};
+use crate::model::list::display::{
+    display_row, header_cells, shown_columns, with_usage_columns, DrawnAt,
+};
 use crate::model::list::table::{SortSpec, TableSource};
 use crate::model::navigation::route::{ListRoute, Page};
 use crate::model::watch::{LiveTable, StreamPhase, WatchStatus, WatchStore};
@@ -14,6 +16,7 @@ use crate::pages::resource_list::ListIdentity;
 use crate::state::clock::use_clock;
 use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
+use crate::state::usage_columns::UseUsageColumnsReturn;
 use crate::state::watch::LiveWatch;
 
 #[component]
@@ -23,7 +26,11 @@ pub(super) fn ListBody(
     title: String,
     /// Whether the kind is namespaced (a forbidden list offers other namespaces).
     namespaced: bool,
+    /// The CPU and MEMORY columns (pods and nodes).
+    usage: Option<UseUsageColumnsReturn>,
 ) -> impl IntoView {
+    let usage_columns = Signal::derive(move || usage.and_then(|u| u.columns.get()));
+    let usage_missing = Signal::derive(move || usage.and_then(|u| u.missing.get()));
     let navigation = use_navigation();
     let now = use_clock();
     let store: ReadSignal<LiveTable> = live.store.clone().into();
@@ -40,10 +47,16 @@ pub(super) fn ListBody(
             only_unhealthy: *unhealthy,
         })
     });
-    let order = use_list_order(store, asked_order);
+    let order = use_list_order(store, asked_order, usage_columns);
+    let has_usage = Memo::new(move |_| usage_columns.with(Option::is_some));
     let columns = Memo::new(move |_| {
         let wide = view_options.with(|(_, _, wide, _)| *wide);
-        store.with(|live| shown_columns(live.table(), wide))
+        let shown = store.with(|live| shown_columns(live.table(), wide));
+        if has_usage.get() {
+            with_usage_columns(shown)
+        } else {
+            shown
+        }
     });
     // A memo: the header row is redrawn when the columns or the sort change, not on every
     // batch of watch events.
@@ -59,7 +72,9 @@ pub(super) fn ListBody(
             monotonic: monotonic_now(),
         };
         let shown = columns.get();
-        store.with(|live| display_row(live, position, &shown, &resource, at))
+        usage_columns.with(|usage| {
+            store.with(|live| display_row(live, position, &shown, &resource, at, usage.as_ref()))
+        })
     });
     let on_sort = Callback::new(move |column: String| {
         if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
@@ -90,6 +105,9 @@ pub(super) fn ListBody(
             data-loaded-ms=move || marks.loaded_ms.get().map(|ms| format!("{ms:.1}"))
         ></span>
         <ListStatus store=store status=status shown=row_count/>
+        {move || usage_missing.get().map(|reason| view! {
+            <p class="usage-missing" role="note">"CPU and memory: " {reason}</p>
+        })}
         <ForbiddenNotice status=status namespaced=namespaced elsewhere=Some(elsewhere)/>
         <StreamStatusLine live=live.clone() clock=now/>
         <VirtualTable

@@ -16,6 +16,7 @@ use crate::model::{api::endpoints::NamespaceArg, ResourceId};
 use crate::state::clusters::use_clusters;
 use crate::state::discovery::DiscoveryState;
 use crate::state::permissions::{use_denial, UseDenialOptions};
+use crate::state::usage_columns::use_usage_columns;
 use crate::state::verdicts::use_row_verdicts;
 use crate::state::watch::use_watch_table;
 
@@ -103,6 +104,17 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
     let state = (selectors_valid && !merged).then(|| use_watch_table(key.clone(), options));
     // A workload's row says what its page says: the worst of it and what it controls. Not
     // for filtered lists (the verdicts are of the whole collection's objects).
+    let usage = state.as_ref().and_then(|live| {
+        discovery.loaded.with_untracked(|loaded| {
+            use_usage_columns(
+                &loaded.as_ref()?.discovery.tree,
+                &identity.resource,
+                identity.namespace.as_deref().filter(|_| namespaced),
+                &identity.label_selector,
+                live,
+            )
+        })
+    });
     if let Some(live) = state
         .as_ref()
         .filter(|_| identity.label_selector.is_empty() && identity.field_selector.is_empty())
@@ -170,7 +182,7 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
             <ListToolbar identity=identity.clone() label_error=label_error.clone() field_error=field_error/>
             {selector_logs(&identity, label_error.is_none())}
             {match state {
-                Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced/> }.into_any(),
+                Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced usage=usage/> }.into_any(),
                 None if merged && selectors_valid => view! {
                     <MergedList key=key options=options resource=identity.resource.clone()/>
                 }
