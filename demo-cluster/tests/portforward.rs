@@ -3,7 +3,6 @@
 //! `../shared/kubernetes`), many connections at once, refusals on the error channel, kubectl's
 //! own port-forward (SPDY in a WebSocket), the proxies and the permissions they need.
 
-use std::io::{Read, Write};
 use std::time::Duration;
 
 use demo_cluster::{start, Config, RunningCluster};
@@ -127,7 +126,9 @@ async fn a_port_nothing_listens_on_and_a_deleted_pod_say_so_on_the_error_channel
         "v4.channel.k8s.io",
     )
     .await;
-    let (status, body) = refused.err().expect("refused");
+    let Err((status, body)) = refused else {
+        panic!("a new session to a deleted pod was upgraded");
+    };
     assert_eq!(status, 404);
     assert!(
         body.contains(r#""message":"pods \"api\" not found""#),
@@ -170,22 +171,6 @@ async fn refusals_before_the_upgrade_are_kube_apiservers_and_the_kubelets() {
     );
 }
 
-/// The HTTP answer to `GET path` on 127.0.0.1:`port` (one request, then the server's close).
-fn http_get(port: u16, path: &str) -> String {
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .expect("sent");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("read");
-    answer
-}
-
 #[test]
 #[cfg_attr(not(have_kubectl), ignore = "needs kubectl")]
 fn kubectl_port_forward_reaches_the_pod() {
@@ -208,7 +193,10 @@ fn kubectl_port_forward_reaches_the_pod() {
         .spawn()
         .expect("kubectl port-forward starts");
     envtest::announced_port(&mut child, "Forwarding from 127.0.0.1:").expect("kubectl forwards");
-    let answers = [http_get(local, "/one?x=1"), http_get(local, "/two")];
+    let answers = [
+        common::portforward::http_get(local, "/one?x=1"),
+        common::portforward::http_get(local, "/two"),
+    ];
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(

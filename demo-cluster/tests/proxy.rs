@@ -21,36 +21,6 @@ fn header<'a>(reply: &'a http::Response<Vec<u8>>, name: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-/// The whole answer, headers included, to `method path` (kube's client hides headers).
-async fn exchange(url: &str, method: &str, path: &str) -> http::Response<Vec<u8>> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let address = url.trim_start_matches("http://");
-    let mut stream = tokio::net::TcpStream::connect(address)
-        .await
-        .expect("connects");
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).await.expect("sent");
-    let mut received = vec![];
-    stream.read_to_end(&mut received).await.expect("read");
-    let text = String::from_utf8_lossy(&received).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    let mut lines = head.lines();
-    let status: u16 = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let mut response = http::Response::builder().status(status);
-    for line in lines {
-        if let Some((name, value)) = line.split_once(": ") {
-            response = response.header(name, value);
-        }
-    }
-    response.body(body.as_bytes().to_vec()).expect("a response")
-}
-
 fn message(reply: &http::Response<Vec<u8>>) -> String {
     let status: serde_json::Value = serde_json::from_slice(reply.body()).unwrap_or_default();
     status["message"].as_str().unwrap_or_default().to_string()
@@ -70,7 +40,13 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
         format!("Hello from pod default/{pod}, port {port}: {method} {target}\n")
     };
 
-    let answer = exchange(&url, "GET", &format!("{NS}/pods/web/proxy/a/b?c=1&d=2")).await;
+    let answer = common::portforward::exchange(
+        &url,
+        "GET",
+        &format!("{NS}/pods/web/proxy/a/b?c=1&d=2"),
+        None,
+    )
+    .await;
     assert_eq!(answer.status(), 200);
     assert_eq!(header(&answer, "content-type"), "text/plain");
     assert_eq!(header(&answer, "cache-control"), "no-cache, private");
@@ -78,9 +54,16 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
         answer.body(),
         body("web", 80, "GET", "/a/b?c=1&d=2").as_bytes()
     );
-    let answer = exchange(&url, "POST", &format!("{NS}/pods/web:8080/proxy/form")).await;
+    let answer = common::portforward::exchange(
+        &url,
+        "POST",
+        &format!("{NS}/pods/web:8080/proxy/form"),
+        None,
+    )
+    .await;
     assert_eq!(answer.body(), body("web", 8080, "POST", "/form").as_bytes());
-    let answer = exchange(&url, "GET", &format!("{NS}/pods/web/proxy?x=1")).await;
+    let answer =
+        common::portforward::exchange(&url, "GET", &format!("{NS}/pods/web/proxy?x=1"), None).await;
     assert_eq!(answer.status(), 301);
     assert_eq!(
         header(&answer, "location"),
@@ -89,7 +72,13 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
 
     // A service: its only ready endpoint, on the target port.
     for id in ["web", "web:8000", "http:web:8000"] {
-        let answer = exchange(&url, "GET", &format!("{NS}/services/{id}/proxy/x")).await;
+        let answer = common::portforward::exchange(
+            &url,
+            "GET",
+            &format!("{NS}/services/{id}/proxy/x"),
+            None,
+        )
+        .await;
         assert_eq!(
             answer.body(),
             body("web", 80, "GET", "/x").as_bytes(),
@@ -97,7 +86,8 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
         );
     }
 
-    let refused = exchange(&url, "GET", &format!("{NS}/pods/web:81/proxy/")).await;
+    let refused =
+        common::portforward::exchange(&url, "GET", &format!("{NS}/pods/web:81/proxy/"), None).await;
     assert_eq!(refused.status(), 503);
     assert!(
         message(&refused).starts_with("error trying to reach service: dial tcp 10.244.")
@@ -120,7 +110,8 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
         ("pods/gone/proxy/", 404, "pods \"gone\" not found"),
     ];
     for (path, status, words) in cases {
-        let refused = exchange(&url, "GET", &format!("{NS}/{path}")).await;
+        let refused =
+            common::portforward::exchange(&url, "GET", &format!("{NS}/{path}"), None).await;
         assert_eq!(
             (refused.status().as_u16(), message(&refused)),
             (status, words.to_string()),
@@ -129,7 +120,9 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
     }
 
     // The hostile page: HTML whose script reads the API from the page's origin.
-    let page = exchange(&url, "GET", &format!("{NS}/pods/hostile/proxy/")).await;
+    let page =
+        common::portforward::exchange(&url, "GET", &format!("{NS}/pods/hostile/proxy/"), None)
+            .await;
     assert_eq!(header(&page, "content-type"), "text/html; charset=utf-8");
     let html = String::from_utf8_lossy(page.body());
     assert!(

@@ -15,7 +15,7 @@ pub type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// How long a test waits for one message.
-const MESSAGE_WAIT: Duration = Duration::from_secs(20);
+const MESSAGE_WAIT: Duration = Duration::from_secs(10);
 
 /// The pods: `web` and `api` declaring ports 80 and 8080, `hostile` the hostile page on 80.
 pub fn pods() -> Vec<Value> {
@@ -126,16 +126,21 @@ pub async fn open(base: &str, path: &str, protocol: &str) -> Result<Socket, (u16
     }
 }
 
-/// The next message as (channel, bytes); None once the socket closed.
+/// The next message as (channel, bytes; a text message's bytes are left in base64); None
+/// once the socket closed, or when nothing came within 10 s.
 pub async fn next(socket: &mut Socket) -> Option<(u8, Vec<u8>)> {
     loop {
         let message = tokio::time::timeout(MESSAGE_WAIT, socket.next())
             .await
-            .expect("a message within 20 s");
+            .ok()?;
         match message {
             Some(Ok(Message::Binary(bytes))) => {
                 let (channel, rest) = bytes.split_first()?;
                 return Some((*channel, rest.to_vec()));
+            }
+            Some(Ok(Message::Text(text))) => {
+                let (channel, rest) = text.as_bytes().split_first()?;
+                return Some((channel.wrapping_sub(b'0'), rest.to_vec()));
             }
             Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
             Some(Ok(_)) => continue,
@@ -188,4 +193,56 @@ pub async fn response(socket: &mut Socket, channel: u8) -> Vec<u8> {
             }
         }
     }
+}
+
+/// The HTTP answer to `GET path` on 127.0.0.1:`port` (one request, then the server's close).
+pub fn http_get(port: u16, path: &str) -> String {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    std::io::Write::write_all(&mut stream, request.as_bytes()).expect("sent");
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).expect("read");
+    answer
+}
+
+/// The whole answer, headers included, to `method path` (kube's client hides headers and
+/// retries a 503).
+pub async fn exchange(
+    url: &str,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+) -> http::Response<Vec<u8>> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address)
+        .await
+        .expect("connects");
+    let authorization = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{authorization}Content-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.expect("sent");
+    let mut received = vec![];
+    stream.read_to_end(&mut received).await.expect("read");
+    let text = String::from_utf8_lossy(&received).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+    let mut lines = head.lines();
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let mut response = http::Response::builder().status(status);
+    for line in lines {
+        if let Some((name, value)) = line.split_once(": ") {
+            response = response.header(name, value);
+        }
+    }
+    response.body(body.as_bytes().to_vec()).expect("a response")
 }

@@ -53,7 +53,7 @@ pub(super) async fn serve(
         let upgrade = upgrade(&mut parts).await?.protocols([tunnel::PROTOCOL]);
         return Ok(upgrade.on_upgrade(move |socket| tunnel::run(socket, pod, registry)));
     }
-    let ports = match requested_ports(&parts) {
+    let ports = match requested_ports(&parts)? {
         Ok(ports) => ports,
         Err(message) => return Ok(kubelet_error(&message)),
     };
@@ -91,33 +91,32 @@ async fn upgrade(parts: &mut Parts) -> ApiResult<WebSocketUpgrade> {
         .map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
-/// The `ports` query parameter (each value may list several), checked as the kubelet checks
-/// the `port` parameter kube-apiserver turns it into; the error in the kubelet's words.
-fn requested_ports(parts: &Parts) -> Result<Vec<u16>, String> {
-    let values: Vec<String> = query_pairs(parts)
-        .into_iter()
-        .filter(|(k, _)| k == "ports")
-        .map(|(_, v)| v)
-        .collect();
-    if values.is_empty() {
-        return Err("query parameter \"port\" is required".into());
-    }
+/// The `ports` query parameter (each value may list several, comma separated), read as
+/// kube-apiserver converts it (a Status 400 for what is not a 16-bit number), then checked as
+/// the kubelet checks the `port` parameters it is handed on as (its `http.Error` text).
+fn requested_ports(parts: &Parts) -> ApiResult<Result<Vec<u16>, String>> {
     let mut ports = vec![];
-    for value in values {
-        if value.is_empty() {
-            return Err("query parameter \"port\" cannot be empty".into());
-        }
+    for (_, value) in query_pairs(parts).into_iter().filter(|(k, _)| k == "ports") {
         for part in value.split(',') {
-            let port: u16 = part.parse().map_err(|_| {
-                format!("unable to parse {value:?} as a port: strconv.ParseUint: parsing {part:?}: invalid syntax")
+            let port: u16 = part.parse().map_err(|e: std::num::ParseIntError| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow => "value out of range",
+                    _ => "invalid syntax",
+                };
+                ApiError::bad_request(format!(
+                    "cannot convert to []int32: strconv.ParseUint: parsing {part:?}: {why}"
+                ))
             })?;
-            if port < 1 {
-                return Err(format!("port {value:?} must be > 0"));
-            }
             ports.push(port);
         }
     }
-    Ok(ports)
+    if ports.is_empty() {
+        return Ok(Err("query parameter \"port\" is required".into()));
+    }
+    if ports.contains(&0) {
+        return Ok(Err("port \"0\" must be > 0".into()));
+    }
+    Ok(Ok(ports))
 }
 
 /// The kubelet's `http.Error`, which kube-apiserver's proxy passes on.
