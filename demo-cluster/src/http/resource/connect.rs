@@ -1,6 +1,6 @@
 //! The connect subresources: `pods/exec`, `pods/attach`, `pods/portforward` and the proxies
-//! (`pods/proxy`, `nodes/proxy`, `services/proxy`), answered as kube-apiserver answers them
-//! when nothing listens behind the addresses it would dial.
+//! (`pods/proxy`, `nodes/proxy`, `services/proxy`): the checks they share, and `nodes/proxy`
+//! answered as kube-apiserver answers it when nothing listens behind the kubelet's address.
 //!
 //! The demo's kubelets are simulated in-process: they write pod statuses and serve logs
 //! (`pods/log`), but have no streaming server and no containers to reach. kube-apiserver in
