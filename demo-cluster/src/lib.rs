@@ -15,10 +15,12 @@ pub mod metrics;
 pub mod names;
 pub mod openapi;
 pub mod pod_logs;
+pub mod portforward;
 pub mod protobuf;
 pub mod registry;
 pub mod schemas;
 pub mod seed;
+pub mod spdy;
 pub mod storage;
 
 /// Objects are JSON trees: every write copies, builds and drops thousands of small maps and

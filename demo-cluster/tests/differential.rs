@@ -2457,11 +2457,11 @@ async fn connect_subresources_match() {
             let path = format!("{pods}/{name}/{sub}");
             corpus.push((format!("GET {name}/{sub}"), get(path.clone())));
             corpus.push((format!("POST {name}/{sub}"), post_empty(path.clone())));
-            // exec and attach on a pod whose node is there: the real side dials a kubelet
-            // that is not listening, the demo's simulated kubelet answers (over WebSocket
-            // only; `tests/exec_differential.rs` holds those sessions to kube-apiserver with
-            // the stand-in kubelet).
-            if name == "on-local" && !sub.starts_with("portforward") {
+            // exec, attach and port forwarding on a pod whose node is there: the real side
+            // dials a kubelet that is not listening, the demo's simulated kubelet answers
+            // (`tests/exec_differential.rs` and `tests/portforward_differential.rs` hold
+            // those sessions to kube-apiserver with the stand-in kubelet).
+            if name == "on-local" {
                 continue;
             }
             corpus.push((format!("SPDY {name}/{sub}"), spdy(post_empty(path))));
@@ -2531,8 +2531,8 @@ async fn connect_subresources_match() {
 
     // What kubectl users see: an error at once, in the same words, instead of a hang.
     // (exec and attach on `on-local` reach the demo's simulated kubelet: see above.)
-    let commands: [&[&str]; 3] = [
-        &["port-forward", "-n", ns, "pod/on-local", "0:80"],
+    // (port-forward to `on-local` reaches the demo's simulated container, as above.)
+    let commands: [&[&str]; 2] = [
         &["exec", "-n", ns, "on-bare", "--", "ls"],
         &["exec", "-n", ns, "unbound", "--", "ls"],
     ];

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod portforward;
 pub mod raw;
 pub mod terminal;
 

@@ -1,14 +1,14 @@
 //! The connect subresources: `pods/exec`, `pods/attach`, `pods/portforward` and the proxies
-//! (`pods/proxy`, `nodes/proxy`, `services/proxy`), answered as kube-apiserver answers them
-//! when nothing listens behind the addresses it would dial.
+//! (`pods/proxy`, `nodes/proxy`, `services/proxy`): the checks they share, and `nodes/proxy`
+//! answered as kube-apiserver answers it when nothing listens behind the kubelet's address.
 //!
 //! The demo's kubelets are simulated in-process: they write pod statuses and serve logs
 //! (`pods/log`), but have no streaming server and no containers to reach. kube-apiserver in
 //! front of such a node (an address whose port 10250 refuses connections) finds the pod, its
 //! node and the node's address as usual, then fails to dial; the demo does the same, in the
-//! same order and words, so `kubectl exec`, `attach` and `port-forward` fail at once with the
-//! error a real cluster gives instead of hanging. Pod and service backends are treated alike:
-//! nothing listens at a pod IP either.
+//! same order and words. Pods are different: their ports answer as simulated containers
+//! (`crate::portforward`), through `pods/portforward` (`portforward.rs`), `pods/proxy` and
+//! `services/proxy` (`proxy.rs`); exec and attach are `exec.rs`.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -53,8 +53,11 @@ pub(super) async fn connect(
         return Err(ApiError::path_not_found());
     };
     let ns = namespace.unwrap_or_default();
+    if sub == "proxy" && def.resource == "nodes" {
+        return Err(node_proxy(app, &def, &name));
+    }
     if sub == "proxy" {
-        return Err(proxy(app, &def, &ns, &name));
+        return super::proxy::serve(app, &parts, &def, &ns, &name).await;
     }
     // The streams are opened by GET (WebSocket) or POST (SPDY) only.
     if parts.method != Method::GET && parts.method != Method::POST {
@@ -66,17 +69,7 @@ pub(super) async fn connect(
     if sub == "exec" || sub == "attach" {
         return super::exec::serve(app, parts, &def, &ns, &name, &sub).await;
     }
-    let pod = app.registry.get(&def, &ns, &name)?;
-    let kubelet = kubelet_of_pod(app, &pod, &name)?;
-    if !is_upgrade(&parts.headers) {
-        return Err(ApiError::bad_request("Upgrade request required"));
-    }
-    // Port forwarding, by any protocol, is proxied to the kubelet as it is: the dial fails
-    // before the client's upgrade is answered.
-    Err(ApiError::internal_without_reason(format!(
-        "error dialing backend: {}",
-        connection_refused(&kubelet)
-    )))
+    super::portforward::serve(app, parts, &def, &ns, &name).await
 }
 
 /// kube-apiserver (1.35 and later, `AuthorizePodWebsocketUpgradeCreatePermission`) also
@@ -99,59 +92,29 @@ fn authorize_create(app: &AppState, parts: &Parts, name: &str) -> ApiResult<()> 
     }
 }
 
-/// The error a proxy request ends in: the object and its address are looked up as
-/// kube-apiserver does, then nothing answers there.
-fn proxy(app: &AppState, def: &ResourceDef, ns: &str, id: &str) -> ApiError {
-    let Some((scheme, name, port)) = split_scheme_name_port(id) else {
-        let singular = def.resource.trim_end_matches('s');
-        return ApiError::bad_request(format!("invalid {singular} request {id:?}"));
+/// The error a `nodes/proxy` request ends in: the node and its kubelet's address are looked
+/// up as kube-apiserver does, then nothing answers there (the demo's kubelets serve no HTTP).
+fn node_proxy(app: &AppState, def: &ResourceDef, id: &str) -> ApiError {
+    let Some((_, name, port)) = split_scheme_name_port(id) else {
+        return ApiError::bad_request(format!("invalid node request {id:?}"));
     };
-    let outcome = match def.resource.as_str() {
-        "pods" => app.registry.get(def, ns, name).map(|pod| {
-            let ip = pod["status"]["podIP"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            let port = match (port, scheme) {
-                (Some(port), _) => port.to_string(),
-                (None, "https") => "443".to_string(),
-                (None, _) => "80".to_string(),
-            };
-            join_host_port(&ip, &port)
-        }),
-        "nodes" => app.registry.get(def, "", name).and_then(|node| {
-            let (host, kubelet_port) = kubelet_address(&node)?;
-            let port = port.map_or_else(|| kubelet_port.to_string(), str::to_string);
-            Ok(join_host_port(&host, &port))
-        }),
-        // A Service is reached through its v1 Endpoints, which no controller of the demo
-        // writes: without them kube-apiserver reports the service itself as not found.
-        _ => {
-            let found = app.registry.get(def, ns, name).and_then(|_| {
-                app.registry
-                    .resolve("", "v1", "endpoints")
-                    .and_then(|endpoints| app.registry.get(&endpoints, ns, name).ok())
-                    .ok_or_else(|| ApiError::not_found("", "services", name))
-            });
-            return match found {
-                Ok(_) => ApiError::service_unavailable(format!(
-                    "no endpoints available for service {id:?}"
-                )),
-                Err(e) => e,
-            };
-        }
-    };
+    let outcome = app.registry.get(def, "", name).and_then(|node| {
+        let (host, kubelet_port) = kubelet_address(&node)?;
+        let port = port.map_or_else(|| kubelet_port.to_string(), str::to_string);
+        Ok(join_host_port(&host, &port))
+    });
     match outcome {
         Err(e) => e,
         Ok(address) if !proxyable(&address) => ApiError::bad_request("address not allowed"),
         Ok(address) => ApiError::service_unavailable(format!(
-            "error trying to reach service: dial tcp {address}: connect: connection refused"
+            "error trying to reach service: {}",
+            connection_refused(&address)
         )),
     }
 }
 
 /// `[scheme:]name[:port]`, as kube-apiserver's `SplitSchemeNamePort`.
-fn split_scheme_name_port(id: &str) -> Option<(&str, &str, Option<&str>)> {
+pub(super) fn split_scheme_name_port(id: &str) -> Option<(&str, &str, Option<&str>)> {
     let parts: Vec<&str> = id.split(':').collect();
     let (scheme, name, port) = match parts.as_slice() {
         [name] => ("", *name, None),
@@ -165,7 +128,7 @@ fn split_scheme_name_port(id: &str) -> Option<(&str, &str, Option<&str>)> {
 
 /// kube-apiserver refuses to proxy to loopback and link-local addresses (and to anything
 /// that is not an address, such as a pod without an IP).
-fn proxyable(address: &str) -> bool {
+pub(super) fn proxyable(address: &str) -> bool {
     let host = address
         .rsplit_once(':')
         .map_or(address, |(host, _)| host)
@@ -182,7 +145,7 @@ fn proxyable(address: &str) -> bool {
     }
 }
 
-fn join_host_port(host: &str, port: &str) -> String {
+pub(super) fn join_host_port(host: &str, port: &str) -> String {
     if host.contains(':') {
         format!("[{host}]:{port}")
     } else {
@@ -248,7 +211,7 @@ fn kubelet_address(node: &Value) -> ApiResult<(String, u64)> {
 }
 
 /// What Go's dialer reports when nothing listens at `address`.
-fn connection_refused(address: &str) -> String {
+pub(super) fn connection_refused(address: &str) -> String {
     format!("dial tcp {address}: connect: connection refused")
 }
 

@@ -8,6 +8,8 @@ mod create;
 mod delete;
 mod exec;
 mod patch;
+mod portforward;
+mod proxy;
 mod read;
 mod update;
 mod watch;
