@@ -266,6 +266,26 @@ impl Harness {
         Self::start_real_with(envtest::Options::default()).await
     }
 
+    /// As [`Harness::start_on`], with the metrics API served: the demo cluster serves it
+    /// itself; the real control plane gets the stand-in metrics-server behind its aggregator
+    /// (`fake_kubelet.py --metrics`).
+    pub async fn start_with_metrics(backend: Backend) -> Harness {
+        match backend {
+            Backend::Demo => Self::start().await,
+            Backend::Real => {
+                let mut harness = Self::start_real_with(envtest::Options {
+                    controllers: true,
+                    nodes: 0,
+                })
+                .await;
+                let plane = harness.control_plane().expect("a real control plane");
+                tokio::task::block_in_place(|| plane.start_kubelet_with_metrics(2))
+                    .unwrap_or_else(|e| panic!("the stand-in kubelet with metrics starts: {e}"));
+                harness
+            }
+        }
+    }
+
     /// A real control plane without controllers and kubelet, for benchmarks: what is
     /// measured is kube-apiserver, etcd, kubectl proxy and the page.
     pub async fn start_real_quiet() -> Harness {

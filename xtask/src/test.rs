@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 19] = [
+const E2E_TARGETS: [&str; 20] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
@@ -149,6 +149,7 @@ const E2E_TARGETS: [&str; 19] = [
     "e2e_workload_logs",
     "e2e_terminal",
     "e2e_actions",
+    "e2e_metrics",
     "e2e_live",
     "e2e_events",
     "e2e_timeline",

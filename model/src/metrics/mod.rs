@@ -10,6 +10,7 @@
 //! the object's timeline as marks). The usage rules of the diagnosis are
 //! `crate::diagnosis::usage`.
 
+pub mod busiest;
 pub mod chart;
 pub mod columns;
 pub mod decode;

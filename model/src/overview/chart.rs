@@ -253,6 +253,39 @@ pub fn usage_bar(
     format: impl Fn(i64) -> String,
     unit: &str,
 ) -> UsageBar {
+    amount_bar(
+        "requested",
+        what,
+        node,
+        requested,
+        allocatable,
+        format,
+        unit,
+    )
+}
+
+/// `used` (from the metrics API) of `allocatable`, as [`usage_bar`] draws what is requested.
+pub fn used_bar(
+    what: &str,
+    node: &str,
+    used: i64,
+    allocatable: Option<i64>,
+    format: impl Fn(i64) -> String,
+    unit: &str,
+) -> UsageBar {
+    amount_bar("used", what, node, used, allocatable, format, unit)
+}
+
+/// `amount` of `allocatable`; `verb` says what the amount is (`requested`, `used`).
+fn amount_bar(
+    verb: &str,
+    what: &str,
+    node: &str,
+    requested: i64,
+    allocatable: Option<i64>,
+    format: impl Fn(i64) -> String,
+    unit: &str,
+) -> UsageBar {
     let fraction = allocatable
         .filter(|a| *a > 0)
         .map(|a| requested as f64 / a as f64);
@@ -273,7 +306,7 @@ pub fn usage_bar(
         level,
         amounts: format!("{} / {of}", format(requested)),
         label: format!(
-            "{what} requested on {node}: {} of {of}{unit}{}",
+            "{what} {verb} on {node}: {} of {of}{unit}{}",
             format(requested),
             percent
                 .as_ref()

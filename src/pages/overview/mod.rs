@@ -84,6 +84,7 @@ pub(crate) fn loading(watch: Option<Watched>) -> impl Fn() -> Option<AnyView> + 
 
 mod nodes;
 mod pods;
+mod usage;
 mod workloads;
 
 #[component]
@@ -147,12 +148,13 @@ pub fn OverviewPage(namespace: Option<String>) -> impl IntoView {
     );
     let requests_section = nodes::requests_card(watched.nodes, watched.pods, namespace.clone());
     let rollouts_section = workloads::rollouts_card(watched.deployments(), watched.now);
+    let usage_section = usage::usage_card(watched.nodes, namespace.clone());
 
     view! {
         <section class="overview-page" aria-label="Cluster overview">
             <h1>"Overview " <span class="kind">{scope}</span></h1>
             <p class="subtitle">
-                "Live from the cluster's own objects (no metrics server needed). Learning the API? The "
+                "Live from the cluster's own objects, and usage where the metrics API is served. Learning the API? The "
                 <a href=hierarchy>"API hierarchy"</a>
                 " shows every group, version and resource the server serves."
             </p>
@@ -162,6 +164,7 @@ pub fn OverviewPage(namespace: Option<String>) -> impl IntoView {
                 {workloads_section}
                 {pods_section}
                 {requests_section}
+                {usage_section}
                 {rollouts_section}
             </div>
         </section>
