@@ -6,7 +6,6 @@
 //! both.
 
 use std::net::SocketAddr;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use envtest::{ContextEntry, Credentials, ServerCheck};
@@ -23,7 +22,7 @@ pub enum Backend {
 }
 
 /// One real control plane at a time: two at once on two cores slow each other past timeouts.
-static REAL_PLANES: Mutex<()> = Mutex::new(());
+static REAL_PLANES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 pub struct Cluster {
     pub atlas: RunningServer,
@@ -31,7 +30,7 @@ pub struct Cluster {
     _plane: Option<envtest::ControlPlane>,
     _demo: Option<demo_cluster::RunningCluster>,
     _tokens: tempfile::TempDir,
-    _one_plane: Option<MutexGuard<'static, ()>>,
+    _one_plane: Option<tokio::sync::MutexGuard<'static, ()>>,
 }
 
 fn example(name: &str) -> std::path::PathBuf {
@@ -45,7 +44,7 @@ impl Cluster {
         let tokens = tempfile::tempdir().expect("a folder for the tokens file");
         let (plane, demo, server, guard) = match backend {
             Backend::Real => {
-                let guard = REAL_PLANES.lock().unwrap_or_else(|e| e.into_inner());
+                let guard = REAL_PLANES.lock().await;
                 let plane = tokio::task::spawn_blocking(|| {
                     let plane = envtest::ControlPlane::start(envtest::Options {
                         controllers: false,
