@@ -98,6 +98,11 @@ impl Cluster {
         }
     }
 
+    /// The real control plane's admin kubeconfig (for kubectl); `None` on the demo.
+    pub fn admin_kubeconfig(&self) -> Option<std::path::PathBuf> {
+        self._plane.as_ref().map(|plane| plane.admin_kubeconfig())
+    }
+
     pub fn origin(&self) -> String {
         format!("http://127.0.0.1:{}", self.atlas.addr.port())
     }
