@@ -13,6 +13,7 @@
 //! reconnects its sockets (a network change, a laptop waking) keeps its forwards.
 
 pub mod http;
+mod info;
 pub mod resolve;
 pub mod run;
 pub mod tunnel;
@@ -24,12 +25,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kube_atlas_model::api::forwards::{ForwardError, PortRef};
-use serde::{Deserialize, Serialize};
+use kube_atlas_model::api::forwards::ForwardError;
 use tokio::sync::watch as signal;
 
 use crate::contexts::Contexts;
-use resolve::{Resolved, Target};
+pub use info::{ForwardInfo, ForwardRequest};
+use resolve::Resolved;
 use tunnel::Counters;
 
 /// How many ended forwards the list keeps, so the page can say why one ended.
@@ -48,48 +49,6 @@ impl Default for ForwardConfig {
             lease: Duration::from_secs(30),
         }
     }
-}
-
-/// `POST /kube-atlas/forwards`'s body.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ForwardRequest {
-    pub context: String,
-    pub namespace: String,
-    pub target: Target,
-    pub port: PortRef,
-    #[serde(default)]
-    pub local_port: Option<u16>,
-    #[serde(default)]
-    pub keep_after_page_closes: bool,
-    /// The page's session, whose lease keeps the forward (not needed when kept).
-    #[serde(default)]
-    pub session: Option<String>,
-}
-
-/// A forward as the list shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ForwardInfo {
-    pub id: String,
-    pub context: String,
-    pub namespace: String,
-    pub target: Target,
-    pub port: PortRef,
-    pub pod: String,
-    pub remote_port: u16,
-    pub local_address: String,
-    pub url: String,
-    pub keep_after_page_closes: bool,
-    pub session: Option<String>,
-    pub connections: u64,
-    pub bytes_in: u64,
-    pub bytes_out: u64,
-    pub since: String,
-    /// What happened to it: moves to another pod, errors of its connections (newest last).
-    pub notes: Vec<String>,
-    /// Why it ended; `None` while it forwards.
-    pub ended: Option<String>,
 }
 
 /// One forward.
