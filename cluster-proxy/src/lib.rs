@@ -3,10 +3,12 @@
 //! context's credentials (kube-rs's kubeconfig support: tokens, client certificates, exec
 //! plugins, OIDC, proxies, CA data); `GET /clusters` lists the contexts with their connection
 //! state; `/kube-atlas/multiplex` carries the page's long-running GETs over one WebSocket
-//! ([`multiplex`]). Like `kubectl proxy`, it answers loopback hosts only and refuses pages of
+//! ([`multiplex`]); `/kube-atlas/forwards` starts, lists and stops port-forwards on
+//! 127.0.0.1 ([`forwards`]). Like `kubectl proxy`, it answers loopback hosts only and refuses pages of
 //! other origins; credentials never reach the page.
 
 pub mod contexts;
+pub mod forwards;
 pub mod multiplex;
 pub mod proxy;
 pub mod routing;
@@ -24,6 +26,7 @@ use http::{Request, StatusCode};
 use tower_http::services::ServeDir;
 
 pub use contexts::{ClusterEntry, ClusterState, Contexts, Timeouts};
+pub use forwards::{ForwardConfig, Forwards};
 use routing::Route;
 
 /// How the server runs.
@@ -36,6 +39,8 @@ pub struct ServerConfig {
     pub accepted_hosts: Vec<String>,
     /// How often every context's `/version` is asked.
     pub probe_interval: Duration,
+    /// How long the port-forwards of a closed page live on.
+    pub forwards: ForwardConfig,
 }
 
 impl Default for ServerConfig {
@@ -45,12 +50,14 @@ impl Default for ServerConfig {
             www: None,
             accepted_hosts: Vec::new(),
             probe_interval: Duration::from_secs(5),
+            forwards: ForwardConfig::default(),
         }
     }
 }
 
 struct Shared {
     contexts: Arc<Contexts>,
+    forwards: Arc<Forwards>,
     accepted_hosts: Vec<String>,
     www: Option<ServeDir>,
     /// The dashboard's index.html, read from `www` on each request (a rebuild shows at once).
@@ -64,6 +71,8 @@ pub struct RunningServer {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     server: tokio::task::JoinHandle<()>,
     prober: tokio::task::JoinHandle<()>,
+    /// Ends the forwards of closed pages.
+    lease_keeper: tokio::task::JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -79,6 +88,8 @@ impl RunningServer {
 
     pub async fn stop(mut self) {
         self.prober.abort();
+        self.lease_keeper.abort();
+        self.shared.forwards.abort_all();
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
@@ -89,6 +100,8 @@ impl RunningServer {
 impl Drop for RunningServer {
     fn drop(&mut self) {
         self.prober.abort();
+        self.lease_keeper.abort();
+        self.shared.forwards.abort_all();
         self.server.abort();
     }
 }
@@ -98,8 +111,10 @@ impl Drop for RunningServer {
 pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<RunningServer> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
+    let contexts = Arc::new(contexts);
     let shared = Arc::new(Shared {
-        contexts: Arc::new(contexts),
+        forwards: Arc::new(Forwards::new(contexts.clone(), config.forwards)),
+        contexts,
         accepted_hosts: config.accepted_hosts,
         index_html: config.www.as_ref().map(|dir| dir.join("index.html")),
         www: config.www.map(ServeDir::new),
@@ -111,6 +126,15 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
             loop {
                 shared.contexts.probe_all().await;
                 tokio::time::sleep(interval).await;
+            }
+        })
+    };
+    let lease_keeper = {
+        let forwards = shared.forwards.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                forwards.end_expired_sessions().await;
             }
         })
     };
@@ -131,6 +155,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         shutdown: Some(shutdown),
         server,
         prober,
+        lease_keeper,
     })
 }
 
@@ -184,6 +209,9 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
                     &format!("{path} is a WebSocket: {}", refused.body_text()),
                 ),
             }
+        }
+        Some(Route::Forwards { rest }) => {
+            forwards::http::handle(&shared.forwards, &rest, request).await
         }
         Some(Route::Static) if path == "/" || path == "/index.html" => index_page(&shared).await,
         Some(Route::Static) => match &shared.www {

@@ -84,6 +84,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             www,
             accepted_hosts: args.accept_host,
             probe_interval: Duration::from_secs(args.probe_interval),
+            ..ServerConfig::default()
         },
     )
     .await?;

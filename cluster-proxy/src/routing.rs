@@ -9,6 +9,10 @@ pub const CLUSTERS_PREFIX: &str = "/clusters";
 /// The WebSocket that carries the page's long-running GETs (`crate::multiplex`).
 pub const MULTIPLEX_PATH: &str = "/kube-atlas/multiplex";
 
+/// kube-atlas's port-forwards: the list, one forward, and page sessions' leases
+/// (`crate::forwards::http`).
+pub const FORWARDS_PATH: &str = "/kube-atlas/forwards";
+
 /// What a request path asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
@@ -22,6 +26,9 @@ pub enum Route {
     },
     /// `GET /kube-atlas/multiplex`: a WebSocket carrying many streams (`crate::multiplex`).
     Multiplex,
+    /// `/kube-atlas/forwards{rest}`: port-forwards (`crate::forwards::http`); `rest` is empty
+    /// or starts with `/`.
+    Forwards { rest: String },
     /// Anything else: the dashboard's files.
     Static,
 }
@@ -36,6 +43,13 @@ pub fn route(path: &str, query: Option<&str>) -> Option<Route> {
     }
     if path == MULTIPLEX_PATH {
         return Some(Route::Multiplex);
+    }
+    if let Some(rest) = path.strip_prefix(FORWARDS_PATH) {
+        if rest.is_empty() || rest.starts_with('/') {
+            return Some(Route::Forwards {
+                rest: rest.to_string(),
+            });
+        }
     }
     let Some(after) = path.strip_prefix("/clusters/") else {
         return Some(Route::Static);
@@ -237,6 +251,14 @@ mod tests {
         );
         assert_eq!(route("/kube-atlas/multiplex/", None), Some(Route::Static));
         assert_eq!(route("/kube-atlas", None), Some(Route::Static));
+        let forwards = |rest: &str| {
+            Some(Route::Forwards {
+                rest: rest.to_string(),
+            })
+        };
+        assert_eq!(route("/kube-atlas/forwards", None), forwards(""));
+        assert_eq!(route("/kube-atlas/forwards/3", None), forwards("/3"));
+        assert_eq!(route("/kube-atlas/forwardsx", None), Some(Route::Static));
         assert_eq!(
             route("/clusters/dev/kube-atlas/multiplex", None),
             cluster("dev", "/kube-atlas/multiplex")

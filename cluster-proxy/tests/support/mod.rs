@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod backends;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

@@ -9,6 +9,7 @@ pub mod clusters;
 pub mod discovery;
 pub mod endpoints;
 pub mod errors;
+pub mod forwards;
 pub mod request;
 pub mod retry;
 pub mod tree;
