@@ -178,8 +178,15 @@ async fn a_node_shows_usage_against_allocatable(backend: Backend) {
             .any(|l| l.starts_with("Memory:") && l.contains("allocatable")),
         "{labels:?}"
     );
+    scroll_to(&harness, ".usage-section").await;
     harness.screenshot("metrics-node-usage").await;
     harness.stop().await;
+}
+
+async fn scroll_to(harness: &Harness, css: &str) {
+    if let Ok(element) = harness.driver.find(By::Css(css)).await {
+        element.scroll_into_view().await.ok();
+    }
 }
 
 /// The samples and marks of the first usage chart.
@@ -216,6 +223,18 @@ async fn a_workload_chart_gains_samples_and_marks_a_rollout(backend: Backend) {
     .await;
     let titles = common::texts_at(&harness.driver, ".usage-chart title", None).await;
     assert!(!titles.is_empty(), "each mark names its entry on hover");
+    let drawn = harness
+        .driver
+        .execute(
+            "const mark = document.querySelector('.usage-chart .usage-mark');
+             return mark instanceof SVGLineElement && mark.getBoundingClientRect().height > 0;",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<bool>().ok());
+    assert_eq!(drawn, Some(true), "a mark is an SVG line the user sees");
+    scroll_to(&harness, ".usage-section").await;
     harness.screenshot("metrics-workload-chart").await;
     harness.stop().await;
 }

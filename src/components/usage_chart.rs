@@ -85,14 +85,22 @@ pub fn UsageChartView(
             } else {
                 "usage-mark"
             };
+            let open = move || {
+                if let Some(window) = web_sys::window() {
+                    window.location().set_hash(&href).ok();
+                }
+            };
+            // A group, not an `a`: inside SVG an `a` made by the view would be an HTML one,
+            // and its lines would not be drawn. The chart is one image to assistive
+            // technology; the same entries are links on the Timeline tab.
             view! {
-                <a href=href class="usage-mark-link" data-at=placed.mark.at_ms>
+                <g class="usage-mark-link" data-at=placed.mark.at_ms on:click=move |_| open()>
                     <line class=class x1=placed.x x2=placed.x y1=plot.y y2=bottom/>
                     // A wide, invisible target: a 1px line is hard to hover.
                     <rect class="usage-mark-target" x=placed.x - 4.0 y=plot.y width="8" height=plot.height>
                         <title>{placed.mark.label.clone()}</title>
                     </rect>
-                </a>
+                </g>
             }
         })
         .collect_view();

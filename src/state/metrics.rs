@@ -29,7 +29,27 @@ pub enum Reading {
     Nodes(Arc<Vec<NodeMetrics>>),
 }
 
-/// The page's metrics polls, provided in context by the shell.
+/// Where the page's one [`MetricsHub`] is made, provided by the shell: the hub itself is
+/// made the first time a view asks for usage, so its code is not part of page start.
+#[derive(Clone, Copy)]
+pub struct MetricsHubSlot {
+    hub: StoredValue<Option<MetricsHub>>,
+    /// The shell's owner: the hub outlives the page that first asked for it.
+    owner: StoredValue<Owner, LocalStorage>,
+    discovery: DiscoveryState,
+}
+
+impl MetricsHubSlot {
+    pub fn provide(discovery: DiscoveryState) {
+        provide_context(MetricsHubSlot {
+            hub: StoredValue::new(None),
+            owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
+            discovery,
+        });
+    }
+}
+
+/// The page's metrics polls.
 #[derive(Clone, Copy)]
 pub struct MetricsHub {
     poller: StoredValue<Poller, LocalStorage>,
@@ -48,9 +68,22 @@ pub struct MetricsHub {
 }
 
 impl MetricsHub {
-    /// Installs the hub: it follows discovery (a served API polls, a missing one stops) and
-    /// the tab's visibility.
-    pub fn install(discovery: DiscoveryState) -> MetricsHub {
+    /// The page's hub, made at the first call.
+    pub fn get() -> MetricsHub {
+        let slot = expect_context::<MetricsHubSlot>();
+        if let Some(hub) = slot.hub.get_value() {
+            return hub;
+        }
+        let hub = slot
+            .owner
+            .with_value(|owner| owner.with(|| MetricsHub::install(slot.discovery)));
+        slot.hub.set_value(Some(hub));
+        hub
+    }
+
+    /// Makes the hub: it follows discovery (a served API polls, a missing one stops) and the
+    /// tab's visibility.
+    fn install(discovery: DiscoveryState) -> MetricsHub {
         // A memo: only a change of what discovery says moves the poller, so an API that
         // answered 503 is not asked again at each discovery refresh that still lists it.
         let found = Memo::new(move |_| {
@@ -71,7 +104,6 @@ impl MetricsHub {
             refused: RwSignal::new(None),
             samples: RwSignal::new(SampleHistory::new()),
         };
-        provide_context(hub);
         Effect::new(move |_| {
             let api = found.get();
             hub.poller.update_value(|p| p.set_api(api));
@@ -255,7 +287,7 @@ pub struct UseMetricsReturn {
 /// The metrics collection of `key`, polled while the calling view lives, shared with every
 /// other view of the same key. None of it is asked while the API is missing.
 pub fn use_metrics(key: PollKey) -> UseMetricsReturn {
-    let hub = expect_context::<MetricsHub>();
+    let hub = MetricsHub::get();
     let reading = hub.subscribe(key);
     UseMetricsReturn {
         reading: reading.into(),
@@ -266,13 +298,13 @@ pub fn use_metrics(key: PollKey) -> UseMetricsReturn {
 /// The pod metrics of one namespace (or all), as [`use_metrics`]; None where the API does not
 /// list pods.
 pub fn use_pod_metrics(namespace: Option<&str>, label_selector: &str) -> Option<UseMetricsReturn> {
-    let key = expect_context::<MetricsHub>().pod_metrics_key(namespace, label_selector)?;
+    let key = MetricsHub::get().pod_metrics_key(namespace, label_selector)?;
     Some(use_metrics(key))
 }
 
 /// The node metrics, as [`use_metrics`]; None where the API does not list nodes.
 pub fn use_node_metrics() -> Option<UseMetricsReturn> {
-    let hub = expect_context::<MetricsHub>();
+    let hub = MetricsHub::get();
     let path = hub.found.with_untracked(|api| api.nodes_path())?;
     Some(use_metrics(PollKey::new(path)))
 }

@@ -41,7 +41,7 @@ pub fn use_object_usage(
     name: &str,
     object: Signal<Option<Value>>,
 ) -> Option<UseObjectUsageReturn> {
-    let hub = expect_context::<MetricsHub>();
+    let hub = MetricsHub::get();
     let missing = Signal::derive(move || hub.missing());
     let empty = |missing| UseObjectUsageReturn {
         series: Signal::derive(Vec::new),

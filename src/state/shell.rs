@@ -88,7 +88,7 @@ pub fn use_shell(options: UseShellOptions) -> UseShellReturn {
     let discovery = DiscoveryState::new();
     provide_context(discovery);
     discovery.start();
-    crate::state::metrics::MetricsHub::install(discovery);
+    crate::state::metrics::MetricsHubSlot::provide(discovery);
     let navigation = Navigation::install();
     let page = navigation.page;
     let namespace = Signal::derive(move || page.with(|p| p.namespace().map(str::to_string)));

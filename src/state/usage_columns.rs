@@ -36,7 +36,7 @@ pub fn use_usage_columns(
     if !resource.group.is_empty() || !matches!(resource.plural.as_str(), "pods" | "nodes") {
         return None;
     }
-    let hub = expect_context::<MetricsHub>();
+    let hub = MetricsHub::get();
     let missing = Signal::derive(move || hub.missing());
     let pods = resource.plural == "pods";
     let metrics = if pods {

@@ -25,6 +25,7 @@ pub(super) fn header_cells(headers: Vec<HeaderCell>, on_sort: Callback<String>) 
                     scope="col"
                     aria-sort=sort_state
                     class:numeric=header.numeric
+                    data-column=header.id.clone()
                     title=header.description.clone()
                 >
                     <button

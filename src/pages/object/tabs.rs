@@ -104,8 +104,8 @@ impl ObjectPageParts {
         let usage = self.usage_section();
         view! {
             <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
-            {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
             {usage}
+            {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
             {editors}
         }
         .into_any()

@@ -70,7 +70,7 @@ fn busiest_list(pods: &[PodMetrics], resource: Resource) -> impl IntoView {
 }
 
 pub(super) fn usage_card(nodes: Option<Watched>, namespace: Option<String>) -> impl IntoView {
-    let hub = expect_context::<MetricsHub>();
+    let hub = MetricsHub::get();
     let node_metrics = use_node_metrics();
     let pod_metrics = use_pod_metrics(namespace.as_deref(), "");
     let node_stores = stores(&[nodes]);
