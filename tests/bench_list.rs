@@ -12,6 +12,9 @@
 //! Deployments, ReplicaSets, pods and Events) and with them off (the cells' health, no extra
 //! watches), so the verdicts' cost to first rows and frames is a figure of its own.
 //!
+//! And the pods list of 10,000 running pods with its CPU and MEMORY columns (the metrics API
+//! polled) and with usage off: the columns' cost to first rows and frames (part `usage`).
+//!
 //! `KUBE_ATLAS_BENCH_PODS=10000,50000` picks other sizes. Quick mode
 //! (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test`): one list of 1,000 pods.
 
@@ -26,7 +29,7 @@ use common::Harness;
 use futures::{stream, StreamExt};
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::ResourceExt;
 use thirtyfour::prelude::*;
 
@@ -186,6 +189,17 @@ async fn big_pod_lists() {
     let harness = Harness::start_quiet().await;
     measure_lists(&harness, &mut figures, "").await;
     measure_deployment_health(&harness, &mut figures).await;
+    harness.stop().await;
+    figures.save();
+}
+
+/// The pods list with and without its usage columns (part `usage`, in
+/// `target/bench/usage.json`; `cargo xtask bench usage` runs this test alone).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pods_list_with_usage_columns() {
+    let mut figures = Figures::new("usage");
+    let harness = Harness::start_quiet().await;
+    measure_usage_columns(&harness, &mut figures).await;
     harness.stop().await;
     figures.save();
 }
@@ -464,52 +478,94 @@ async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
         "bench list: created deployments={count} (with a ReplicaSet and a pod each) in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let driver = &harness.driver;
     let url = harness.url(&format!(
         "/#/list/apps/v1/deployments?ns={DEPLOYMENTS_NAMESPACE}"
     ));
-    // Three rounds, alternating, each figure the best of its three: the first load after
-    // creating 30,000 objects is slower for either (the browser compiles the wasm then), and
-    // first rows vary by some tens of milliseconds from load to load.
-    let mut measured: Vec<(&str, ListFigures)> = Vec::new();
-    for (label, verdicts_on) in [("with_verdicts", true), ("without_verdicts", false)]
+    let last_row = format!("api-{:05}", count - 1);
+    compare_with_and_without(
+        harness,
+        figures,
+        Compared {
+            url: &url,
+            off_key: VERDICTS_OFF_KEY,
+            last_row: &last_row,
+            what: format!("deployments={count}"),
+            feature: "verdicts",
+        },
+    )
+    .await;
+}
+
+/// A list measured with a feature on and off (by its localStorage key).
+struct Compared<'a> {
+    url: &'a str,
+    off_key: &'a str,
+    /// Text of the list's last row.
+    last_row: &'a str,
+    /// `deployments=10000`, `pods=10000`: the figures' prefix.
+    what: String,
+    /// `verdicts`, `usage`.
+    feature: &'static str,
+}
+
+/// Loads `compared.url` with the feature on and off, three rounds alternating, each figure
+/// the best of its three (the first load after creating many objects is slower for either,
+/// as the browser compiles the wasm then, and first rows vary by some tens of milliseconds
+/// from load to load); records both and their ratios against the goal (≤ 1.10).
+async fn compare_with_and_without(
+    harness: &Harness,
+    figures: &mut Figures,
+    compared: Compared<'_>,
+) {
+    let driver = &harness.driver;
+    let Compared {
+        url,
+        off_key,
+        last_row,
+        what,
+        feature,
+    } = compared;
+    let with_label = format!("with_{feature}");
+    let without_label = format!("without_{feature}");
+    let mut measured: Vec<(String, ListFigures)> = Vec::new();
+    for (label, on) in [(&with_label, true), (&without_label, false)]
         .into_iter()
         .cycle()
         .take(6)
     {
-        driver.goto(&url).await.expect("page loads");
-        let toggle = if verdicts_on {
+        driver.goto(url).await.expect("page loads");
+        let toggle = if on {
             "localStorage.removeItem(arguments[0])"
         } else {
             "localStorage.setItem(arguments[0], '1')"
         };
         driver
-            .execute(toggle, vec![serde_json::json!(VERDICTS_OFF_KEY)])
+            .execute(toggle, vec![serde_json::json!(off_key)])
             .await
             .expect("localStorage");
         driver.goto("about:blank").await.expect("blank");
-        driver.goto(&url).await.expect("page loads");
+        driver.goto(url).await.expect("page loads");
         let within = Duration::from_secs(300);
         let first_rows = wait_attr_ms(driver, "data-first-rows-ms", within).await;
         let loaded = wait_attr_ms(driver, "data-loaded-ms", within).await;
-        // Scrolling starts at once, as a user's would: the verdicts' watches (30,000 whole
-        // objects) may still be loading beside it, and their frames count.
+        // Scrolling starts at once, as a user's would: what the feature loads beside the
+        // list may still be coming, and its frames count.
         let scroll = driver
             .execute_async(SCROLL_SCRIPT, vec![])
             .await
             .expect("scroll script")
             .json()
             .clone();
-        let last_row = scroll["lastRow"].as_str().unwrap_or_default().to_string();
+        let shown_last = scroll["lastRow"].as_str().unwrap_or_default().to_string();
         assert!(
-            scroll["atEnd"] == true && last_row.contains(&format!("api-{:05}", count - 1)),
-            "scrolled to the last Deployment: {scroll}"
+            scroll["atEnd"] == true && shown_last.contains(last_row),
+            "scrolled to the last row: {scroll}"
         );
         let longest_frame = scroll["worst"].as_f64().unwrap_or(0.0);
         let longest_loaf = scroll["longest_loaf"].as_f64().unwrap_or(0.0);
         let (heap_mib, wasm_mib) = common::page_memory_mib(driver).await;
         println!(
-            "bench list: deployments={count} {label} round: first_rows_ms={first_rows:.0} \
+            "bench list: {what} {label} round: first_rows_ms={first_rows:.0} \
              whole_list_ms={loaded:.0} longest_frame_while_scrolling_ms={longest_frame:.1} \
              longest_long_animation_frame_ms={longest_loaf:.1} \
              page_memory_mib={:.1} (release build, headless Chromium)",
@@ -522,9 +578,9 @@ async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
             longest_loaf,
             memory: heap_mib + wasm_mib,
         };
-        match measured.iter_mut().find(|(seen, _)| *seen == label) {
+        match measured.iter_mut().find(|(seen, _)| seen == label) {
             Some((_, best)) => *best = best.better(&round),
-            None => measured.push((label, round)),
+            None => measured.push((label.clone(), round)),
         }
     }
     for (label, best) in &measured {
@@ -535,18 +591,13 @@ async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
             ("longest_long_animation_frame_ms", best.longest_loaf, "ms"),
             ("page_memory_mib", best.memory, "MiB"),
         ] {
-            figures.add(
-                format!("deployments={count} {label} {name}"),
-                None,
-                value,
-                unit,
-            );
+            figures.add(format!("{what} {label} {name}"), None, value, unit);
         }
     }
     driver
         .execute(
             "localStorage.removeItem(arguments[0])",
-            vec![serde_json::json!(VERDICTS_OFF_KEY)],
+            vec![serde_json::json!(off_key)],
         )
         .await
         .expect("localStorage");
@@ -563,9 +614,9 @@ async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
             ),
         ] {
             let ratio = with / without;
-            println!("bench list: deployments={count} verdicts_cost {name}_ratio={ratio:.2}");
+            println!("bench list: {what} {feature}_cost {name}_ratio={ratio:.2}");
             figures.add(
-                format!("deployments={count} verdicts {name} with/without"),
+                format!("{what} {feature} {name} with/without"),
                 Some("≤ 1.10"),
                 ratio,
                 "×",
@@ -573,6 +624,62 @@ async fn measure_deployment_health(harness: &Harness, figures: &mut Figures) {
         }
     }
 }
+
+const USAGE_NAMESPACE: &str = "bench-usage";
+
+/// The pods list with its CPU and MEMORY columns (the demo cluster's metrics API reporting
+/// every pod: they run) and with usage off: what the columns cost first rows and frames.
+async fn measure_usage_columns(harness: &Harness, figures: &mut Figures) {
+    let count = bench::pick(10_000, 1_000);
+    harness.create_namespace(USAGE_NAMESPACE).await;
+    let pods: Api<Pod> = Api::namespaced(harness.kube_client(), USAGE_NAMESPACE);
+    let started = Instant::now();
+    create_pods(&pods, 0, count).await;
+    // No kubelet runs here: the pods are marked running, as one would, so the metrics API
+    // reports each of them.
+    let running = serde_json::json!({"status": {"phase": "Running", "containerStatuses": [
+        {"name": "web", "ready": true, "restartCount": 0, "image": "registry.example/web:1.4.2",
+         "imageID": "", "state": {"running": {"startedAt": "2026-12-07T10:00:00Z"}}}]}});
+    let marked = stream::iter(0..count)
+        .map(|i| {
+            let pods = pods.clone();
+            let running = running.clone();
+            async move {
+                pods.patch_status(
+                    &format!("web-{i:06}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(running),
+                )
+                .await
+            }
+        })
+        .buffer_unordered(32)
+        .filter(|result| std::future::ready(result.is_ok()))
+        .count()
+        .await;
+    assert_eq!(marked, count, "every pod marked running");
+    println!(
+        "bench list: created and marked running pods={count} in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let url = harness.url(&format!("/#/list/core/v1/pods?ns={USAGE_NAMESPACE}"));
+    let last_row = format!("web-{:06}", count - 1);
+    compare_with_and_without(
+        harness,
+        figures,
+        Compared {
+            url: &url,
+            off_key: USAGE_OFF_KEY,
+            last_row: &last_row,
+            what: format!("pods={count}"),
+            feature: "usage",
+        },
+    )
+    .await;
+}
+
+/// The localStorage key that turns usage off (`state::metrics`).
+const USAGE_OFF_KEY: &str = "kube-atlas.usage-off";
 
 /// The localStorage key that turns the list's verdicts off (`state::verdicts`).
 const VERDICTS_OFF_KEY: &str = "kube-atlas.list-verdicts-off";

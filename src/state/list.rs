@@ -2,6 +2,8 @@
 //! arrive at a cost the page can afford, and when its first rows and the whole list were
 //! painted.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use crate::browser::after_next_paint;
@@ -34,7 +36,7 @@ pub struct ListOrder {
 pub fn use_list_order(
     store: ReadSignal<LiveTable>,
     asked: Memo<ListOrder>,
-    usage: Signal<Option<UsageColumns>>,
+    usage: Signal<Option<Arc<UsageColumns>>>,
 ) -> ReadSignal<Vec<RowPosition>> {
     let order = RwSignal::new(Vec::<RowPosition>::new());
     // The rows `order` was computed from (`LiveTable::membership`).

@@ -22,6 +22,10 @@ use crate::model::metrics::{
 };
 use crate::state::discovery::DiscoveryState;
 
+/// Set in localStorage (to any value), nothing asks the metrics API and views show no usage:
+/// how `cargo xtask bench list` measures what the usage columns cost a list.
+pub const USAGE_OFF_KEY: &str = "kube-atlas.usage-off";
+
 /// One answer of a poll.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reading {
@@ -86,10 +90,11 @@ impl MetricsHub {
     fn install(discovery: DiscoveryState) -> MetricsHub {
         // A memo: only a change of what discovery says moves the poller, so an API that
         // answered 503 is not asked again at each discovery refresh that still lists it.
+        let off = crate::browser::local_storage_get(USAGE_OFF_KEY).is_some();
         let found = Memo::new(move |_| {
             discovery.loaded.with(|loaded| match loaded {
-                Some(loaded) => metrics_api(&loaded.discovery.tree),
-                None => MetricsApi::Missing {
+                Some(loaded) if !off => metrics_api(&loaded.discovery.tree),
+                _ => MetricsApi::Missing {
                     reason: NO_METRICS_API.to_string(),
                 },
             })

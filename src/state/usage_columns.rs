@@ -3,6 +3,8 @@
 //! limits (their whole objects, watched only while the list is small enough to hold twice)
 //! or the nodes' allocatable.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use crate::model::api::endpoints::NamespaceArg;
@@ -10,17 +12,22 @@ use crate::model::metrics::columns::UsageColumns;
 use crate::model::watch::{LiveTable, ObjectCache, Output, StreamPhase, WatchKey};
 use crate::model::{ApiTree, ResourceId};
 use crate::state::metrics::{use_node_metrics, use_pod_metrics, MetricsHub, Reading};
+use crate::state::pacing::PacedRun;
 use crate::state::watch::{use_watch_objects, LiveWatch};
 
 /// Pods lists longer than this show usage without the limit beside it: their requests and
 /// limits would mean holding every pod's whole object besides its row.
 const MAX_PODS_WITH_LIMITS: u64 = 2_000;
 
+/// A recompute waits at least this multiple of what the last one took.
+const USAGE_COST_FACTOR: f64 = 4.0;
+
 /// What [`use_usage_columns`] gives the list.
 #[derive(Clone, Copy)]
 pub struct UseUsageColumnsReturn {
-    /// The cells by row (None: no usage columns, the API is missing).
-    pub columns: Signal<Option<UsageColumns>>,
+    /// The cells by row (None: no usage columns, the API is missing); shared, as a list
+    /// of 10,000 rows reads it once per drawn row.
+    pub columns: Signal<Option<Arc<UsageColumns>>>,
     /// Why there is no usage, in words.
     pub missing: Signal<Option<String>>,
 }
@@ -75,15 +82,14 @@ pub fn use_usage_columns(
         });
     }
     let reading = metrics.reading;
-    let columns = Memo::new(move |_| {
-        if missing.with(Option::is_some) {
+    let compute = move || -> Option<Arc<UsageColumns>> {
+        if missing.with_untracked(Option::is_some) {
             return None;
         }
         // Before the first answer the columns are there, empty.
-        let Some(reading) = reading.get() else {
-            return Some(UsageColumns::default());
+        let Some(reading) = reading.get_untracked() else {
+            return Some(Arc::default());
         };
-        let objects = objects.get();
         let columns = |cache: Option<&ObjectCache>| match &reading {
             Reading::Pods(metrics) => {
                 UsageColumns::of_pods(metrics, cache.into_iter().flat_map(ObjectCache::iter))
@@ -92,10 +98,26 @@ pub fn use_usage_columns(
                 UsageColumns::of_nodes(metrics, cache.into_iter().flat_map(ObjectCache::iter))
             }
         };
-        Some(match objects {
-            Some(store) => store.with(|cache| columns(Some(cache))),
+        Some(Arc::new(match objects.get_untracked() {
+            Some(store) => store.with_untracked(|cache| columns(Some(cache))),
             None => columns(None),
-        })
+        }))
+    };
+    let columns = RwSignal::new(compute());
+    // Recomputed in idle time, paced by its own cost: the pods' objects change with every
+    // watch event, and a list of 2,000 pods is not walked each frame.
+    let paced = PacedRun::new(USAGE_COST_FACTOR);
+    Effect::new(move |_| {
+        missing.track();
+        reading.track();
+        if let Some(store) = objects.get() {
+            store.track();
+        }
+        paced.ask_when_idle(compute, move |computed| {
+            if columns.with_untracked(|c| c != &computed) {
+                columns.try_set(computed);
+            }
+        });
     });
     Some(UseUsageColumnsReturn {
         columns: columns.into(),

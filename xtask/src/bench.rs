@@ -24,13 +24,14 @@ use crate::cmd::{self, TestCounts};
 use crate::{build, setup};
 
 /// Every part, in the order they run.
-const PARTS: [&str; 10] = [
+const PARTS: [&str; 11] = [
     "ui-size",
     "model",
     "server",
     "ui",
     "list",
     "list-real",
+    "usage",
     "timeline",
     "live",
     "logs",
@@ -38,10 +39,11 @@ const PARTS: [&str; 10] = [
 ];
 
 /// The browser benchmarks: part and the test target that measures it.
-const BROWSER_BENCHES: [(&str, &str); 7] = [
+const BROWSER_BENCHES: [(&str, &str); 8] = [
     ("ui", "bench_ui"),
     ("list", "bench_list"),
     ("list-real", "bench_list"),
+    ("usage", "bench_list"),
     ("timeline", "bench_timeline"),
     ("live", "bench_live"),
     ("logs", "bench_logs"),
@@ -132,7 +134,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut built = wants("ui");
     // `list` measures the lists on the demo cluster and on kube-apiserver; `list-real` only
     // the latter (minutes, where the demo cluster's 100,000 pods take most of an hour).
-    if wants("list") || wants("list-real") {
+    if wants("list") || wants("list-real") || wants("usage") {
         if !built {
             build::release_ui()?;
             built = true;
@@ -142,10 +144,17 @@ pub fn run(args: &[String]) -> Result<()> {
                 "\nxtask bench: ==== UI: lists of 10,000 / 50,000 pods on kube-apiserver ===="
             );
             browser_bench_only("bench_list", Some(REAL_LISTS_TEST))?;
+        } else if only == Some("usage") {
+            println!(
+                "\nxtask bench: ==== UI: 10,000 running pods with and without the CPU and MEMORY columns ===="
+            );
+            browser_bench_only("bench_list", Some(USAGE_TEST))?;
+            ran.push("usage");
         } else {
             println!("\nxtask bench: ==== UI: lists of 10,000 / 50,000 / 100,000 pods ====");
             browser_bench("bench_list")?;
             ran.push("list");
+            ran.push("usage");
         }
         ran.push("list-real");
     }
@@ -205,6 +214,9 @@ fn browser_bench(target: &str) -> Result<()> {
 
 /// The test of `bench_list` that measures the lists on kube-apiserver (part `list-real`).
 const REAL_LISTS_TEST: &str = "big_pod_lists_on_kube_apiserver";
+
+/// The test of `bench_list` that measures the usage columns' cost (part `usage`).
+const USAGE_TEST: &str = "pods_list_with_usage_columns";
 
 /// The workload logs benchmark (part `logs`): kube-apiserver's stand-in kubelet writes the
 /// `chatty` logs, so it runs on the real control plane only.

@@ -73,7 +73,7 @@ pub(super) fn ListBody(
         };
         let shown = columns.get();
         usage_columns.with(|usage| {
-            store.with(|live| display_row(live, position, &shown, &resource, at, usage.as_ref()))
+            store.with(|live| display_row(live, position, &shown, &resource, at, usage.as_deref()))
         })
     });
     let on_sort = Callback::new(move |column: String| {
