@@ -26,6 +26,7 @@ pub mod diagnosis;
 pub mod edit;
 pub mod history;
 pub mod list;
+pub mod map;
 pub mod metrics;
 pub mod navigation;
 pub mod object;
