@@ -7,7 +7,8 @@
 
 use serde_json::Value;
 
-use super::graph::{EdgeKind, EdgeSink, Index};
+use super::edge::{EdgeKind, EdgeSink};
+use super::graph::Index;
 use crate::object::pointer::Pointer;
 
 /// How deep in `spec` references are looked for; real CRDs nest a few levels.

@@ -12,7 +12,7 @@
 //! objects give the same drawing in any order.
 
 use super::group::{MapEdge, MapView};
-use super::order::{order_layers, Slot};
+use super::order::{order_layers, Slot, SWEEPS};
 use crate::overview::chart::Rect;
 
 pub const NODE_WIDTH: f64 = 220.0;
@@ -66,6 +66,11 @@ pub fn kind_column(kind: &str) -> Option<usize> {
 
 /// Lays out `view`.
 pub fn layout(view: &MapView) -> MapLayout {
+    layout_with_sweeps(view, SWEEPS)
+}
+
+/// With `sweeps` passes of crossing reduction (0: columns in name order), to measure them.
+pub(crate) fn layout_with_sweeps(view: &MapView, sweeps: usize) -> MapLayout {
     let count = view.nodes.len();
     let forward = forward_edges(view);
     let ranks = ranks(view, &forward);
@@ -92,7 +97,7 @@ pub fn layout(view: &MapView) -> MapLayout {
             }
         }
     }
-    let layers = order_layers(view, &columns, &forward, layers);
+    let layers = order_layers(view, &columns, &forward, layers, sweeps);
     // Stacked from the top.
     let mut nodes = vec![
         Rect {

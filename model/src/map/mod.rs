@@ -15,6 +15,7 @@
 //! Nothing here knows a page; every result depends on the objects, not on their order.
 
 pub mod custom;
+pub mod edge;
 pub mod graph;
 pub mod group;
 pub mod health;

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::graph::{EdgeKind, EdgeSink, Index};
+use super::edge::{EdgeKind, EdgeSink};
+use super::graph::Index;
 use super::rules::array;
 use crate::object::pointer::Pointer;
 

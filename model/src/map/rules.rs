@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::graph::{EdgeKind, EdgeSink, Index, MapObject};
+use super::edge::{EdgeKind, EdgeSink};
+use super::graph::{Index, MapObject};
 use crate::list::selector::LabelSelector;
 use crate::object::pointer::Pointer;
 

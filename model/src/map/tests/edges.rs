@@ -250,55 +250,6 @@ fn an_autoscaler_scales_its_target_a_budget_and_a_policy_choose_pods() {
 }
 
 #[test]
-fn a_custom_resource_references_what_its_ref_fields_name_and_nothing_else() {
-    let graph = graph_of(&shop());
-    let issuer = edge(
-        &graph,
-        "Certificate/web-tls",
-        EdgeKind::References,
-        "Issuer/letsencrypt",
-    );
-    assert_eq!(
-        issuer.expect("issuerRef, by kind").evidence,
-        ["spec.issuerRef"]
-    );
-    // No kind: the field's name ends with it (privateKeySecretRef → Secret).
-    let key = edge(
-        &graph,
-        "Issuer/letsencrypt",
-        EdgeKind::References,
-        "Secret/letsencrypt-key",
-    );
-    assert_eq!(
-        key.expect("by the field's name").evidence,
-        ["spec.acme.privateKeySecretRef"]
-    );
-    // `secretName` is a string, not a reference; `passwordSecretRef` names nothing present.
-    assert_eq!(
-        targets(&graph, "Certificate/web-tls", EdgeKind::References),
-        ["Issuer/letsencrypt"]
-    );
-}
-
-#[test]
-fn built_in_kinds_ref_fields_are_not_read_as_custom_references() {
-    // A PersistentVolume's claimRef names its claim: the claim → volume edge says it already.
-    let graph = graph_of(&shop());
-    assert!(targets(
-        &graph,
-        "PersistentVolume/pvc-0b6f1d8e-0018",
-        EdgeKind::References
-    )
-    .is_empty());
-    assert!(crate::map::custom::is_custom("cert-manager.io/v1"));
-    assert!(crate::map::custom::is_custom("cluster.x-k8s.io/v1beta1"));
-    assert!(!crate::map::custom::is_custom(
-        "gateway.networking.k8s.io/v1"
-    ));
-    assert!(!crate::map::custom::is_custom("apps/v1"));
-}
-
-#[test]
 fn edges_only_join_objects_in_the_set() {
     let objects = shop();
     let without_secrets: Vec<_> = objects

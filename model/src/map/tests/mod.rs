@@ -4,6 +4,7 @@
 //! volume and class, an autoscaler, a budget, a network policy, a CronJob's Jobs and
 //! cert-manager's Certificate and Issuer).
 
+mod custom;
 mod edges;
 mod grouping;
 mod layout;
