@@ -11,6 +11,7 @@ use super::edge::EdgeSink;
 pub use super::edge::{Edge, EdgeKind};
 use super::missing::MissingKind;
 use super::{custom, pod_refs, rules};
+use crate::list::selector::{LabelOperator, LabelSelector};
 use crate::object::meta::{controller_uid, ObjectMeta};
 use crate::object::pointer::Pointer;
 
@@ -147,6 +148,9 @@ fn pod_ready(pod: &Value) -> Option<bool> {
         .map(|status| status == "True")
 }
 
+/// Label key → value → pods.
+type LabelIndex<'a> = HashMap<&'a str, HashMap<&'a str, Vec<usize>>>;
+
 /// Objects looked up by uid, and by namespace, kind and name.
 pub(crate) struct Index<'a> {
     pub objects: &'a [MapObject],
@@ -154,6 +158,8 @@ pub(crate) struct Index<'a> {
     by_name: HashMap<(Option<&'a str>, &'a str, &'a str), Vec<usize>>,
     /// Pods by namespace, for selectors.
     pods: HashMap<Option<&'a str>, Vec<usize>>,
+    /// Pods by namespace and one label (key and value): a selector's candidates.
+    pods_by_label: HashMap<Option<&'a str>, LabelIndex<'a>>,
 }
 
 impl<'a> Index<'a> {
@@ -163,6 +169,7 @@ impl<'a> Index<'a> {
             by_uid: HashMap::new(),
             by_name: HashMap::new(),
             pods: HashMap::new(),
+            pods_by_label: HashMap::new(),
         };
         for (at, object) in objects.iter().enumerate() {
             index.by_uid.insert(&object.uid, at);
@@ -174,6 +181,11 @@ impl<'a> Index<'a> {
                 .push(at);
             if object.kind == "Pod" {
                 index.pods.entry(namespace).or_default().push(at);
+                let labels = index.pods_by_label.entry(namespace).or_default();
+                for (key, value) in &object.labels {
+                    let values = labels.entry(key.as_str()).or_default();
+                    values.entry(value.as_str()).or_default().push(at);
+                }
             }
         }
         index
@@ -206,9 +218,25 @@ impl<'a> Index<'a> {
             .copied()
     }
 
-    /// The pods of `namespace`, in node order.
-    pub fn pods_in(&self, namespace: Option<&'a str>) -> &[usize] {
-        self.pods.get(&namespace).map(Vec::as_slice).unwrap_or(&[])
+    /// The pods of `namespace` that `selector` may match, in node order: those with the label
+    /// of its first `key=value` term, else all of them (the caller still matches each).
+    pub fn pod_candidates(&self, namespace: Option<&'a str>, selector: &LabelSelector) -> &[usize] {
+        let equality = selector.requirements.iter().find(|r| {
+            matches!(
+                r.operator,
+                LabelOperator::Equals | LabelOperator::DoubleEquals
+            )
+        });
+        let found = match equality {
+            Some(term) => {
+                let value = term.values.first().map(String::as_str).unwrap_or_default();
+                let labels = self.pods_by_label.get(&namespace);
+                let values = labels.and_then(|labels| labels.get(term.key.as_str()));
+                values.and_then(|values| values.get(value))
+            }
+            None => self.pods.get(&namespace),
+        };
+        found.map(Vec::as_slice).unwrap_or(&[])
     }
 }
 

@@ -175,7 +175,7 @@ fn selector_edges(
     } else {
         selector.to_string()
     };
-    for &pod in index.pods_in(namespace) {
+    for &pod in index.pod_candidates(namespace, &selector) {
         if selector.matches(&index.objects[pod].labels) {
             sink.add_selected(at, pod, kind, field, words.clone());
         }

@@ -8,7 +8,6 @@ mod custom;
 mod edges;
 mod grouping;
 mod layout;
-mod scale;
 mod scope;
 
 use serde_json::Value;
