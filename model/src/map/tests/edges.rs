@@ -263,6 +263,15 @@ fn edges_only_join_objects_in_the_set() {
         .iter()
         .all(|e| e.from < graph.objects.len() && e.to < graph.objects.len()));
     assert!(graph.objects.iter().all(|o| o.kind != "Secret"));
+    // What named a Secret names nothing now: no edge stands in for it.
+    let to_kind = |kind| graph.edges.iter().filter(move |e| e.kind == kind);
+    assert_eq!(to_kind(EdgeKind::PullsWith).count(), 0);
+    assert_eq!(to_kind(EdgeKind::ServesTlsWith).count(), 0);
+    assert!(to_kind(EdgeKind::ReadsEnv).all(|e| graph.objects[e.to].kind == "ConfigMap"));
+    assert_eq!(
+        targets(&graph, "Ingress/web", EdgeKind::Routes),
+        ["Service/web"]
+    );
     assert_eq!(
         graph
             .missing

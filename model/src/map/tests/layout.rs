@@ -136,11 +136,20 @@ fn one_pod_more_or_less_moves_no_other_box() {
         .collect();
     assert_eq!(geometry(&map_of(&fewer)), geometry(&before));
 
-    // A second pod of a Job: the pod becomes a group of two in the same place.
+    // A second pod of a Job: the pod becomes a group of two in the same place, though a
+    // pod of no owner sorts between the pod's name and its Job's.
+    let mut objects = objects.clone();
+    let mut bare = another_replica(&objects, "report-29420100-x0", "a");
+    bare["metadata"]["name"] = json!("report-29420100-a");
+    bare["metadata"]
+        .as_object_mut()
+        .map(|m| m.remove("ownerReferences"));
+    objects.push(bare);
+    let alone = map_of(&objects);
     let mut job_pods = objects.clone();
     job_pods.push(another_replica(&objects, "report-29420100-x0", "x9"));
     let grown = map_of(&job_pods);
-    assert_eq!(grown.layout, before.layout);
+    assert_eq!(grown.layout, alone.layout);
 }
 
 #[test]

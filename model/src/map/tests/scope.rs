@@ -25,9 +25,21 @@ fn a_namespace_keeps_its_objects_and_the_cluster_scoped_ones_they_reach() {
         json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
         "metadata": {"name": "unused", "uid": "class-2"}, "provisioner": "x"}),
     );
+    // A route to another namespace's Service (allowed there by a ReferenceGrant).
+    objects.push(json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "api", "namespace": "other", "uid": "other-2"}}));
+    let route = objects
+        .iter_mut()
+        .find(|o| o["kind"] == "HTTPRoute")
+        .expect("route");
+    let backends = route["spec"]["rules"][0]["backendRefs"]
+        .as_array_mut()
+        .expect("backends");
+    backends.push(json!({"name": "api", "namespace": "other"}));
     let graph = graph_of(&objects);
     let names = kept(&graph, &Scope::Namespace("shop".into()));
-    assert_eq!(names.len(), objects.len() - 2);
+    assert_eq!(names.len(), objects.len() - 3);
+    assert!(!names.contains(&"Service/api".to_string()));
     assert!(names.contains(&"StorageClass/standard".to_string()));
     assert!(names.contains(&"PersistentVolume/pvc-0b6f1d8e-0018".to_string()));
     assert!(!names.contains(&"StorageClass/unused".to_string()));
