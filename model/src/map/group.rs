@@ -94,6 +94,14 @@ pub struct MapView {
     pub missing: Vec<MissingKind>,
 }
 
+impl MapView {
+    /// The node showing the object at `object` (an index into [`Graph::objects`]): its own,
+    /// or its group's; `None` when out of scope.
+    pub fn node_of(&self, object: usize) -> Option<usize> {
+        self.nodes.iter().position(|n| n.members.contains(&object))
+    }
+}
+
 /// The id of the group of `owner_uid`'s objects of `kind`.
 pub fn group_id(owner_uid: &str, kind: &str) -> String {
     format!("group:{owner_uid}/{kind}")

@@ -2,11 +2,14 @@
 //! Ingresses, Services) to workloads, their ReplicaSets and Jobs, pods, and what pods need
 //! (ConfigMaps, Secrets, claims, volumes, classes). A node's column is the longest path to it
 //! from a source, never left of its kind's column; kinds without one (custom resources,
-//! autoscalers, budgets, policies) go where their edges put them, and one nothing points at
-//! stands just left of what it points at. Edges longer than one column pass through
-//! placeholders so they never cross a box; each column is ordered to reduce crossings
-//! ([`super::order`]) and stacked from the top, so a column's boxes never move for a change
-//! below them, and a group's count changing changes no geometry at all.
+//! autoscalers, budgets, policies) stand just left of the nearest thing they point at (right
+//! of what points at them). A route's Gateway is drawn before the route, as traffic flows.
+//! Edges longer than one column pass through placeholders so they never cross a box; each
+//! column is ordered to reduce crossings ([`super::order`]) and stacked from the top.
+//!
+//! Stable: the geometry is a function of the view's nodes (by their place: a group's, or a
+//! lone member's, is its owner's and kind's) and edges, never of a group's size, so a pod
+//! more or less in a group (or a second pod making one) moves nothing.
 //!
 //! Everything depends only on the [`MapView`]'s nodes and edges, which are sorted: the same
 //! objects give the same drawing in any order.

@@ -30,6 +30,8 @@ fn a_replica_sets_pods_and_a_cron_jobs_jobs_fold_into_counted_groups() {
         "ReplicaSet web-7d9f8c6b5: 3 pods, 2 ready"
     );
     assert_eq!(pods.members.len(), 3);
+    let group = view.nodes.iter().position(|n| n.id == pods.id);
+    assert!(pods.members.iter().all(|&m| view.node_of(m) == group));
     let jobs = node(&view, &group_id(CRONJOB_UID, "Job"));
     assert_eq!(jobs.title(&graph), "CronJob report: 2 jobs");
     // One pod per Job: nothing to fold.
