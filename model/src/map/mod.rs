@@ -1,8 +1,8 @@
 //! The map: how a namespace's objects connect (issue #50). From whole objects of any kinds
 //! to a drawing, in steps a view calls in turn:
 //!
-//! 1. [`graph::Graph::build`]: a node per object, an edge per reference with the field it
-//!    came from ([`rules`] for the built-in kinds, [`pod_refs`] for what a pod needs,
+//! 1. [`graph::Graph::build`]: a node per object, an edge per reference ([`edge`]: why, and
+//!    the field it came from; [`rules`] for the built-in kinds, [`pod_refs`] for what a pod needs,
 //!    [`custom`] for custom resources' `…Ref` fields), with the kinds that could not be
 //!    listed ([`missing`]);
 //! 2. [`scope::select`]: a namespace, an application (a label selector and what it reaches),
