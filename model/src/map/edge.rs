@@ -70,7 +70,7 @@ impl EdgeKind {
     }
 }
 
-/// One reference from `from` to `to` (indices into [`Graph::objects`]).
+/// One reference from `from` to `to` (indices into [`super::graph::Graph::objects`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {
     pub from: usize,

@@ -5,7 +5,7 @@
 //! autoscalers, budgets, policies) stand just left of the nearest thing they point at (right
 //! of what points at them). A route's Gateway is drawn before the route, as traffic flows.
 //! Edges longer than one column pass through placeholders so they never cross a box; each
-//! column is ordered to reduce crossings ([`super::order`]) and stacked from the top.
+//! column is ordered to reduce crossings (`order`) and stacked from the top.
 //!
 //! Stable: the geometry is a function of the view's nodes (by their place: a group's, or a
 //! lone member's, is its owner's and kind's) and edges, never of a group's size, so a pod

@@ -2,7 +2,7 @@
 //! to a drawing, in steps a view calls in turn:
 //!
 //! 1. [`graph::Graph::build`]: a node per object, an edge per reference ([`edge`]: why, and
-//!    the field it came from; [`rules`] for the built-in kinds, [`pod_refs`] for what a pod needs,
+//!    the field it came from; `rules` for the built-in kinds, `pod_refs` for what a pod needs,
 //!    [`custom`] for custom resources' `…Ref` fields), with the kinds that could not be
 //!    listed ([`missing`]);
 //! 2. [`scope::select`]: a namespace, an application (a label selector and what it reaches),
@@ -10,7 +10,7 @@
 //! 3. [`group::fold`]: siblings of one owner and kind folded into a counted group unless
 //!    expanded, with health by uid from the caller (or [`health::health_from_status`]);
 //! 4. [`layout::layout`]: columns left to right, boxes and polylines in abstract units
-//!    ([`order`] reduces crossings), and [`reading::reading_order`]: the same in words.
+//!    (`order` reduces crossings), and [`reading::reading_order`]: the same in words.
 //!
 //! Nothing here knows a page; every result depends on the objects, not on their order.
 
