@@ -17,6 +17,8 @@
 //!   overview; [`permissions`]: what the user may do; [`metrics`]: CPU and memory in use,
 //!   from the metrics API (discovery, decoding, usage against requests and limits, polling,
 //!   samples, charts);
+//! - [`map`]: how a namespace's objects connect: the graph of references with their
+//!   evidence, scopes, counted groups, a layered layout and the same in words;
 //! - [`navigation`]: where the user is and how they move: routes, shortcuts, the palette,
 //!   quick access, the sidebar tree and its search;
 //! - [`time`]: the two clocks, Kubernetes timestamps and ages, pacing by cost.
@@ -26,6 +28,7 @@ pub mod diagnosis;
 pub mod edit;
 pub mod history;
 pub mod list;
+pub mod map;
 pub mod metrics;
 pub mod navigation;
 pub mod object;
