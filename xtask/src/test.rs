@@ -98,7 +98,12 @@ pub fn run() -> Result<()> {
 /// Tests ignored on purpose, run by hand with `--ignored`: re-recording the example recording
 /// and the load measurement. Any other ignored test lacks a tool or fixture this machine should
 /// have (see build-support/test_env.rs).
-const DELIBERATELY_IGNORED: [&str; 2] = ["record_the_example", "load_timings"];
+const DELIBERATELY_IGNORED: [&str; 3] = [
+    "record_the_example",
+    "load_timings",
+    // The map's 2,000-object figure (model/tests/map_scale.rs), run in release by hand.
+    "map_2000_objects_figure",
+];
 
 /// Under CI (`CI=true` or `CI=1`, where every tool and fixture is meant to be present) fails when a test
 /// other than the deliberate ones was ignored, naming it; elsewhere says so and goes on, as a
