@@ -234,12 +234,18 @@ pub fn node_metrics(item: &Value) -> Option<NodeMetrics> {
 
 /// A `PodMetricsList` (or one `PodMetrics`) as the server sent it.
 pub fn decode_pod_metrics(body: &str) -> Result<Vec<PodMetrics>, DecodeError> {
+    if let Some(pods) = super::wire::pod_metrics_list(body) {
+        return Ok(pods);
+    }
     let value = document(body, &["PodMetricsList", "PodMetrics"])?;
     Ok(items(&value).into_iter().filter_map(pod_metrics).collect())
 }
 
 /// A `NodeMetricsList` (or one `NodeMetrics`) as the server sent it.
 pub fn decode_node_metrics(body: &str) -> Result<Vec<NodeMetrics>, DecodeError> {
+    if let Some(nodes) = super::wire::node_metrics_list(body) {
+        return Ok(nodes);
+    }
     let value = document(body, &["NodeMetricsList", "NodeMetrics"])?;
     Ok(items(&value).into_iter().filter_map(node_metrics).collect())
 }

@@ -21,6 +21,7 @@ pub mod resources;
 pub mod samples;
 #[cfg(test)]
 mod tests;
+mod wire;
 
 pub use chart::{usage_chart, ChartInput, Mark, MarkSource, UsageChart};
 pub use decode::{decode_node_metrics, decode_pod_metrics, NodeMetrics, PodMetrics, Usage};
