@@ -109,7 +109,7 @@ pub(super) async fn run(
             port: current.remote_port,
         };
         // Sessions opened ahead for this pod (dropped, and closed, when the forward moves).
-        let mut spares = Spares::start(client.clone(), destination.clone(), first.take());
+        let spares = Spares::start(client.clone(), destination.clone(), first.take());
         // Behind a Service, a pod that is no longer ready is left as kube-proxy leaves it.
         let gone = watch::until_gone(&api, &current.pod, moves);
         tokio::pin!(gone);
@@ -119,11 +119,11 @@ pub(super) async fn run(
                     let Ok((local, _)) = accepted else { continue };
                     // Small requests and answers are not held back for Nagle's algorithm.
                     let _ = local.set_nodelay(true);
-                    let spare = spares.take();
+                    let spares = spares.taker();
                     let (forward, client, destination) = (forward.clone(), client.clone(), destination.clone());
                     connections.spawn(async move {
                         let _open = Open::new(&forward.counters);
-                        let session = match spare {
+                        let session = match spares.take().await {
                             Some(spare) => Ok(spare),
                             None => session::open(&client, &destination).await,
                         };

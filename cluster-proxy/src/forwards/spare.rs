@@ -9,10 +9,12 @@
 //! left for a fresh session. A pod that speaks first (a greeting) has its bytes kept for the
 //! connection that takes the spare.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use kube::Client;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Mutex, Notify};
 use tokio::task::JoinSet;
 
 use super::session::{self, Session};
@@ -27,10 +29,30 @@ pub const SPARES: usize = 4;
 const MIN_BACKOFF: Duration = Duration::from_millis(50);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// The ready spares of one destination; dropping it closes them and stops refilling.
+/// How long a connection waits for a spare being opened before it opens its own: one opened
+/// earlier is ready sooner than a new one unless opening hangs.
+const WAIT: Duration = Duration::from_secs(2);
+
+/// The ready spares of one destination; dropping it stops refilling (spares not taken close
+/// with the last [`Taker`]).
 pub struct Spares {
-    ready: mpsc::Receiver<Session>,
+    taker: Taker,
     filler: tokio::task::JoinHandle<()>,
+}
+
+/// Takes spares for connections, in the order they were accepted.
+#[derive(Clone)]
+pub struct Taker {
+    ready: Arc<Mutex<mpsc::Receiver<Session>>>,
+    /// Opens are failing: connections open their own rather than wait for a spare.
+    failing: Arc<Failing>,
+}
+
+/// Whether the last open failed, and a wake-up for connections waiting when one does.
+#[derive(Default)]
+struct Failing {
+    now: AtomicBool,
+    woken: Notify,
 }
 
 impl Spares {
@@ -40,20 +62,46 @@ impl Spares {
         if let Some(first) = first {
             let _ = sender.try_send(first);
         }
+        let failing = Arc::new(Failing::default());
         Spares {
-            ready,
-            filler: tokio::spawn(fill(client, to, sender)),
+            taker: Taker {
+                ready: Arc::new(Mutex::new(ready)),
+                failing: failing.clone(),
+            },
+            filler: tokio::spawn(fill(client, to, sender, failing)),
         }
     }
 
-    /// A ready spare that is still open, if there is one (its slot is refilled).
-    pub fn take(&mut self) -> Option<Session> {
-        while let Ok(mut spare) = self.ready.try_recv() {
+    pub fn taker(&self) -> Taker {
+        self.taker.clone()
+    }
+}
+
+impl Taker {
+    /// A spare that is still open (its slot is refilled at once): a ready one, else the next
+    /// one being opened; `None` when opens fail or take longer than [`WAIT`].
+    pub async fn take(&self) -> Option<Session> {
+        let mut ready = self.ready.lock().await;
+        loop {
+            let mut spare = match ready.try_recv() {
+                Ok(spare) => spare,
+                Err(mpsc::error::TryRecvError::Disconnected) => return None,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    let failed = self.failing.woken.notified();
+                    if self.failing.now.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    tokio::select! {
+                        spare = ready.recv() => spare?,
+                        _ = failed => return None,
+                        _ = tokio::time::sleep(WAIT) => return None,
+                    }
+                }
+            };
             if spare.still_open() {
                 return Some(spare);
             }
         }
-        None
     }
 }
 
@@ -64,7 +112,12 @@ impl Drop for Spares {
 }
 
 /// Opens a session whenever a slot is free, several at once.
-async fn fill(client: Client, to: Destination, sender: mpsc::Sender<Session>) {
+async fn fill(
+    client: Client,
+    to: Destination,
+    sender: mpsc::Sender<Session>,
+    failing: Arc<Failing>,
+) {
     let mut opening: JoinSet<bool> = JoinSet::new();
     let mut failures: u32 = 0;
     loop {
@@ -84,14 +137,19 @@ async fn fill(client: Client, to: Destination, sender: mpsc::Sender<Session>) {
             let backoff = MIN_BACKOFF.saturating_mul(1 << failures.min(7));
             tokio::time::sleep(backoff.min(MAX_BACKOFF)).await;
         }
-        let (client, to) = (client.clone(), to.clone());
+        let (client, to, failing) = (client.clone(), to.clone(), failing.clone());
         opening.spawn(async move {
-            match session::open(&client, &to).await {
+            let opened = session::open(&client, &to).await;
+            failing.now.store(opened.is_err(), Ordering::Relaxed);
+            match opened {
                 Ok(session) => {
                     permit.send(session);
                     true
                 }
-                Err(_) => false,
+                Err(_) => {
+                    failing.woken.notify_waiters();
+                    false
+                }
             }
         });
         // Failures are learnt before the next open, so a refusing API is not asked in a burst.
