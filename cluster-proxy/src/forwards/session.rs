@@ -123,3 +123,38 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binary(bytes: &[u8]) -> Option<Result<Message, ()>> {
+        Some(Ok(Message::binary(bytes.to_vec())))
+    }
+
+    #[test]
+    fn each_channels_port_header_is_skipped_then_data_and_errors_are_told_apart() {
+        let mut channels = Channels::default();
+        assert!(matches!(
+            channels.frame(binary(&[0, 0x90, 0x1f])),
+            Frame::Nothing
+        ));
+        assert!(matches!(
+            channels.frame(binary(&[1, 0x90, 0x1f])),
+            Frame::Nothing
+        ));
+        match channels.frame(binary(b"\0HTTP/1.1 200 OK")) {
+            Frame::Data(bytes) => assert_eq!(&bytes[..], b"HTTP/1.1 200 OK"),
+            _ => panic!("data on channel 0"),
+        }
+        match channels.frame(binary(b"\x01connection refused")) {
+            Frame::Error(text) => assert_eq!(text, "connection refused"),
+            _ => panic!("an error on channel 1"),
+        }
+        // A channel no port was asked for, an empty frame, the end.
+        assert!(matches!(channels.frame(binary(&[4, 1, 2])), Frame::Nothing));
+        assert!(matches!(channels.frame(binary(&[])), Frame::Nothing));
+        assert!(matches!(channels.frame(Some(Err(()))), Frame::Closed));
+        assert!(matches!(channels.frame::<()>(None), Frame::Closed));
+    }
+}
