@@ -407,7 +407,7 @@ async fn build_client(
         return Err(Failure::CredentialsTimedOut(timeout));
     }
     let building = tokio::task::spawn_blocking(move || {
-        let built = Client::try_from(config);
+        let built = crate::client::build(config);
         resolving.store(false, Ordering::SeqCst);
         built
     });

@@ -7,6 +7,7 @@
 //! 127.0.0.1 ([`forwards`]). Like `kubectl proxy`, it answers loopback hosts only and refuses pages of
 //! other origins; credentials never reach the page.
 
+pub mod client;
 pub mod contexts;
 pub mod forwards;
 pub mod multiplex;

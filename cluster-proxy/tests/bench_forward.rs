@@ -6,10 +6,12 @@
 //! - upload MB/s: one `POST` of a large body, which the stand-in reads whole before it answers
 //!   (it cannot send a large answer, so the large transfer goes towards the pod).
 //!
-//! Prints `bench forward: key=value` lines and the ratios to kubectl (goal: within 1.5x);
-//! asserts only that both really ran. Figures are only meaningful from an optimized build:
+//! Prints `bench forward: key=value` lines and the ratios to kubectl (goal: within 1.5x), and
+//! writes `target/bench/forward.json` (each figure with its goal and kubectl's value beside
+//! it) for `cargo xtask bench`'s table and the README's; asserts only that both really ran.
+//! Figures are only meaningful from an optimized build: `cargo xtask bench forward`, or
 //! `cargo test --profile bench -p kube-atlas-server --test bench_forward -- --nocapture`.
-//! `KUBE_ATLAS_BENCH_QUICK=1` runs small sizes.
+//! `KUBE_ATLAS_BENCH_QUICK=1` runs small sizes (figures in `target/bench/quick/`).
 
 mod support;
 
@@ -191,4 +193,115 @@ async fn forward_throughput_and_first_byte_against_kubectl() {
         atlas.upload_mb_per_s / kubectl.upload_mb_per_s,
     );
     assert!(atlas.requests_per_s > 0.0 && kubectl.requests_per_s > 0.0);
+    save(&atlas, &kubectl);
+}
+
+/// Writes the part's file as `cargo xtask bench` reads it (the browser benchmarks' format:
+/// `tests/common`'s `bench::Figures`): kube-atlas's figures with their goals, kubectl's too.
+fn save(atlas: &Figures, kubectl: &Figures) {
+    let beside = |atlas: f64, kubectl: f64, unit: &str| {
+        // Rates in whole numbers, times to the hundredth of a millisecond.
+        let digits = if kubectl >= 100.0 { 0 } else { 2 };
+        format!(
+            "kubectl {kubectl:.digits$} {unit}, {:.2}x kubectl's",
+            atlas / kubectl
+        )
+    };
+    let figure = |name: &str,
+                  goal: Option<&str>,
+                  value: f64,
+                  unit: &str,
+                  detail: Option<String>| {
+        json!({"name": name, "goal": goal, "value": (value * 100.0).round() / 100.0, "unit": unit, "detail": detail})
+    };
+    let (time_goal, rate_goal) = (Some("≤ 1.5x kubectl's"), Some("≥ kubectl's / 1.5"));
+    let figures = [
+        figure(
+            "first_byte_p50_ms",
+            time_goal,
+            atlas.first_byte_p50_ms,
+            "ms",
+            Some(beside(
+                atlas.first_byte_p50_ms,
+                kubectl.first_byte_p50_ms,
+                "ms",
+            )),
+        ),
+        figure(
+            "first_byte_p90_ms",
+            None,
+            atlas.first_byte_p90_ms,
+            "ms",
+            Some(beside(
+                atlas.first_byte_p90_ms,
+                kubectl.first_byte_p90_ms,
+                "ms",
+            )),
+        ),
+        figure(
+            "requests_per_s",
+            rate_goal,
+            atlas.requests_per_s,
+            "/s",
+            Some(beside(atlas.requests_per_s, kubectl.requests_per_s, "/s")),
+        ),
+        figure(
+            "upload_mb_per_s",
+            rate_goal,
+            atlas.upload_mb_per_s,
+            "MB/s",
+            Some(beside(
+                atlas.upload_mb_per_s,
+                kubectl.upload_mb_per_s,
+                "MB/s",
+            )),
+        ),
+        figure(
+            "kubectl first_byte_p50_ms",
+            None,
+            kubectl.first_byte_p50_ms,
+            "ms",
+            None,
+        ),
+        figure(
+            "kubectl requests_per_s",
+            None,
+            kubectl.requests_per_s,
+            "/s",
+            None,
+        ),
+        figure(
+            "kubectl upload_mb_per_s",
+            None,
+            kubectl.upload_mb_per_s,
+            "MB/s",
+            None,
+        ),
+    ];
+    let commit = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let document = json!({
+        "part": "forward",
+        "quick": quick(),
+        "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "date": k8s_openapi::jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "commit": commit,
+        "load_average": load.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+        "figures": figures,
+        "notes": [],
+    });
+    let mut dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    if quick() {
+        dir.push("quick");
+    }
+    std::fs::create_dir_all(&dir).expect("the bench folder");
+    let path = dir.join("forward.json");
+    let text = serde_json::to_string_pretty(&document).expect("json") + "\n";
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    println!("bench forward: wrote {}", path.display());
 }

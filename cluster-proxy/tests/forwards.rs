@@ -14,8 +14,6 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use support::backends::{local_address, Backend, Cluster};
 
-const DEMO_PORTFORWARD: &str = "demo portforward lands with branch demo-portforward";
-
 /// An HTTP/1.1 connection to a forward's local port.
 type Connection = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
 
@@ -113,10 +111,8 @@ async fn real_a_forward_carries_100_requests_over_10_connections_to_the_right_po
     hundred_requests_over_ten_connections(Backend::Real).await;
 }
 
-#[ignore = "demo portforward lands with branch demo-portforward"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_a_forward_carries_100_requests_over_10_connections_to_the_right_pod_and_port() {
-    let _ = DEMO_PORTFORWARD;
     hundred_requests_over_ten_connections(Backend::Demo).await;
 }
 
@@ -177,7 +173,6 @@ async fn real_stopping_a_forward_closes_its_listener_and_connections() {
     stopping_closes_the_listener(Backend::Real).await;
 }
 
-#[ignore = "demo portforward lands with branch demo-portforward"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_stopping_a_forward_closes_its_listener_and_connections() {
     stopping_closes_the_listener(Backend::Demo).await;
@@ -215,7 +210,6 @@ async fn real_a_deleted_pod_ends_its_forward_saying_why() {
     a_deleted_pod_ends_its_forward(Backend::Real).await;
 }
 
-#[ignore = "demo portforward lands with branch demo-portforward"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_a_deleted_pod_ends_its_forward_saying_why() {
     a_deleted_pod_ends_its_forward(Backend::Demo).await;
@@ -271,7 +265,6 @@ async fn real_a_service_forward_moves_to_another_ready_pod_when_its_pod_is_delet
     a_service_forward_moves(Backend::Real).await;
 }
 
-#[ignore = "demo portforward lands with branch demo-portforward"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_a_service_forward_moves_to_another_ready_pod_when_its_pod_is_deleted() {
     a_service_forward_moves(Backend::Demo).await;

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: prints measured figures; targets are checked by reading them, not by
-//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|list-real|timeline|live|logs]` runs one part; options
+//! timed tests. `cargo xtask bench [ui-size|model|server|ui|list|list-real|timeline|live|logs|terminal|forward]` runs one part; options
 //! after `server` go to the server benchmark (e.g. `cargo xtask bench server --duration 5`).
 //!
 //! Every part also writes its figures to `target/bench/<part>.json`: the machine's cores, the
@@ -36,6 +36,7 @@ const PARTS: [&str; 11] = [
     "live",
     "logs",
     "terminal",
+    "forward",
 ];
 
 /// The browser benchmarks: part and the test target that measures it.
@@ -201,7 +202,32 @@ pub fn run(args: &[String]) -> Result<()> {
         browser_bench("bench_terminal")?;
         ran.push("terminal");
     }
+    if wants("forward") {
+        println!(
+            "\nxtask bench: ==== port-forward: kube-atlas against kubectl port-forward on kube-apiserver ===="
+        );
+        forward_bench()?;
+        ran.push("forward");
+    }
     print_table(Path::new(BENCH_DIR), &ran, started)
+}
+
+/// The port-forward benchmark (part `forward`): a test of kube-atlas-server on the real
+/// control plane, optimized; it writes `target/bench/forward.json` itself, each figure with
+/// its goal (within 1.5x of kubectl's) and kubectl's value beside it.
+fn forward_bench() -> Result<()> {
+    setup::real_cluster()?;
+    cmd::run(cmd::command("cargo").args([
+        "test",
+        "--profile",
+        "bench",
+        "-p",
+        "kube-atlas-server",
+        "--test",
+        "bench_forward",
+        "--",
+        "--nocapture",
+    ]))
 }
 
 /// Runs a browser benchmark (a test target needing the release build and Chromium). One test
@@ -611,7 +637,7 @@ fn write_readme_figures(dir: &Path, readme: &Path) -> Result<()> {
 
 /// Figures without a goal that the README shows too (part, a part of the name): the
 /// references users know and what explains the figures with goals.
-const README_EXTRAS: [(&str, &str); 23] = [
+const README_EXTRAS: [(&str, &str); 25] = [
     ("ui-size", "pages_gzip_kib"),
     ("ui-size", "editor_gzip_kib"),
     ("model", "parse_and_build_ms"),
@@ -635,6 +661,8 @@ const README_EXTRAS: [(&str, &str); 23] = [
     ("live", "page memory"),
     ("live", "main thread busy"),
     ("live", "real: list of"),
+    ("forward", "first_byte_p90_ms"),
+    ("forward", "kubectl"),
 ];
 
 /// The markdown between the README's markers.

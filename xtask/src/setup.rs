@@ -44,6 +44,13 @@ pub fn run(options: Options) -> Result<()> {
     Ok(())
 }
 
+/// What the port-forward benchmark needs (`cargo xtask bench forward`): kubectl and the real
+/// control plane, not the browser or the UI's tools.
+pub fn real_cluster() -> Result<()> {
+    kubectl()?;
+    control_plane()
+}
+
 /// True when everything `build` needs is present (so `demo` can skip setup quickly).
 pub fn build_tools_ready() -> bool {
     let Ok(bindgen) = locked_wasm_bindgen_version() else {

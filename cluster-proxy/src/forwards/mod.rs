@@ -16,6 +16,8 @@ pub mod http;
 mod info;
 pub mod resolve;
 pub mod run;
+mod session;
+mod spare;
 pub mod tunnel;
 pub mod watch;
 
@@ -185,7 +187,7 @@ impl Forwards {
             .map_err(|failure| {
                 ForwardError::Other(format!("cluster {}: {}", slot.name, failure.reason()))
             })?;
-        let (forward, listener) = run::prepare(self, client.clone(), request).await?;
+        let (forward, listener, checked) = run::prepare(self, client.clone(), request).await?;
         self.active
             .lock()
             .map_err(|_| ForwardError::Other("kube-atlas's forward list is broken".into()))?
@@ -193,7 +195,7 @@ impl Forwards {
         let manager = self.clone();
         let running = forward.clone();
         let task = tokio::spawn(async move {
-            let why = run::run(running.clone(), listener, client).await;
+            let why = run::run(running.clone(), listener, client, checked).await;
             manager.finish(&running, why);
         });
         if let Ok(mut slot) = forward.task.lock() {

@@ -15,6 +15,8 @@ use tokio::sync::watch as signal;
 use tokio::task::JoinSet;
 
 use super::resolve::resolve;
+use super::session::{self, Session};
+use super::spare::Spares;
 use super::tunnel::{self, Counters, Destination};
 use super::{watch, Forward, ForwardRequest, Forwards};
 
@@ -31,25 +33,25 @@ async fn listen(port: u16) -> Result<TcpListener, ForwardError> {
         })
 }
 
-/// Everything a forward does before it says it started.
+/// Everything a forward does before it says it started; the start check's session is
+/// returned for the first connection.
 pub(super) async fn prepare(
     forwards: &Forwards,
     client: Client,
     request: ForwardRequest,
-) -> Result<(Arc<Forward>, TcpListener), ForwardError> {
+) -> Result<(Arc<Forward>, TcpListener, Session), ForwardError> {
     let namespace = request.namespace.as_str();
     let resolved = resolve(&client, namespace, &request.target, &request.port, &[]).await?;
     let listener = listen(request.local_port.unwrap_or(0)).await?;
     let local = listener
         .local_addr()
         .map_err(|error| ForwardError::Other(format!("the local address: {error}")))?;
-    let api: Api<Pod> = Api::namespaced(client, namespace);
     let destination = Destination {
         namespace: namespace.to_string(),
         pod: resolved.pod.clone(),
         port: resolved.remote_port,
     };
-    tunnel::check(&api, &destination).await?;
+    let checked = tunnel::check(&client, &destination).await?;
     let since = k8s_openapi::jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
@@ -65,7 +67,7 @@ pub(super) async fn prepare(
         stop,
         task: Mutex::new(None),
     };
-    Ok((Arc::new(forward), listener))
+    Ok((Arc::new(forward), listener, checked))
 }
 
 /// One open connection in the forward's count, for as long as it lives (aborted too).
@@ -86,13 +88,19 @@ impl Drop for Open<'_> {
 
 /// Forwards until stopped or the pod goes (without another to move to); returns why it ended.
 /// Returning drops the listener (new connections are refused) and every connection's task.
-pub(super) async fn run(forward: Arc<Forward>, listener: TcpListener, client: Client) -> String {
+pub(super) async fn run(
+    forward: Arc<Forward>,
+    listener: TcpListener,
+    client: Client,
+    checked: Session,
+) -> String {
     let request = &forward.request;
     let namespace = request.namespace.clone();
     let api: Api<Pod> = Api::namespaced(client.clone(), &namespace);
     let moves = request.target.kind != TargetKind::Pod;
     let mut stop = forward.stop.subscribe();
     let mut connections = JoinSet::new();
+    let mut first = Some(checked);
     loop {
         let current = forward.current();
         let destination = Destination {
@@ -100,6 +108,8 @@ pub(super) async fn run(forward: Arc<Forward>, listener: TcpListener, client: Cl
             pod: current.pod.clone(),
             port: current.remote_port,
         };
+        // Sessions opened ahead for this pod (dropped, and closed, when the forward moves).
+        let spares = Spares::start(client.clone(), destination.clone(), first.take());
         // Behind a Service, a pod that is no longer ready is left as kube-proxy leaves it.
         let gone = watch::until_gone(&api, &current.pod, moves);
         tokio::pin!(gone);
@@ -109,10 +119,19 @@ pub(super) async fn run(forward: Arc<Forward>, listener: TcpListener, client: Cl
                     let Ok((local, _)) = accepted else { continue };
                     // Small requests and answers are not held back for Nagle's algorithm.
                     let _ = local.set_nodelay(true);
-                    let (forward, api, destination) = (forward.clone(), api.clone(), destination.clone());
+                    let spares = spares.taker();
+                    let (forward, client, destination) = (forward.clone(), client.clone(), destination.clone());
                     connections.spawn(async move {
                         let _open = Open::new(&forward.counters);
-                        if let Err(error) = tunnel::carry(&api, &destination, local, &forward.counters).await {
+                        let session = match spares.take().await {
+                            Some(spare) => Ok(spare),
+                            None => session::open(&client, &destination).await,
+                        };
+                        let carried = match session {
+                            Ok(session) => tunnel::carry(session, &destination, local, &forward.counters).await,
+                            Err(error) => Err(error),
+                        };
+                        if let Err(error) = carried {
                             forward.note(error.to_string());
                         }
                     });

@@ -1,22 +1,27 @@
-//! One local TCP connection carried through the API's `pods/portforward` (a WebSocket per
-//! connection, kube-rs's port-forward with the context's credentials), counting its bytes;
-//! and the check a forward makes before it says it started.
+//! One local TCP connection carried through the API's `pods/portforward` (a WebSocket session
+//! per connection, [`session`](super::session), with the context's credentials), counting its
+//! bytes; and the check a forward makes before it says it started.
 
-use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, Portforwarder};
-use kube_atlas_model::api::forwards::{ForwardError, TargetKind};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
+use futures_util::{SinkExt, StreamExt};
+use kube::Client;
+use kube_atlas_model::api::forwards::ForwardError;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
 
-use super::resolve::api_error;
+use super::session::{self, Frame, Session};
 
 /// How long the start check waits for the pod's error channel to say nothing listens. The
-/// kubelet dials the pod's port when the stream opens and reports a refusal at once.
+/// kubelet dials the pod's port when the stream opens and reports a refusal at once. Only at a
+/// forward's start: connections never wait for it.
 pub const CHECK_GRACE: Duration = Duration::from_millis(250);
+
+/// The most read from a local connection into one WebSocket frame: large uploads go in few,
+/// large frames (kubectl's SPDY frames carry up to 32 KiB; more here, each is one write).
+const FRAME: usize = 256 * 1024;
 
 /// What a forward's connections have done; read by the list.
 #[derive(Debug, Default)]
@@ -29,53 +34,11 @@ pub struct Counters {
 }
 
 /// Where a connection goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Destination {
     pub namespace: String,
     pub pod: String,
     pub port: u16,
-}
-
-/// Ends the port-forward's background task when the connection is done with (or aborted):
-/// dropping a kube-rs `Portforwarder` leaves its task running until the socket closes.
-struct AbortOnDrop(Portforwarder);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-type ErrorChannel = std::pin::Pin<Box<dyn Future<Output = Option<String>> + Send>>;
-
-/// Opens a port-forward stream to `to`: the byte stream, the port's error channel, and the
-/// forwarder that carries both.
-async fn open(
-    api: &Api<Pod>,
-    to: &Destination,
-) -> Result<(DuplexStream, ErrorChannel, AbortOnDrop), ForwardError> {
-    let mut forwarder = api
-        .portforward(&to.pod, &[to.port])
-        .await
-        .map_err(|error| {
-            if matches!(&error, kube::Error::Api(status) if status.code == 403) {
-                ForwardError::Forbidden {
-                    namespace: to.namespace.clone(),
-                }
-            } else {
-                api_error(error, TargetKind::Pod, &to.namespace, &to.pod)
-            }
-        })?;
-    let (Some(stream), Some(errors)) = (
-        forwarder.take_stream(to.port),
-        forwarder.take_error(to.port),
-    ) else {
-        return Err(ForwardError::Other(format!(
-            "the port-forward to {}/{} gave no stream for port {}",
-            to.namespace, to.pod, to.port
-        )));
-    };
-    Ok((stream, Box::pin(errors), AbortOnDrop(forwarder)))
 }
 
 fn port_error(to: &Destination, message: String) -> ForwardError {
@@ -87,57 +50,84 @@ fn port_error(to: &Destination, message: String) -> ForwardError {
     }
 }
 
-/// Opens one stream to `to` and closes it, as `kubectl port-forward` connects before it says
-/// it forwards: a refusal (403, a pod gone, nothing listening) is said when the forward starts,
-/// not at its first connection.
-pub async fn check(api: &Api<Pod>, to: &Destination) -> Result<(), ForwardError> {
-    let (_stream, errors, _forwarder) = open(api, to).await?;
-    match tokio::time::timeout(CHECK_GRACE, errors).await {
-        Ok(Some(message)) => Err(port_error(to, message)),
-        _ => Ok(()),
+/// Opens one session to `to` and waits briefly for its error, as `kubectl port-forward`
+/// connects before it says it forwards: a refusal (403, a pod gone, nothing listening) is said
+/// when the forward starts, not at its first connection. The session is returned for the
+/// first connection to use.
+pub async fn check(client: &Client, to: &Destination) -> Result<Session, ForwardError> {
+    let mut session = session::open(client, to).await?;
+    match session.error_within(CHECK_GRACE).await {
+        Some(message) => Err(port_error(to, message)),
+        None => Ok(session),
     }
 }
 
-/// Copies until either side ends, adding what passed to `counter` as it goes (the list shows
-/// live figures).
-async fn counted_copy(
-    mut from: impl AsyncRead + Unpin,
-    mut to: impl AsyncWrite + Unpin,
-    counter: &AtomicU64,
-) {
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let read = match from.read(&mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => read,
-        };
-        if to.write_all(&buffer[..read]).await.is_err() {
-            break;
-        }
-        counter.fetch_add(read as u64, Ordering::Relaxed);
-    }
-    let _ = to.shutdown().await;
-}
-
-/// Carries `local` to `to` until both directions end, or the pod's error channel speaks (the
-/// error, in words: usually nothing listens on the port).
+/// Carries `local` through `session` (opened to `to`) until the pod's side ends, or the pod's
+/// error channel speaks (the error, in words: usually nothing listens on the port).
 pub async fn carry(
-    api: &Api<Pod>,
+    session: Session,
     to: &Destination,
     local: TcpStream,
     counters: &Counters,
 ) -> Result<(), ForwardError> {
-    let (stream, errors, _forwarder) = open(api, to).await?;
-    let (local_read, local_write) = local.into_split();
-    let (pod_read, pod_write) = tokio::io::split(stream);
-    let both = async {
-        tokio::join!(
-            counted_copy(local_read, pod_write, &counters.bytes_out),
-            counted_copy(pod_read, local_write, &counters.bytes_in),
-        )
-    };
-    tokio::select! {
-        _ = both => Ok(()),
-        Some(message) = errors => Err(port_error(to, message)),
+    let Session {
+        socket,
+        early,
+        mut channels,
+    } = session;
+    let (mut local_read, mut local_write) = local.into_split();
+    for bytes in early {
+        if local_write.write_all(&bytes).await.is_err() {
+            return Ok(());
+        }
+        counters
+            .bytes_in
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
     }
+    let (mut sink, mut stream) = socket.split();
+    // Towards the pod. The protocol cannot say "no more from this side" (no half-close), so
+    // the local side's end closes the session; what the pod sends until it answers the close
+    // is still delivered below.
+    let up = async {
+        let mut buffer = vec![0u8; FRAME + 1];
+        loop {
+            // Channel 0 (the port's data) in the frame's first byte.
+            let read = match local_read.read(&mut buffer[1..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(read) => read,
+            };
+            let frame = Message::binary(buffer[..=read].to_vec());
+            if sink.send(frame).await.is_err() {
+                return;
+            }
+            counters.bytes_out.fetch_add(read as u64, Ordering::Relaxed);
+        }
+        let _ = sink.send(Message::Close(None)).await;
+        // The session now ends from the pod's side (`down`); this side waits for it.
+        std::future::pending::<()>().await;
+    };
+    let down = async {
+        loop {
+            let message = stream.next().await;
+            match channels.frame(message) {
+                Frame::Data(bytes) => {
+                    if local_write.write_all(&bytes).await.is_err() {
+                        return Ok(());
+                    }
+                    counters
+                        .bytes_in
+                        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                }
+                Frame::Error(message) => return Err(port_error(to, message)),
+                Frame::Closed => return Ok(()),
+                Frame::Nothing => {}
+            }
+        }
+    };
+    let ended = tokio::select! {
+        ended = down => ended,
+        _ = up => Ok(()),
+    };
+    let _ = local_write.shutdown().await;
+    ended
 }

@@ -8,7 +8,8 @@
 //!   the scheme's; a pod without a routable IP is `address not allowed` (400).
 //! - A service's port, given as a number, must be one of its ports (503 `no service port N
 //!   found for service "s"`); the backend is a ready endpoint of its EndpointSlices with that
-//!   port's name, picked at random; none: 503 `no endpoints available for service "s"`.
+//!   port's name, picked at random; none: 503 `no endpoints available for service "s"`; no
+//!   slice at all (kube-apiserver: no v1 Endpoints): 404 `services "s" not found`.
 //! - Nothing listening there: 503 `error trying to reach service: dial tcp IP:PORT: connect:
 //!   connection refused`, kube-apiserver's proxy error.
 //! - `…/proxy` without a path is redirected to `…/proxy/` (301), as kube-apiserver does.
@@ -158,8 +159,11 @@ fn service_backend(
     let no_endpoints = |what: &str| {
         ApiError::service_unavailable(format!("no endpoints available for service {what:?}"))
     };
-    if slices.is_empty() && service["spec"]["selector"].is_null() {
-        // No Endpoints object: kube-apiserver's lookup of it fails as the service's.
+    if slices.is_empty() {
+        // kube-apiserver (1.36) reads the service's v1 Endpoints, which the controller
+        // manager writes beside its slices; without them (no controllers, or no selector)
+        // its lookup fails as the service's, whatever slices or selector there are. A 503
+        // here would also be retried by clients (kube-rs retries 503s) instead of failing.
         return Err(ApiError::not_found("", "services", name));
     }
     let endpoints = |s: &&Value| s["endpoints"].as_array().map_or(0, Vec::len);
