@@ -200,6 +200,45 @@ async fn an_exec_without_streams_is_refused_by_the_translator_on_v5_only() {
     );
 }
 
+/// `kubectl` with the plain SPDY/3.1 upgrade (`KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false`, as
+/// kubectl before 1.30): (exit code, stdout, stderr).
+fn kubectl_over_spdy(
+    kubectl: &common::Kubectl,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (Option<i32>, String, String) {
+    let mut command = kubectl.command(args);
+    command.env("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false");
+    if let Some(path) = stdin {
+        command.stdin(std::fs::File::open(path).expect("stdin file"));
+    }
+    let out = command.output().expect("kubectl runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+fn kubectl_exec_over_a_plain_spdy_upgrade() {
+    let kubectl = kubectl();
+    let (code, out, err) = kubectl_over_spdy(&kubectl, &["exec", "web", "--", "echo", "hi"], None);
+    assert_eq!((code, out.as_str()), (Some(0), "hi\n"), "{err}");
+    let (code, out, err) =
+        kubectl_over_spdy(&kubectl, &["exec", "web", "--", "sh", "-c", "exit 3"], None);
+    assert_eq!((code, out.as_str()), (Some(3), ""), "{err}");
+    assert!(err.contains("command terminated with exit code 3"), "{err}");
+    let input = kubectl.manifest("spdy-input.txt", "hostname\n");
+    let (code, out, err) =
+        kubectl_over_spdy(&kubectl, &["exec", "-i", "web", "--", "sh"], Some(&input));
+    assert_eq!((code, out.as_str()), (Some(0), "web\n"), "{err}");
+    let (code, _, err) = kubectl_over_spdy(&kubectl, &["exec", "broken", "--", "hostname"], None);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("is not running"), "{err}");
+}
+
 fn kubectl() -> common::Kubectl {
     common::Kubectl {
         server: demo().to_string(),
