@@ -239,6 +239,66 @@ fn kubectl_exec_over_a_plain_spdy_upgrade() {
     assert!(err.contains("is not running"), "{err}");
 }
 
+#[test]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+fn kubectl_attach_over_a_plain_spdy_upgrade() {
+    let kubectl = kubectl();
+    let input = kubectl.manifest("spdy-attach.txt", "hello\n");
+    let (code, out, err) = kubectl_over_spdy(
+        &kubectl,
+        &["attach", "-i", "tty", "-c", "main"],
+        Some(&input),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("received: hello"), "{out}");
+}
+
+/// The kubelet's refusals of a plain SPDY upgrade, before it: no stream asked for, no
+/// protocol offered, none it knows.
+#[tokio::test]
+async fn a_plain_spdy_upgrade_is_refused_as_the_kubelet_refuses_it() {
+    let client = common::raw::client_for(demo());
+    let path = "/api/v1/namespaces/default/pods/web/exec?command=hostname";
+    let spdy = |path: String, protocols: &[&str]| {
+        let mut request = http::Request::post(path)
+            .header("connection", "Upgrade")
+            .header("upgrade", "SPDY/3.1");
+        for protocol in protocols {
+            request = request.header("x-stream-protocol-version", *protocol);
+        }
+        request
+    };
+    let none = spdy(path.to_string(), &["v4.channel.k8s.io"]);
+    let reply = common::raw::send(&client, none, vec![], "POST exec").await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (
+            400,
+            "you must specify at least 1 of stdin, stdout, stderr\n"
+        )
+    );
+    let path = format!("{path}&stdout=true");
+    let reply = common::raw::send(&client, spdy(path.clone(), &[]), vec![], "POST exec").await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (
+            400,
+            "unable to upgrade: X-Stream-Protocol-Version is required\n"
+        )
+    );
+    let unknown = spdy(path, &["v9.channel.k8s.io"]);
+    let reply = common::raw::send(&client, unknown, vec![], "POST exec").await;
+    assert_eq!(reply.status, 403, "{}", reply.text());
+    assert!(
+        reply.text().starts_with(
+            "unable to upgrade: unable to negotiate protocol: client supports \
+             [v9.channel.k8s.io], server accepts [v4.channel.k8s.io"
+        ),
+        "{}",
+        reply.text()
+    );
+}
+
 fn kubectl() -> common::Kubectl {
     common::Kubectl {
         server: demo().to_string(),
