@@ -299,6 +299,98 @@ async fn a_plain_spdy_upgrade_is_refused_as_the_kubelet_refuses_it() {
     );
 }
 
+/// A terminal on a plain SPDY upgrade, as client-go's v4 opens it (error, resize, stdout
+/// streams; the resize sent before stdout opens, so before the process starts): `stty size`
+/// prints the size from the resize stream, and the error stream carries the Status.
+#[tokio::test]
+async fn a_terminal_over_plain_spdy_takes_its_size_from_the_resize_stream() {
+    use demo_cluster::spdy::{frame, Frame, FrameReader, HeaderDeflater};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let address = demo().trim_start_matches("http://").to_string();
+    let mut tcp = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("connects");
+    let request = format!(
+        "POST /api/v1/namespaces/default/pods/web/exec?command=stty&command=size&stdout=true\
+         &tty=true HTTP/1.1\r\nHost: {address}\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\
+         X-Stream-Protocol-Version: v5.channel.k8s.io\r\n\
+         X-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n"
+    );
+    tcp.write_all(request.as_bytes()).await.expect("writes");
+    let mut received = vec![];
+    let head_end = loop {
+        let mut buf = [0u8; 4096];
+        let n = tcp.read(&mut buf).await.expect("reads");
+        assert!(n > 0, "closed before the head");
+        received.extend_from_slice(&buf[..n]);
+        if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&received[..head_end]).to_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    assert!(head.contains("upgrade: spdy/3.1"), "{head}");
+    assert!(
+        head.contains("x-stream-protocol-version: v4.channel.k8s.io"),
+        "{head}"
+    );
+
+    let mut deflater = HeaderDeflater::default();
+    let mut out = frame::syn_stream(&mut deflater, 1, false, &[("streamtype", "error")]);
+    out.extend(frame::syn_stream(
+        &mut deflater,
+        3,
+        false,
+        &[("streamtype", "resize")],
+    ));
+    out.extend(frame::data(3, br#"{"Width":120,"Height":40}"#, false));
+    out.extend(frame::syn_stream(
+        &mut deflater,
+        5,
+        false,
+        &[("streamtype", "stdout")],
+    ));
+    tcp.write_all(&out).await.expect("writes");
+
+    let mut reader = FrameReader::default();
+    reader.push(&received[head_end..]);
+    let (mut stdout, mut error) = (vec![], vec![]);
+    let (mut stdout_done, mut error_done) = (false, false);
+    let read = async {
+        while !(stdout_done && error_done) {
+            while let Some(frame) = reader.next_frame().expect("SPDY/3") {
+                if let Frame::Data {
+                    stream_id,
+                    fin,
+                    bytes,
+                } = frame
+                {
+                    let (into, done) = match stream_id {
+                        5 => (&mut stdout, &mut stdout_done),
+                        1 => (&mut error, &mut error_done),
+                        other => panic!("data on stream {other}"),
+                    };
+                    into.extend(bytes);
+                    *done |= fin;
+                }
+            }
+            let mut buf = [0u8; 4096];
+            let n = tcp.read(&mut buf).await.expect("reads");
+            if n == 0 {
+                break;
+            }
+            reader.push(&buf[..n]);
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), read)
+        .await
+        .expect("the session ends");
+    assert!(stdout_done && error_done);
+    assert_eq!(String::from_utf8_lossy(&stdout).trim_end(), "40 120");
+    assert_eq!(String::from_utf8_lossy(&error), r#"{"status":"Success"}"#);
+}
+
 fn kubectl() -> common::Kubectl {
     common::Kubectl {
         server: demo().to_string(),
