@@ -200,6 +200,197 @@ async fn an_exec_without_streams_is_refused_by_the_translator_on_v5_only() {
     );
 }
 
+/// `kubectl` with the plain SPDY/3.1 upgrade (`KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false`, as
+/// kubectl before 1.30): (exit code, stdout, stderr).
+fn kubectl_over_spdy(
+    kubectl: &common::Kubectl,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (Option<i32>, String, String) {
+    let mut command = kubectl.command(args);
+    command.env("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false");
+    if let Some(path) = stdin {
+        command.stdin(std::fs::File::open(path).expect("stdin file"));
+    }
+    let out = command.output().expect("kubectl runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+fn kubectl_exec_over_a_plain_spdy_upgrade() {
+    let kubectl = kubectl();
+    let (code, out, err) = kubectl_over_spdy(&kubectl, &["exec", "web", "--", "echo", "hi"], None);
+    assert_eq!((code, out.as_str()), (Some(0), "hi\n"), "{err}");
+    let (code, out, err) =
+        kubectl_over_spdy(&kubectl, &["exec", "web", "--", "sh", "-c", "exit 3"], None);
+    assert_eq!((code, out.as_str()), (Some(3), ""), "{err}");
+    assert!(err.contains("command terminated with exit code 3"), "{err}");
+    let input = kubectl.manifest("spdy-input.txt", "hostname\n");
+    let (code, out, err) =
+        kubectl_over_spdy(&kubectl, &["exec", "-i", "web", "--", "sh"], Some(&input));
+    assert_eq!((code, out.as_str()), (Some(0), "web\n"), "{err}");
+    let (code, _, err) = kubectl_over_spdy(&kubectl, &["exec", "broken", "--", "hostname"], None);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("is not running"), "{err}");
+}
+
+#[test]
+#[cfg_attr(not(have_kubectl), ignore = "kubectl not on PATH")]
+fn kubectl_attach_over_a_plain_spdy_upgrade() {
+    let kubectl = kubectl();
+    let input = kubectl.manifest("spdy-attach.txt", "hello\n");
+    let (code, out, err) = kubectl_over_spdy(
+        &kubectl,
+        &["attach", "-i", "tty", "-c", "main"],
+        Some(&input),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("received: hello"), "{out}");
+}
+
+/// The kubelet's refusals of a plain SPDY upgrade, before it: no stream asked for, no
+/// protocol offered, none it knows.
+#[tokio::test]
+async fn a_plain_spdy_upgrade_is_refused_as_the_kubelet_refuses_it() {
+    let client = common::raw::client_for(demo());
+    let path = "/api/v1/namespaces/default/pods/web/exec?command=hostname";
+    let spdy = |path: String, protocols: &[&str]| {
+        let mut request = http::Request::post(path)
+            .header("connection", "Upgrade")
+            .header("upgrade", "SPDY/3.1");
+        for protocol in protocols {
+            request = request.header("x-stream-protocol-version", *protocol);
+        }
+        request
+    };
+    let none = spdy(path.to_string(), &["v4.channel.k8s.io"]);
+    let reply = common::raw::send(&client, none, vec![], "POST exec").await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (
+            400,
+            "you must specify at least 1 of stdin, stdout, stderr\n"
+        )
+    );
+    let path = format!("{path}&stdout=true");
+    let reply = common::raw::send(&client, spdy(path.clone(), &[]), vec![], "POST exec").await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (
+            400,
+            "unable to upgrade: X-Stream-Protocol-Version is required\n"
+        )
+    );
+    let unknown = spdy(path, &["v9.channel.k8s.io"]);
+    let reply = common::raw::send(&client, unknown, vec![], "POST exec").await;
+    assert_eq!(reply.status, 403, "{}", reply.text());
+    assert!(
+        reply.text().starts_with(
+            "unable to upgrade: unable to negotiate protocol: client supports \
+             [v9.channel.k8s.io], server accepts [v4.channel.k8s.io"
+        ),
+        "{}",
+        reply.text()
+    );
+}
+
+/// A terminal on a plain SPDY upgrade, as client-go's v4 opens it (error, resize, stdout
+/// streams; the resize sent before stdout opens, so before the process starts): `stty size`
+/// prints the size from the resize stream, and the error stream carries the Status.
+#[tokio::test]
+async fn a_terminal_over_plain_spdy_takes_its_size_from_the_resize_stream() {
+    use demo_cluster::spdy::{frame, Frame, FrameReader, HeaderDeflater};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let address = demo().trim_start_matches("http://").to_string();
+    let mut tcp = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("connects");
+    let request = format!(
+        "POST /api/v1/namespaces/default/pods/web/exec?command=stty&command=size&stdout=true\
+         &tty=true HTTP/1.1\r\nHost: {address}\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\
+         X-Stream-Protocol-Version: v5.channel.k8s.io\r\n\
+         X-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n"
+    );
+    tcp.write_all(request.as_bytes()).await.expect("writes");
+    let mut received = vec![];
+    let head_end = loop {
+        let mut buf = [0u8; 4096];
+        let n = tcp.read(&mut buf).await.expect("reads");
+        assert!(n > 0, "closed before the head");
+        received.extend_from_slice(&buf[..n]);
+        if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&received[..head_end]).to_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    assert!(head.contains("upgrade: spdy/3.1"), "{head}");
+    assert!(
+        head.contains("x-stream-protocol-version: v4.channel.k8s.io"),
+        "{head}"
+    );
+
+    let mut deflater = HeaderDeflater::default();
+    let mut out = frame::syn_stream(&mut deflater, 1, false, &[("streamtype", "error")]);
+    out.extend(frame::syn_stream(
+        &mut deflater,
+        3,
+        false,
+        &[("streamtype", "resize")],
+    ));
+    out.extend(frame::data(3, br#"{"Width":120,"Height":40}"#, false));
+    out.extend(frame::syn_stream(
+        &mut deflater,
+        5,
+        false,
+        &[("streamtype", "stdout")],
+    ));
+    tcp.write_all(&out).await.expect("writes");
+
+    let mut reader = FrameReader::default();
+    reader.push(&received[head_end..]);
+    let (mut stdout, mut error) = (vec![], vec![]);
+    let (mut stdout_done, mut error_done) = (false, false);
+    let read = async {
+        while !(stdout_done && error_done) {
+            while let Some(frame) = reader.next_frame().expect("SPDY/3") {
+                if let Frame::Data {
+                    stream_id,
+                    fin,
+                    bytes,
+                } = frame
+                {
+                    let (into, done) = match stream_id {
+                        5 => (&mut stdout, &mut stdout_done),
+                        1 => (&mut error, &mut error_done),
+                        other => panic!("data on stream {other}"),
+                    };
+                    into.extend(bytes);
+                    *done |= fin;
+                }
+            }
+            let mut buf = [0u8; 4096];
+            let n = tcp.read(&mut buf).await.expect("reads");
+            if n == 0 {
+                break;
+            }
+            reader.push(&buf[..n]);
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), read)
+        .await
+        .expect("the session ends");
+    assert!(stdout_done && error_done);
+    assert_eq!(String::from_utf8_lossy(&stdout).trim_end(), "40 120");
+    assert_eq!(String::from_utf8_lossy(&error), r#"{"status":"Success"}"#);
+}
+
 fn kubectl() -> common::Kubectl {
     common::Kubectl {
         server: demo().to_string(),

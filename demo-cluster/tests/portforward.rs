@@ -174,6 +174,18 @@ async fn refusals_before_the_upgrade_are_kube_apiservers_and_the_kubelets() {
 #[test]
 #[cfg_attr(not(have_kubectl), ignore = "needs kubectl")]
 fn kubectl_port_forward_reaches_the_pod() {
+    kubectl_port_forward_reaches_the_pod_over(true);
+}
+
+#[test]
+#[cfg_attr(not(have_kubectl), ignore = "needs kubectl")]
+fn kubectl_port_forward_over_a_plain_spdy_upgrade_reaches_the_pod() {
+    kubectl_port_forward_reaches_the_pod_over(false);
+}
+
+/// `kubectl port-forward` and two GETs through it; `websockets` false is kubectl's plain
+/// SPDY/3.1 upgrade (`KUBECTL_PORT_FORWARD_WEBSOCKETS=false`, as kubectl before 1.31).
+fn kubectl_port_forward_reaches_the_pod_over(websockets: bool) {
     let url = common::start_on_own_runtime(Config {
         speed: 50.0,
         ..common::empty_cluster_config()
@@ -188,6 +200,7 @@ fn kubectl_port_forward_reaches_the_pod() {
     let local = envtest::free_port();
     let mut child = kubectl
         .command(&["port-forward", "pod/web", &format!("{local}:8080")])
+        .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets.to_string())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -7,3 +7,4 @@
 
 pub mod session;
 pub mod shell;
+pub mod spdy;

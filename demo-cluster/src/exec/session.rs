@@ -202,7 +202,11 @@ pub async fn run(socket: WebSocket, session: Session) {
     } else if let Some(refused) = &session.refused {
         Some(Ending::KubeletError(refused.clone()))
     } else {
-        run_process(&session, &mut sink, &mut gone, stdin_rx, size).await
+        let mut emit = WebSocketEmit {
+            protocol,
+            sink: &mut sink,
+        };
+        run_process(&session, &mut emit, &mut gone, stdin_rx, size).await
     };
     let Some(ending) = ending else {
         // The client went away: nobody to tell.
@@ -223,16 +227,34 @@ pub async fn run(socket: WebSocket, session: Session) {
     reader.abort();
 }
 
+/// Where the process's writes go, on whichever transport the session runs.
+pub(crate) trait Emit {
+    /// Writes `bytes` on `channel`; false once the client is gone.
+    async fn emit(&mut self, channel: Channel, bytes: &[u8]) -> bool;
+}
+
+/// The WebSocket's channel frames.
+struct WebSocketEmit<'a> {
+    protocol: Protocol,
+    sink: &'a mut futures_util::stream::SplitSink<WebSocket, Message>,
+}
+
+impl Emit for WebSocketEmit<'_> {
+    async fn emit(&mut self, channel: Channel, bytes: &[u8]) -> bool {
+        let outgoing = encode_output(self.protocol, channel, bytes);
+        self.sink.send(message(outgoing)).await.is_ok()
+    }
+}
+
 /// Runs the shell or the main process, forwarding its writes; None when the client left first.
-async fn run_process(
+pub(crate) async fn run_process(
     session: &Session,
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    sink: &mut impl Emit,
     gone: &mut oneshot::Receiver<()>,
     stdin_rx: mpsc::UnboundedReceiver<Vec<u8>>,
     size: Arc<Mutex<Size>>,
 ) -> Option<Ending> {
     let streams = session.streams;
-    let protocol = session.protocol;
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Written>();
     let shell = Shell::new(
         &session.pod,
@@ -259,7 +281,7 @@ async fn run_process(
                     Written::Stdout(bytes) => (Channel::Stdout, bytes),
                     Written::Stderr(bytes) => (Channel::Stderr, bytes),
                 };
-                if sink.send(message(encode_output(protocol, channel, &bytes))).await.is_err() {
+                if !sink.emit(channel, &bytes).await {
                     task.abort();
                     return None;
                 }

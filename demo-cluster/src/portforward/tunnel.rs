@@ -2,7 +2,8 @@
 //! (`SPDY/3.1+portforward.k8s.io`, every binary message a run of the SPDY byte stream), the
 //! streams as the kubelet's SPDY port forwarding serves them. kubectl's first try, so serving
 //! it spares the failed round trip before its fallback to a plain SPDY upgrade, and it rides
-//! on the WebSocket upgrade the demo already has.
+//! on the WebSocket upgrade the demo already has. The same streams are served on a plain
+//! SPDY/3.1 upgrade (`portforward.k8s.io`: kubectl's fallback, and all of older kubectl's).
 //!
 //! Per connection kubectl opens an error stream and a data stream (headers `streamtype`,
 //! `port`, `requestid`, the pair sharing the request id) and waits for each one's SYN_REPLY;
@@ -14,17 +15,24 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
-use futures_util::{SinkExt, StreamExt};
+use std::future::ready;
+use std::pin::pin;
+
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use serde_json::Value;
+use tokio::io::AsyncWriteExt;
 
 use super::container::Connection;
 use super::Forwarded;
 use crate::registry::Registry;
+use crate::spdy::conn::{chunks, Upgraded};
 use crate::spdy::frame::{self, REFUSED_STREAM};
 use crate::spdy::{Frame, FrameReader, HeaderDeflater};
 
 /// The WebSocket subprotocol of the tunnel.
 pub const PROTOCOL: &str = "SPDY/3.1+portforward.k8s.io";
+/// The `X-Stream-Protocol-Version` of a plain SPDY upgrade.
+pub const SPDY_PROTOCOL: &str = "portforward.k8s.io";
 
 /// The streams of one request id, as they arrive.
 #[derive(Default)]
@@ -42,19 +50,46 @@ struct Open {
 }
 
 pub async fn run(socket: WebSocket, pod: Value, registry: Arc<Registry>) {
-    let (mut sink, mut stream) = socket.split();
+    let (sink, stream) = socket.split();
+    // Every binary message a run of the SPDY byte stream, until the socket closes.
+    let incoming = stream
+        .take_while(|m| ready(matches!(m, Ok(m) if !matches!(m, Message::Close(_)))))
+        .filter_map(|m| {
+            ready(match m {
+                Ok(Message::Binary(bytes)) => Some(bytes.to_vec()),
+                _ => None,
+            })
+        });
+    let outgoing =
+        sink.with(|bytes: Vec<u8>| ready(Ok::<_, axum::Error>(Message::Binary(bytes.into()))));
+    serve(pin!(incoming), pin!(outgoing), pod, registry).await;
+}
+
+/// A plain SPDY/3.1 connection (`portforward.k8s.io`, kubectl before 1.31 or with
+/// `KUBECTL_PORT_FORWARD_WEBSOCKETS=false`): the same streams on the upgraded connection's
+/// own bytes, as the kubelet serves them.
+pub async fn run_spdy(io: Upgraded, pod: Value, registry: Arc<Registry>) {
+    let (read, write) = tokio::io::split(io);
+    let outgoing = futures_util::sink::unfold(write, |mut write, bytes: Vec<u8>| async move {
+        write.write_all(&bytes).await?;
+        write.flush().await?;
+        Ok::<_, std::io::Error>(write)
+    });
+    serve(pin!(chunks(read)), pin!(outgoing), pod, registry).await;
+}
+
+/// The streams, on the bytes of the SPDY connection as they arrive.
+async fn serve<I, O>(mut incoming: I, mut sink: O, pod: Value, registry: Arc<Registry>)
+where
+    I: Stream<Item = Vec<u8>> + Unpin,
+    O: Sink<Vec<u8>> + Unpin,
+{
     let mut reader = FrameReader::default();
     let mut deflater = HeaderDeflater::default();
     let mut pairs: HashMap<String, Pair> = HashMap::new();
     // By data stream id.
     let mut open: HashMap<u32, Open> = HashMap::new();
-    while let Some(Ok(message)) = stream.next().await {
-        let Message::Binary(bytes) = message else {
-            if matches!(message, Message::Close(_)) {
-                return;
-            }
-            continue;
-        };
+    while let Some(bytes) = incoming.next().await {
         reader.push(&bytes);
         let mut out = vec![];
         loop {
@@ -127,7 +162,7 @@ pub async fn run(socket: WebSocket, pod: Value, registry: Arc<Registry>) {
                 Frame::Other => {}
             }
         }
-        if !out.is_empty() && sink.send(Message::Binary(out.into())).await.is_err() {
+        if !out.is_empty() && sink.send(out).await.is_err() {
             return;
         }
     }

@@ -129,6 +129,20 @@ fn length_bytes(length: usize) -> [u8; 3] {
     [bytes[1], bytes[2], bytes[3]]
 }
 
+/// A SYN_STREAM opening `stream_id` (the client's side: kubectl's streams, and tests).
+pub fn syn_stream(
+    deflater: &mut HeaderDeflater,
+    stream_id: u32,
+    fin: bool,
+    headers: &[(&str, &str)],
+) -> Vec<u8> {
+    let mut body = stream_id.to_be_bytes().to_vec();
+    // No associated stream, priority 0, no slot.
+    body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+    body.extend(deflater.deflate(headers));
+    control(SYN_STREAM, if fin { FLAG_FIN } else { 0 }, &body)
+}
+
 pub fn syn_reply(
     deflater: &mut HeaderDeflater,
     stream_id: u32,

@@ -7,6 +7,7 @@
 //! Flow control is not enforced: `spdystream` neither sends nor waits for WINDOW_UPDATE, and
 //! what the demo's containers write is far below the initial 64 KiB window.
 
+pub mod conn;
 pub mod frame;
 pub mod headers;
 

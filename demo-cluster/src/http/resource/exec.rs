@@ -3,8 +3,10 @@
 //! (400 `Upgrade request required`); then the channel protocol as kube-apiserver picks it
 //! (`v5.channel.k8s.io` if offered at all, answered by its stream translator; otherwise the
 //! kubelet's choice, the first of the offer it knows, an offer of nothing known refused with a
-//! bare 403); then the session (`crate::exec`). SPDY (kubectl before 1.30, or after a refused
-//! WebSocket) is not served.
+//! bare 403); then the session (`crate::exec`). A plain SPDY/3.1 upgrade (kubectl before 1.30,
+//! or with `KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false`) is the kubelet's: its options check, its
+//! handshake over `X-Stream-Protocol-Version` (v4, v3, v2 or v1 of `channel.k8s.io`), then the
+//! same session on SPDY streams (`crate::exec::spdy`).
 
 use std::sync::Arc;
 
@@ -21,6 +23,7 @@ use super::AppState;
 use crate::errors::{ApiError, ApiResult};
 use crate::exec::session::{self, Process, Session, Streams};
 use crate::registry::kinds::ResourceDef;
+use crate::spdy::conn;
 
 pub(super) async fn serve(
     app: &AppState,
@@ -37,11 +40,12 @@ pub(super) async fn serve(
     if !is_upgrade(&parts.headers) {
         return Err(ApiError::bad_request("Upgrade request required"));
     }
-    if !is_websocket(&parts.headers) {
+    let spdy = !is_websocket(&parts.headers);
+    if spdy && !conn::is_spdy_upgrade(&parts.headers) {
         return Err(ApiError::bad_request(
-            "the demo cluster serves pods/exec and pods/attach over WebSocket only \
+            "the demo cluster serves pods/exec and pods/attach over WebSocket \
              (v5.channel.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io, \
-             base64.channel.k8s.io), not SPDY",
+             base64.channel.k8s.io) and a SPDY/3.1 upgrade only",
         ));
     }
     let flag = |key: &str| query_value(&query, key).is_some_and(go_bool);
@@ -51,8 +55,26 @@ pub(super) async fn serve(
         stderr: flag("stderr"),
         tty: flag("tty"),
     };
+    if spdy && !streams.any() {
+        return Ok(conn::plain_error(
+            StatusCode::BAD_REQUEST,
+            "you must specify at least 1 of stdin, stdout, stderr",
+        ));
+    }
+    let spdy_protocol = if spdy {
+        match conn::handshake(&parts.headers, &crate::exec::spdy::PROTOCOLS) {
+            Ok(protocol) => Some(protocol),
+            Err(refused) => return Ok(*refused),
+        }
+    } else {
+        None
+    };
     let offered = offered_protocols(&parts.headers);
-    let Some(protocol) = server_choice(offered.iter().map(String::as_str)) else {
+    let protocol = match spdy_protocol {
+        Some(name) => Some(crate::exec::spdy::status_protocol(name)),
+        None => server_choice(offered.iter().map(String::as_str)),
+    };
+    let Some(protocol) = protocol else {
         // The kubelet's WebSocket server refuses the handshake, with nothing in the body.
         return Ok(StatusCode::FORBIDDEN.into_response());
     };
@@ -94,6 +116,12 @@ pub(super) async fn serve(
         streams,
         refused,
     };
+    if let Some(name) = spdy_protocol {
+        let on_upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
+        return Ok(conn::upgrade(on_upgrade, name, move |io| {
+            crate::exec::spdy::run(io, session, name)
+        }));
+    }
     let upgrade = WebSocketUpgrade::from_request_parts(&mut parts, &())
         .await
         .map_err(|e| ApiError::bad_request(e.to_string()))?;

@@ -5,8 +5,10 @@
 //!   tunnel, SPDY inside the WebSocket (`crate::portforward::tunnel`);
 //! - any other WebSocket: the kubelet's channel protocol (`crate::portforward::websocket`),
 //!   the ports from the `ports` query parameter (kube-apiserver hands them on as `port`);
-//! - a plain SPDY upgrade (kubectl before 1.31, or after a refused WebSocket): not served,
-//!   refused with 400 before the upgrade.
+//! - a plain SPDY/3.1 upgrade (kubectl before 1.31, or with
+//!   `KUBECTL_PORT_FORWARD_WEBSOCKETS=false`): the kubelet's handshake
+//!   (`X-Stream-Protocol-Version: portforward.k8s.io`), then the same streams as the tunnel
+//!   (`crate::portforward::tunnel::run_spdy`).
 
 use std::sync::Arc;
 
@@ -22,6 +24,7 @@ use crate::errors::{ApiError, ApiResult};
 use crate::portforward::websocket::{ChannelSession, Encoding};
 use crate::portforward::{tunnel, websocket, Forwarded};
 use crate::registry::kinds::ResourceDef;
+use crate::spdy::conn;
 
 pub(super) async fn serve(
     app: &AppState,
@@ -41,14 +44,24 @@ pub(super) async fn serve(
         .get(header::UPGRADE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let registry = app.registry.clone();
+    if !websocket && conn::is_spdy_upgrade(&parts.headers) {
+        let protocol = match conn::handshake(&parts.headers, &[tunnel::SPDY_PROTOCOL]) {
+            Ok(protocol) => protocol,
+            Err(refused) => return Ok(*refused),
+        };
+        let on_upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
+        return Ok(conn::upgrade(on_upgrade, protocol, move |io| {
+            tunnel::run_spdy(io, pod, registry)
+        }));
+    }
     if !websocket {
         return Err(ApiError::bad_request(
-            "the demo cluster serves pods/portforward over WebSocket only \
-             (SPDY/3.1+portforward.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io), \
-             not a plain SPDY upgrade",
+            "the demo cluster serves pods/portforward over WebSocket \
+             (SPDY/3.1+portforward.k8s.io, v4.channel.k8s.io, v4.base64.channel.k8s.io) \
+             and a SPDY/3.1 upgrade only",
         ));
     }
-    let registry = app.registry.clone();
     if offered.iter().any(|p| p == tunnel::PROTOCOL) {
         let upgrade = upgrade(&mut parts).await?.protocols([tunnel::PROTOCOL]);
         return Ok(upgrade.on_upgrade(move |socket| tunnel::run(socket, pod, registry)));
