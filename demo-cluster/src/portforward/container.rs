@@ -201,8 +201,8 @@ mod tests {
         assert_eq!(
             texts,
             [
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 48\r\n\r\nHello from pod default/web, port 80: POST /a?x=1\n",
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 43\r\n\r\nHello from pod default/web, port 80: GET /b\n",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 49\r\n\r\nHello from pod default/web, port 80: POST /a?x=1\n",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 44\r\n\r\nHello from pod default/web, port 80: GET /b\n",
             ]
         );
     }
