@@ -24,7 +24,7 @@ use crate::cmd::{self, TestCounts};
 use crate::{build, setup};
 
 /// Every part, in the order they run.
-const PARTS: [&str; 11] = [
+const PARTS: [&str; 12] = [
     "ui-size",
     "model",
     "server",
