@@ -149,6 +149,7 @@ const E2E_TARGETS: [&str; 20] = [
     "e2e_workload_logs",
     "e2e_terminal",
     "e2e_actions",
+    "e2e_bulk",
     "e2e_metrics",
     "e2e_live",
     "e2e_events",

@@ -26,8 +26,7 @@ pub const ROW_HEIGHT: f64 = 30.0;
 // What a row and a header hold is the model's (`model::list::display`); this view lays them out.
 pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
-use crate::components::diagnosis::HealthBadge;
-
+mod cells;
 mod header;
 mod selection;
 
@@ -229,16 +228,6 @@ pub fn VirtualTable(
                                 .unwrap_or_default();
                             let href = row.href.clone();
                             let problem = row.problem.clone();
-                            let cell_text = move |column: usize| {
-                                move || {
-                                    current.with(|r| {
-                                        r.as_ref()
-                                            .and_then(|r| r.cells.get(column))
-                                            .map(|c| c.text.clone())
-                                            .unwrap_or_default()
-                                    })
-                                }
-                            };
                             view! {
                                 <tr
                                     class="vt-row"
@@ -269,46 +258,7 @@ pub fn VirtualTable(
                                     }
                                 >
                                     {selection.map(|s| selection::row_cell(s, index, selected, name.clone()))}
-                                    {row
-                                        .cells
-                                        .into_iter()
-                                        .enumerate()
-                                        .map(|(column, cell)| {
-                                            if let Some(health) = cell.health {
-                                                view! {
-                                                    <td class="health-cell">
-                                                        <HealthBadge health=health/>
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            } else if cell.link {
-                                                // What was wrong with the row, seen beside its name.
-                                                let flag = problem.clone().map(|p| view! {
-                                                    <span class="row-problem" role="img" aria-label=p.clone() title=p>"⚠"</span>
-                                                });
-                                                view! {
-                                                    <td class="name-cell" class:changed=cell.changed>
-                                                        <a href=href.clone() title=cell_text(column)>{cell_text(column)}</a>
-                                                        {flag}
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            } else {
-                                                // A warning is an icon with its word, never colour alone.
-                                                let flagged = cell.flag.is_some();
-                                                let flag = cell.flag.map(|word| view! {
-                                                    <span class="cell-flag"><span aria-hidden="true">"⚠ "</span>{word}</span>
-                                                });
-                                                view! {
-                                                    <td class:numeric=cell.numeric class:changed=cell.changed class:flagged=flagged title=cell_text(column)>
-                                                        {cell_text(column)}
-                                                        {flag}
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            }
-                                        })
-                                        .collect_view()}
+                                    {cells::row_cells(row.cells, current, href.clone(), problem.clone())}
                                 </tr>
                             }
                         }

@@ -5,6 +5,7 @@
 
 use leptos::ev;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::model::list::selection::Gesture;
 
@@ -63,6 +64,14 @@ pub(super) fn row_cell(
                     // The table's row click must not toggle it a second time.
                     event.stop_propagation();
                     selection.on_gesture.run((index, click_gesture(&event)));
+                    // The box says what the selection says (a Shift-click on a selected row
+                    // keeps it selected, whatever the browser toggled).
+                    if let Some(input) = event
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    {
+                        input.set_checked(selection.is_selected.run(index));
+                    }
                 }
             />
         </td>
@@ -76,6 +85,14 @@ pub(super) fn on_key(
     event: &ev::KeyboardEvent,
     active: Option<usize>,
 ) -> bool {
+    // A key typed into a box or a field is that control's.
+    let in_control = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "BUTTON"));
+    if in_control {
+        return false;
+    }
     match event.key().as_str() {
         " " => {
             if let Some(index) = active {
