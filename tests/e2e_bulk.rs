@@ -351,6 +351,11 @@ async fn the_viewer_sees_bulk_actions_disabled(backend: Backend) {
             "{label}: {reason}"
         );
     }
+    let note = text_at(&harness, ".bulk-bar .bulk-denied-note").await;
+    assert!(
+        note.starts_with("You may not delete any of the 2 selected"),
+        "{note}"
+    );
     harness.screenshot("bulk-viewer-disabled").await;
     // Escape clears the selection, and the bar goes.
     grid.send_keys(Key::Escape).await.expect("escape");

@@ -67,6 +67,16 @@ pub fn BulkBar(
             })
             .collect_view()
     };
+    // When the user may do none of the actions to any of the selected objects, it is said
+    // beside the bar, not only on each button.
+    let none_allowed = Signal::derive(move || {
+        let actions = bulk.actions.get();
+        let reasons: Vec<Option<String>> = actions.iter().map(|a| bulk.denial.run(*a)).collect();
+        if reasons.is_empty() || reasons.iter().any(Option::is_none) {
+            return None;
+        }
+        reasons.into_iter().flatten().next()
+    });
     view! {
         <Show when=shown>
             <div class="bulk-bar" role="region" aria-label="Bulk actions">
@@ -82,6 +92,9 @@ pub fn BulkBar(
                     </button>
                 })}
                 <span class="bulk-actions">{buttons}</span>
+                {move || none_allowed.get().map(|reason| view! {
+                    <span class="bulk-denied-note" role="note">{reason}</span>
+                })}
                 {move || asking.get().map(|action| view! {
                     <BulkParams action=action on_preview=preview on_cancel=Callback::new(move |()| asking.set(None))/>
                 })}

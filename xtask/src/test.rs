@@ -141,7 +141,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 20] = [
+const E2E_TARGETS: [&str; 21] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
