@@ -68,6 +68,11 @@ fn PlanView(plan: BulkPlan, bulk: UseBulkReturn) -> impl IntoView {
             let dry_run = match planned.checked {
                 DryRun::Unasked => String::new(),
                 DryRun::Passed => "dry run passed".to_string(),
+                // Already said beside it.
+                DryRun::Refused { message, code } if what.ends_with(&message) => match code {
+                    Some(code) => format!("refused ({code})"),
+                    None => "refused".to_string(),
+                },
                 DryRun::Refused { message, .. } => format!("dry run: {message}"),
             };
             let name = object_name(&planned.target);
@@ -85,16 +90,19 @@ fn PlanView(plan: BulkPlan, bulk: UseBulkReturn) -> impl IntoView {
         <div class="bulk-preview" role="dialog" aria-label=heading.clone()>
             <h2>{heading.clone()}</h2>
             {denial.map(|d| view! { <p class="bulk-denial" role="note">{d}</p> })}
-            <table class="bulk-objects">
-                <thead><tr><th>"Object"</th><th>"What will happen"</th><th>"Server dry run"</th><th>"kubectl"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
+            // Above the objects: a long selection does not push them out of reach.
             <p class="bulk-buttons">
                 <button type="button" class="danger bulk-confirm" disabled=!sends on:click=move |_| bulk.confirm.run(())>
                     {format!("{} {sending}", capitalized(verb))}
                 </button>
                 <button type="button" on:click=move |_| bulk.dismiss.run(())>"Cancel"</button>
             </p>
+            <div class="bulk-scroll">
+            <table class="bulk-objects">
+                <thead><tr><th>"Object"</th><th>"What will happen"</th><th>"Server dry run"</th><th>"kubectl"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            </div>
         </div>
     }
 }
@@ -131,9 +139,12 @@ fn RunView(run: BulkRun, bulk: UseBulkReturn, finished: bool) -> impl IntoView {
         .collect_view();
     view! {
         <div class="bulk-results" role="region" aria-label="Bulk results">
-            <p class="bulk-summary" role="status">{summary}</p>
-            <table class="bulk-objects"><tbody>{rows}</tbody></table>
-            <button type="button" disabled=!finished on:click=move |_| bulk.dismiss.run(())>"Dismiss"</button>
+            <p>
+                <span class="bulk-summary" role="status">{summary}</span>
+                " "
+                <button type="button" disabled=!finished on:click=move |_| bulk.dismiss.run(())>"Dismiss"</button>
+            </p>
+            <div class="bulk-scroll"><table class="bulk-objects"><tbody>{rows}</tbody></table></div>
         </div>
     }
 }
