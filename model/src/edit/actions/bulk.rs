@@ -174,7 +174,7 @@ pub fn plan_bulk(
             let (verdict, dry_run) = match action.request(target, object, options) {
                 Err(NotApplicable(reason)) => (Verdict::NotApplicable(reason), None),
                 Ok(request) => {
-                    let dry_run = Some(request.clone().query("dryRun", "All"));
+                    let dry_run = Some(super::target::dry_run(request.clone()));
                     let question = action.question(target);
                     if permissions.may(&question).is_denied() {
                         let reason = question.denial(target.namespace.is_some());

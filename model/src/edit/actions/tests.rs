@@ -473,6 +473,29 @@ fn the_dry_run_gives_refusals_in_the_servers_words() {
         "the denied one is asked too, for the server's words"
     );
     assert_eq!(dry_runs[0].1.query_value("dryRun"), Some("All"));
+    // In the body too: kube-apiserver ignores a DELETE's query options when it has a body.
+    assert_eq!(
+        dry_runs[0].1.body.as_deref(),
+        Some(r#"{"propagationPolicy":"Orphan","dryRun":["All"]}"#)
+    );
+    let eviction = plan_bulk(
+        &Action::Evict,
+        &pods[..1],
+        &Permissions::default(),
+        &options,
+    );
+    let body: Value =
+        serde_json::from_str(eviction.dry_runs()[0].1.body.as_deref().unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(body["deleteOptions"], json!({"dryRun": ["All"]}));
+    assert_eq!(
+        eviction.requests()[0]
+            .1
+            .body
+            .as_deref()
+            .map(|b| b.contains("dryRun")),
+        Some(false)
+    );
     assert!(!plan.checked());
     let forbidden = ApiError::from_response(
         403,
