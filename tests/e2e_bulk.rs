@@ -152,6 +152,16 @@ async fn bulk_delete_honours_resource_names(backend: Backend) {
     for (name, _, text) in &denied {
         assert!(text.contains("forbidden"), "{name}: {text}");
     }
+    // The preview's dry run deleted nothing.
+    let standing = pods
+        .list(&ListParams::default().labels("bulk=yes"))
+        .await
+        .expect("listed")
+        .items
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .count();
+    assert_eq!(standing, 12, "the dry run must not delete");
     harness.screenshot("bulk-delete-preview").await;
     click_enabled(&harness, ".bulk-confirm").await;
     let summary = wait_until(
