@@ -231,12 +231,16 @@ async fn bulk_label_on_deployments(backend: Backend) {
     let names = row_names(&harness).await;
     assert_eq!(names, ["lab-a", "lab-b", "lab-c", "lab-d"]);
     let boxes = "tr.vt-row td.vt-select input";
-    let first = harness
+    // Found and clicked at once: a row is drawn again when its object changes (the
+    // controllers write the Deployments' status meanwhile).
+    harness
         .driver
-        .find(By::Css(boxes))
+        .execute(
+            "document.querySelectorAll(arguments[0])[0].click();",
+            vec![json!(boxes)],
+        )
         .await
-        .expect("a checkbox");
-    first.click().await.expect("clicked");
+        .expect("click");
     // Shift-click the third row's box: the range from the first.
     harness
         .driver
