@@ -2,6 +2,8 @@
 
 pub mod activity;
 pub mod blame;
+pub mod bulk_bar;
+pub mod bulk_preview;
 pub mod charts;
 pub mod cheat_sheet;
 pub mod cluster_compare;
@@ -37,6 +39,7 @@ pub mod workload_logs;
 
 pub use activity::ActivityView;
 pub use blame::BlameView;
+pub use bulk_bar::BulkBar;
 pub use cheat_sheet::CheatSheet;
 pub use cluster_compare::ClusterCompare;
 pub use cluster_switcher::ClusterSwitcher;
@@ -54,4 +57,4 @@ pub use rollout::RolloutView;
 pub use stream_status::StreamStatusLine;
 pub use timeline::TimelineView;
 pub use tree::ApiTreeView;
-pub use virtual_table::{DisplayCell, DisplayRow, HeaderCell, VirtualTable};
+pub use virtual_table::{DisplayCell, DisplayRow, HeaderCell, RowSelection, VirtualTable};

@@ -2,6 +2,7 @@
 //! them through `api`.
 
 pub mod activity;
+pub mod bulk;
 pub mod clock;
 pub mod clusters;
 pub mod day_two;
@@ -23,6 +24,7 @@ pub mod pacing;
 pub mod permissions;
 pub mod request_log;
 pub mod rollback;
+pub mod row_selection;
 pub mod shell;
 pub mod shortcuts;
 pub mod terminal;

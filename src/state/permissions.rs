@@ -94,6 +94,22 @@ impl PermissionsState {
         user
     }
 
+    /// Asks the server about `question` itself (a SelfSubjectAccessReview, whatever the
+    /// namespace's rules said: a bulk action asks per object name, so a Role's
+    /// `resourceNames` are honoured) and keeps the answer.
+    pub async fn review(&self, question: Question) -> Permission {
+        let answer = create(ACCESS_REVIEWS, question.access_review())
+            .await
+            .and_then(|answer| access_review_answer(&answer))
+            .unwrap_or(Permission::Unknown);
+        let state = *self;
+        let kept = answer.clone();
+        state
+            .known
+            .try_update(|known| known.record_answer(question, kept));
+        answer
+    }
+
     /// Forgets every answer: the next questions are asked again.
     pub fn refresh(&self) {
         self.asked.update_value(HashSet::clear);

@@ -146,7 +146,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 20] = [
+const E2E_TARGETS: [&str; 21] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
@@ -154,6 +154,7 @@ const E2E_TARGETS: [&str; 20] = [
     "e2e_workload_logs",
     "e2e_terminal",
     "e2e_actions",
+    "e2e_bulk",
     "e2e_metrics",
     "e2e_live",
     "e2e_events",

@@ -8,7 +8,8 @@
 //! unchanged one is kept.
 //!
 //! Keyboard: the grid takes focus; arrows, Page Up/Down, Home and End move the active row,
-//! Enter opens it.
+//! Enter opens it. Where rows can be selected (`selection.rs`), Space toggles the active row,
+//! Shift+arrows extend the selection, Escape clears it.
 //!
 //! The header's sort buttons are `header.rs`.
 
@@ -17,15 +18,19 @@ use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::model::list::selection::Gesture;
+
 /// Height of one row in pixels; the stylesheet sets the same (`.vt-row`).
 pub const ROW_HEIGHT: f64 = 30.0;
 
 // What a row and a header hold is the model's (`model::list::display`); this view lays them out.
 pub use crate::model::list::display::{DisplayCell, DisplayRow, HeaderCell};
 
-use crate::components::diagnosis::HealthBadge;
-
+mod cells;
 mod header;
+mod selection;
+
+pub use selection::RowSelection;
 
 use crate::components::windowing::{use_windowing, UseWindowingOptions, UseWindowingReturn};
 use header::header_cells;
@@ -44,6 +49,9 @@ pub fn VirtualTable(
     on_sort: Callback<String>,
     /// Enter on a row: open it (the row's href).
     on_open: Callback<String>,
+    /// Rows can be selected (a checkbox column).
+    #[prop(optional)]
+    selection: Option<RowSelection>,
 ) -> impl IntoView {
     let scroller = NodeRef::<html::Div>::new();
     let window = use_windowing(UseWindowingOptions {
@@ -113,6 +121,12 @@ pub fn VirtualTable(
             .saturating_sub(2)
             .max(1);
         let current = relocated_active(active.get_untracked(), active_id.get_untracked());
+        if let Some(selection) = selection {
+            if selection::on_key(selection, &event, current) {
+                event.prevent_default();
+                return;
+            }
+        }
         let next = match event.key().as_str() {
             "ArrowDown" => current.map_or(0, |i| (i + 1).min(count - 1)),
             "ArrowUp" => current.map_or(0, |i| i.saturating_sub(1)),
@@ -133,9 +147,22 @@ pub fn VirtualTable(
         active.set(Some(next));
         active_id.set(row_at.run(next).map(|row| row.id));
         scroll_into_view(next);
+        let vertical = matches!(event.key().as_str(), "ArrowDown" | "ArrowUp");
+        if let Some(selection) = selection.filter(|_| event.shift_key() && vertical) {
+            // The row left extends too, so the first Shift+arrow takes both rows.
+            if let Some(from) = current.filter(|&from| !selection.is_selected.run(from)) {
+                selection.on_gesture.run((from, Gesture::Toggle));
+            }
+            selection.on_gesture.run((next, Gesture::Extend));
+        }
     };
 
-    let header_row = move || header_cells(headers.get(), on_sort);
+    let header_row = move || {
+        view! {
+            {selection.map(selection::header_cell)}
+            {header_cells(headers.get(), on_sort)}
+        }
+    };
 
     // Each visible row formatted once per change; the rows drawn read their cells from here.
     let visible_rows = Memo::new(move |_| {
@@ -190,25 +217,25 @@ pub fn VirtualTable(
                                 active_id.with(|a| a.as_deref() == Some(id.as_str()))
                             });
                             let row_id = row.id.clone();
+                            let selected = Memo::new(move |_| {
+                                selection.is_some_and(|s| s.is_selected.run(index))
+                            });
+                            let name = row
+                                .cells
+                                .iter()
+                                .find(|c| c.link)
+                                .map(|c| c.text.clone())
+                                .unwrap_or_default();
                             let href = row.href.clone();
                             let problem = row.problem.clone();
-                            let cell_text = move |column: usize| {
-                                move || {
-                                    current.with(|r| {
-                                        r.as_ref()
-                                            .and_then(|r| r.cells.get(column))
-                                            .map(|c| c.text.clone())
-                                            .unwrap_or_default()
-                                    })
-                                }
-                            };
                             view! {
                                 <tr
                                     class="vt-row"
                                     class:active=is_active
                                     class:problem=problem.is_some()
+                                    class:selected=selected
                                     aria-rowindex=index + 2
-                                    aria-selected=move || is_active.get().to_string()
+                                    aria-selected=move || (is_active.get() || selected.get()).to_string()
                                     title=problem.clone()
                                     on:click=move |event: ev::MouseEvent| {
                                         // A click on the link navigates by itself.
@@ -218,6 +245,11 @@ pub fn VirtualTable(
                                             .is_some_and(|el| el.tag_name() == "A");
                                         active.set(Some(index));
                                         active_id.set(Some(row_id.clone()));
+                                        let chooses = event.shift_key() || event.ctrl_key() || event.meta_key();
+                                        if let Some(selection) = selection.filter(|_| chooses && !on_link) {
+                                            event.prevent_default();
+                                            selection.on_gesture.run((index, selection::click_gesture(&event)));
+                                        }
                                         if !on_link {
                                             if let Some(el) = scroller.get_untracked() {
                                                 el.focus().ok();
@@ -225,46 +257,8 @@ pub fn VirtualTable(
                                         }
                                     }
                                 >
-                                    {row
-                                        .cells
-                                        .into_iter()
-                                        .enumerate()
-                                        .map(|(column, cell)| {
-                                            if let Some(health) = cell.health {
-                                                view! {
-                                                    <td class="health-cell">
-                                                        <HealthBadge health=health/>
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            } else if cell.link {
-                                                // What was wrong with the row, seen beside its name.
-                                                let flag = problem.clone().map(|p| view! {
-                                                    <span class="row-problem" role="img" aria-label=p.clone() title=p>"⚠"</span>
-                                                });
-                                                view! {
-                                                    <td class="name-cell" class:changed=cell.changed>
-                                                        <a href=href.clone() title=cell_text(column)>{cell_text(column)}</a>
-                                                        {flag}
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            } else {
-                                                // A warning is an icon with its word, never colour alone.
-                                                let flagged = cell.flag.is_some();
-                                                let flag = cell.flag.map(|word| view! {
-                                                    <span class="cell-flag"><span aria-hidden="true">"⚠ "</span>{word}</span>
-                                                });
-                                                view! {
-                                                    <td class:numeric=cell.numeric class:changed=cell.changed class:flagged=flagged title=cell_text(column)>
-                                                        {cell_text(column)}
-                                                        {flag}
-                                                    </td>
-                                                }
-                                                .into_any()
-                                            }
-                                        })
-                                        .collect_view()}
+                                    {selection.map(|s| selection::row_cell(s, index, selected, name.clone()))}
+                                    {cells::row_cells(row.cells, current, href.clone(), problem.clone())}
                                 </tr>
                             }
                         }

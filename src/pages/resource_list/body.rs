@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use crate::browser::monotonic_now;
-use crate::components::{ForbiddenNotice, HealthBadge, StreamStatusLine, VirtualTable};
+use crate::components::{
+    BulkBar, ForbiddenNotice, HealthBadge, RowSelection, StreamStatusLine, VirtualTable,
+};
 use crate::model::diagnosis::Health;
 use crate::model::list::display::{
     display_row, header_cells, shown_columns, with_usage_columns, DrawnAt,
@@ -16,6 +18,7 @@ use crate::pages::resource_list::ListIdentity;
 use crate::state::clock::use_clock;
 use crate::state::list::{use_list_order, use_paint_marks, ListOrder};
 use crate::state::navigation::use_navigation;
+use crate::state::row_selection::{use_row_selection, UseRowSelectionOptions};
 use crate::state::usage_columns::UseUsageColumnsReturn;
 use crate::state::watch::LiveWatch;
 
@@ -28,6 +31,8 @@ pub(super) fn ListBody(
     namespaced: bool,
     /// The CPU and MEMORY columns (pods and nodes).
     usage: Option<UseUsageColumnsReturn>,
+    /// The kind listed (the bulk actions' targets).
+    kind: String,
 ) -> impl IntoView {
     let usage_columns = Signal::derive(move || usage.and_then(|u| u.columns.get()));
     let usage_missing = Signal::derive(move || usage.and_then(|u| u.missing.get()));
@@ -84,6 +89,19 @@ pub(super) fn ListBody(
     });
     let on_open = Callback::new(move |href: String| navigation.go(Page::parse(&href)));
     let row_count = Signal::derive(move || order.with(Vec::len));
+    let selected = use_row_selection(UseRowSelectionOptions {
+        store,
+        order,
+        resource: identity.resource.clone(),
+        kind,
+    });
+    let selection = RowSelection {
+        is_selected: selected.is_selected,
+        on_gesture: selected.gesture,
+        on_clear: selected.clear,
+        all_selected: selected.all_selected,
+        on_all: selected.select_all,
+    };
     let marks = use_paint_marks(row_count, status);
     // The same list in another namespace (offered when this one is forbidden).
     let elsewhere = Callback::new(
@@ -110,6 +128,15 @@ pub(super) fn ListBody(
         })}
         <ForbiddenNotice status=status namespaced=namespaced elsewhere=Some(elsewhere)/>
         <StreamStatusLine live=live.clone() clock=now/>
+        <BulkBar
+            objects=selected.objects
+            sentence=selected.sentence
+            count=selected.count
+            matching=row_count
+            all_selected=selected.all_selected
+            on_select_all=selected.select_all
+            on_clear=selected.clear
+        />
         <VirtualTable
             label=title
             headers=headers
@@ -117,6 +144,7 @@ pub(super) fn ListBody(
             row_at=row_at
             on_sort=on_sort
             on_open=on_open
+            selection=selection
         />
     }
 }

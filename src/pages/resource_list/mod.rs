@@ -182,7 +182,7 @@ pub fn ResourceListPage(identity: ListIdentity) -> impl IntoView {
             <ListToolbar identity=identity.clone() label_error=label_error.clone() field_error=field_error/>
             {selector_logs(&identity, label_error.is_none())}
             {match state {
-                Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced usage=usage/> }.into_any(),
+                Some(live) => view! { <ListBody identity=identity live=live title=title namespaced=namespaced usage=usage kind=kind.clone()/> }.into_any(),
                 None if merged && selectors_valid => view! {
                     <MergedList key=key options=options resource=identity.resource.clone()/>
                 }

@@ -27,7 +27,7 @@ pub mod target;
 mod tests;
 
 pub use action::{Action, MetadataEdit, NotApplicable, RESTARTED_AT};
-pub use bulk::{bar_actions, plan_bulk, BarAction, BulkPlan, Planned, Verdict};
+pub use bulk::{bar_actions, bar_denial, plan_bulk, BarAction, BulkPlan, DryRun, Planned, Verdict};
 pub use drain::{plan_drain, Consent, DrainPlan, DrainPod, Skip, MIRROR_ANNOTATION};
 pub use jobs::{
     hand_made_job_name, job_from_cronjob, rerun_job, CONTROLLER_LABELS, INSTANTIATE_ANNOTATION,

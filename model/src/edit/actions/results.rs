@@ -190,10 +190,6 @@ impl BulkRun {
     }
 }
 
-/// The server's own words for a refusal.
 fn message_of(error: &ApiError) -> String {
-    match error {
-        ApiError::Status { message, .. } if !message.is_empty() => message.clone(),
-        other => other.to_string(),
-    }
+    super::bulk::server_words(error)
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::api::endpoints::{encode_path_segment, split_api_version};
-use crate::api::request::ApiRequest;
+use crate::api::request::{ApiRequest, Verb};
 use crate::object::meta::ObjectMeta;
 use crate::ResourceId;
 
@@ -220,10 +220,36 @@ impl ActionOptions {
             request = request.query("fieldValidation", "Strict");
         }
         if self.dry_run {
-            request = request.query("dryRun", "All");
+            request = dry_run(request);
         }
         request
     }
+}
+
+/// `request` as a server dry run. kube-apiserver reads a DELETE's options from its body when
+/// there is one (the query is then ignored: a `?dryRun=All` beside a body deletes for real),
+/// and an eviction's from its `deleteOptions`; so `dryRun: ["All"]` goes there too.
+pub fn dry_run(request: ApiRequest) -> ApiRequest {
+    let mut request = request.query("dryRun", "All");
+    let eviction = request.path.ends_with("/eviction");
+    if request.verb == Verb::Delete || eviction {
+        let body = request
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_str::<Value>(b).ok());
+        if let Some(mut body) = body {
+            let options = if eviction {
+                &mut body["deleteOptions"]
+            } else {
+                &mut body
+            };
+            if options.is_object() || options.is_null() {
+                options["dryRun"] = serde_json::json!(["All"]);
+                request.body = Some(body.to_string());
+            }
+        }
+    }
+    request
 }
 
 #[cfg(test)]

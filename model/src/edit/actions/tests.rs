@@ -449,3 +449,102 @@ fn each_action_says_its_kubectl_command_and_permission() {
     );
     assert_eq!(question(Action::Cordon, &node).2, "nodes");
 }
+
+#[test]
+fn the_dry_run_gives_refusals_in_the_servers_words() {
+    let pods: Vec<(Target, Value)> = (1..=4)
+        .map(|i| {
+            let object = pod(&format!("p{i}"), &format!("u{i}"));
+            (target(&object), object)
+        })
+        .collect();
+    let permissions = rules(
+        json!([{"verbs": ["delete"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["p1", "p2", "p3"]}]),
+    );
+    let delete = Action::Delete {
+        propagation: PropagationPolicy::Orphan,
+    };
+    let options = ActionOptions::kubectl();
+    let mut plan = plan_bulk(&delete, &pods, &permissions, &options);
+    let dry_runs = plan.dry_runs();
+    assert_eq!(
+        dry_runs.len(),
+        4,
+        "the denied one is asked too, for the server's words"
+    );
+    assert_eq!(dry_runs[0].1.query_value("dryRun"), Some("All"));
+    // In the body too: kube-apiserver ignores a DELETE's query options when it has a body.
+    assert_eq!(
+        dry_runs[0].1.body.as_deref(),
+        Some(r#"{"propagationPolicy":"Orphan","dryRun":["All"]}"#)
+    );
+    let eviction = plan_bulk(
+        &Action::Evict,
+        &pods[..1],
+        &Permissions::default(),
+        &options,
+    );
+    let body: Value =
+        serde_json::from_str(eviction.dry_runs()[0].1.body.as_deref().unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(body["deleteOptions"], json!({"dryRun": ["All"]}));
+    assert_eq!(
+        eviction.requests()[0]
+            .1
+            .body
+            .as_deref()
+            .map(|b| b.contains("dryRun")),
+        Some(false)
+    );
+    assert!(!plan.checked());
+    let forbidden = ApiError::from_response(
+        403,
+        r#"{"kind":"Status","message":"pods \"p4\" is forbidden: User \"viewer\" cannot delete resource \"pods\"","reason":"Forbidden","code":403}"#,
+    );
+    let gone = ApiError::from_response(
+        404,
+        r#"{"kind":"Status","message":"pods \"p2\" not found","reason":"NotFound","code":404}"#,
+    );
+    plan.dry_run_answered(0, Ok(()));
+    plan.dry_run_answered(1, Err(&gone));
+    plan.dry_run_answered(2, Ok(()));
+    plan.dry_run_answered(3, Err(&forbidden));
+    assert!(plan.checked());
+    assert_eq!(plan.objects[0].checked, DryRun::Passed);
+    assert_eq!(
+        plan.objects[1].verdict,
+        Verdict::NotApplicable("pods \"p2\" not found".into())
+    );
+    assert_eq!(
+        plan.objects[3].verdict,
+        Verdict::Denied(
+            "pods \"p4\" is forbidden: User \"viewer\" cannot delete resource \"pods\"".into()
+        )
+    );
+    assert_eq!(plan.requests().len(), 2);
+    assert_eq!(plan.requests()[0].1.query_value("dryRun"), None);
+    let run = BulkRun::start(&plan, &options);
+    assert_eq!(
+        run.refused()[1].1,
+        "pods \"p4\" is forbidden: User \"viewer\" cannot delete resource \"pods\""
+    );
+}
+
+#[test]
+fn the_bar_disables_an_action_only_when_no_selected_object_allows_it() {
+    let pods: Vec<Target> = ["a", "b"].iter().map(|n| target(&pod(n, n))).collect();
+    let some = rules(
+        json!([{"verbs": ["delete"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["b"]}]),
+    );
+    assert_eq!(bar_denial(BarAction::Delete, &pods, |q| some.may(q)), None);
+    let reason = bar_denial(BarAction::Evict, &pods, |q| some.may(q));
+    assert_eq!(
+        reason.as_deref(),
+        Some("You may not evict any of the 2 selected: You may not create pods/eviction \"a\" in namespace default.")
+    );
+    assert_eq!(
+        bar_denial(BarAction::Delete, &pods[..1], |q| some.may(q)).as_deref(),
+        Some("You may not delete pods \"a\" in namespace default.")
+    );
+    assert_eq!(bar_denial(BarAction::Delete, &[], |q| some.may(q)), None);
+}
