@@ -35,10 +35,11 @@ async fn wait_for_text(driver: &WebDriver, css: &str, check: impl Fn(&str) -> bo
     panic!("`{css}` never satisfied the check; last text: {last:?}");
 }
 
-/// The column headers of the list grid, as shown (upper case).
+/// The column headers of the list grid, as shown (upper case), without the row-selection
+/// column.
 async fn headers(driver: &WebDriver) -> Vec<String> {
     let cells = driver
-        .find_all(By::Css("table[role=grid] thead th"))
+        .find_all(By::Css("table[role=grid] thead th:not(.vt-select)"))
         .await
         .expect("header cells");
     let mut out = Vec::new();
@@ -48,13 +49,13 @@ async fn headers(driver: &WebDriver) -> Vec<String> {
     out
 }
 
-/// The rows in the DOM: each row's cell texts, read in one script so a live row redrawn
+/// The rows in the DOM: each row's cell texts (without the selection box), read in one script so a live row redrawn
 /// meanwhile (an age ticking) cannot go stale between reads.
 async fn rows(driver: &WebDriver) -> Vec<Vec<String>> {
     let snapshot = driver
         .execute(
             "return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row'))\
-             .map(r => Array.from(r.querySelectorAll('td')).map(td => td.innerText));",
+             .map(r => Array.from(r.querySelectorAll('td:not(.vt-select)')).map(td => td.innerText));",
             vec![],
         )
         .await
@@ -93,7 +94,7 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
         settings_row[2].ends_with('s'),
         "an age in seconds: {settings_row:?}"
     );
-    let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:nth-child(2)").await;
+    let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:not(.vt-select):nth-child(3)").await;
     assert!(
         !data_cell
             .class_name()
@@ -309,7 +310,7 @@ async fn five_thousand_pods_page_in_and_stay_virtualized() {
     let requests = driver
         .execute(
             "return performance.getEntriesByType('resource').map(e => e.name)\
-               .filter(n => n.includes('/namespaces/bulk/pods'));",
+               .filter(n => n.includes('/api/v1/namespaces/bulk/pods'));",
             vec![],
         )
         .await

@@ -184,7 +184,8 @@ pub fn screenshots() -> Result<()> {
 /// `cargo test` of the app's test targets that drive the release build (`dist/`) in Chromium.
 pub fn browser_tests(targets: &[&str]) -> std::process::Command {
     let mut command = cmd::command("cargo");
-    command.args(["test", "-p", "kube-atlas", "--features", "e2e"]);
+    // Every suite runs even after one fails, so one run reports every broken journey.
+    command.args(["test", "--no-fail-fast", "-p", "kube-atlas", "--features", "e2e"]);
     for target in targets {
         command.args(["--test", target]);
     }
