@@ -94,7 +94,11 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
         settings_row[2].ends_with('s'),
         "an age in seconds: {settings_row:?}"
     );
-    let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:not(.vt-select):nth-child(3)").await;
+    let data_cell = wait_for(
+        driver,
+        "table[role=grid] tbody tr.vt-row td:not(.vt-select):nth-child(3)",
+    )
+    .await;
     assert!(
         !data_cell
             .class_name()
@@ -433,9 +437,20 @@ async fn object_pages_show_conditions_and_the_owner_chain_both_ways(backend: Bac
         .open("#/list/core/v1/pods?ns=default&l=app%3Dnginx")
         .await;
     wait_loaded(driver, 3).await;
-    let pod_link = wait_for(driver, "tr.vt-row td.name-cell a").await;
-    let pod_name = pod_link.text().await.expect("pod name");
-    pod_link.click().await.expect("open the pod");
+    // A live row is redrawn as its pod's status moves: find the link again if it went stale
+    // between reading its name and clicking it.
+    let mut pod_name = String::new();
+    for _ in 0..20 {
+        let pod_link = wait_for(driver, "tr.vt-row td.name-cell a").await;
+        let Ok(name) = pod_link.text().await else {
+            continue;
+        };
+        if pod_link.click().await.is_ok() {
+            pod_name = name;
+            break;
+        }
+    }
+    assert!(!pod_name.is_empty(), "a pod link could be clicked");
     wait_for_text(driver, ".object-page h1", |t| t == pod_name).await;
 
     // Conditions as a table.

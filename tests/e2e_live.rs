@@ -187,7 +187,7 @@ async fn ready_cell(driver: &WebDriver, name: &str) -> Option<String> {
         .await
         .ok()?;
     for row in rows {
-        let cells = row.find_all(By::Css("td")).await.ok()?;
+        let cells = row.find_all(By::Css("td:not(.vt-select)")).await.ok()?;
         let mut texts = Vec::new();
         for cell in cells {
             texts.push(cell.text().await.unwrap_or_default());

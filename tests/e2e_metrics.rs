@@ -38,7 +38,7 @@ async fn column(harness: &Harness, label: &str) -> Vec<(String, String)> {
     };
     let script = format!(
         "return Array.from(document.querySelectorAll('.vt-table tbody tr')).map(r => {{
-             const cells = r.querySelectorAll('td');
+             const cells = r.querySelectorAll('td:not(.vt-select)');
              return [cells[0] ? cells[0].textContent.trim() : '', cells[{index}] ? cells[{index}].textContent.trim() : ''];
          }});"
     );

@@ -8,6 +8,7 @@
 
 pub mod discovery;
 pub mod exec;
+pub mod forwards;
 pub mod multiplex;
 pub mod stream;
 pub mod watch;

@@ -1,11 +1,12 @@
 //! The parts of the shell that painting the tree does not need: the `:` palette, the shortcut
-//! sheet, the request log, the recorder and the cluster switcher. They share one split point
+//! sheet, the request log, the recorder, the cluster switcher and the list of forwards. They share one split point
 //! (`crate::split`; one module, where a split point each would cut the code the pages share
 //! into many more small modules): in release builds their code is fetched once the tree is
 //! painted, which keeps it out of the page-start module and off the first paint.
 
 use leptos::prelude::*;
 
+use crate::components::port_forwards::ForwardsMenu;
 use crate::components::{CheatSheet, ClusterSwitcher, Palette, RecordControl, RequestLogPanel};
 use crate::model::navigation::palette::{LoadedObject, PaletteTarget};
 use crate::model::ApiTree;
@@ -19,6 +20,8 @@ pub enum ShellPart {
     RecordControl,
     /// The header's cluster switcher (behind kube-atlas with several clusters).
     ClusterSwitcher,
+    /// The header's list of port-forwards (behind kube-atlas).
+    Forwards,
     /// The request log panel (every API call, copyable as curl).
     RequestLog,
     /// The `:` palette: jump to a resource, page, namespace or loaded object.
@@ -45,6 +48,7 @@ split_view!(
     kube_atlas_shell_part(part: ShellPart, shell: ShellState) => match part {
         ShellPart::RecordControl => view! { <RecordControl/> }.into_any(),
         ShellPart::ClusterSwitcher => view! { <ClusterSwitcher/> }.into_any(),
+        ShellPart::Forwards => view! { <ForwardsMenu/> }.into_any(),
         ShellPart::RequestLog => view! { <RequestLogPanel log=shell.log/> }.into_any(),
         ShellPart::Palette => view! {
             <Palette

@@ -84,6 +84,7 @@ pub fn Header(
             </a>
             {deferred_part(shell, ShellPart::RecordControl)}
             <span class="header-spacer"></span>
+            {deferred_part(shell, ShellPart::Forwards)}
             {deferred_part(shell, ShellPart::ClusterSwitcher)}
             <label class="hint" for="namespace-select">"Namespace"</label>
             {move || match namespaces.get() {

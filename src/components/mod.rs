@@ -23,6 +23,7 @@ pub mod object_editor;
 pub mod palette;
 pub mod permissions;
 pub mod pod_logs;
+pub mod port_forwards;
 pub mod quick_access;
 pub mod record_control;
 pub mod request_log;

@@ -12,6 +12,7 @@ pub mod drain;
 pub mod edit;
 pub mod edit_session;
 pub mod events;
+pub mod forwards;
 pub mod list;
 pub mod logs;
 pub mod metrics;

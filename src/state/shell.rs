@@ -89,6 +89,7 @@ pub fn use_shell(options: UseShellOptions) -> UseShellReturn {
     provide_context(discovery);
     discovery.start();
     crate::state::metrics::MetricsHubSlot::provide(discovery);
+    crate::state::forwards::ForwardsHubSlot::provide();
     let navigation = Navigation::install();
     let page = navigation.page;
     let namespace = Signal::derive(move || page.with(|p| p.namespace().map(str::to_string)));

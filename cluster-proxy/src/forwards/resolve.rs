@@ -8,19 +8,11 @@ use kube::api::{Api, ListParams};
 use kube::Client;
 use kube_atlas_model::api::forwards::{
     container_port, pick_pod, pod_gone, selector_of, service_target_port, ForwardError, PodGone,
-    PortRef, TargetKind,
+    PortRef, Target, TargetKind,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::contexts::error_chain;
-
-/// What a forward was asked to reach.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Target {
-    pub kind: TargetKind,
-    pub name: String,
-}
 
 /// The pod a forward's connections go to now, and its port.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +39,7 @@ pub fn api_error(
     }
 }
 
-fn as_value<T: Serialize>(object: &T) -> Value {
+fn as_value<T: serde::Serialize>(object: &T) -> Value {
     serde_json::to_value(object).unwrap_or(Value::Null)
 }
 

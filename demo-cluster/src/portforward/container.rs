@@ -152,21 +152,31 @@ pub fn content(
     }
 }
 
-/// A page that tries to read Secrets with whatever credentials its origin carries, and says
-/// what it got (in the page, and to its parent frame).
+/// A page that tries to read Secrets and to write a ConfigMap (`hostile-wrote`) with whatever
+/// credentials its origin carries, and says what it got (in the page, and to its parent
+/// frame). The write is tried both as a request a form could send (`text/plain`, no CORS
+/// preflight) and as the API's own JSON (preflighted).
 const HOSTILE_PAGE: &str = r#"<!doctype html>
 <html><head><title>hostile page</title></head>
 <body>
 <h1>This page tries to read the API</h1>
 <pre id="result">trying</pre>
 <script>
-fetch('/api/v1/namespaces/default/secrets', {credentials: 'include'})
-  .then(function (r) { return r.text().then(function (t) { return 'status ' + r.status + ': ' + t; }); })
-  .catch(function (e) { return 'blocked: ' + e; })
-  .then(function (t) {
-    document.getElementById('result').textContent = t;
-    try { parent.postMessage({hostilePage: t}, '*'); } catch (e) {}
-  });
+var configmap = JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'hostile-wrote'}, data: {by: 'a pod'}});
+function attempt(label, url, init) {
+  return fetch(url, Object.assign({credentials: 'include'}, init))
+    .then(function (r) { return r.text().then(function (t) { return label + ': status ' + r.status + ': ' + t.slice(0, 200); }); })
+    .catch(function (e) { return label + ': blocked: ' + e; });
+}
+Promise.all([
+  attempt('read', '/api/v1/namespaces/default/secrets'),
+  attempt('write as a form', '/api/v1/namespaces/default/configmaps', {method: 'POST', headers: {'Content-Type': 'text/plain'}, body: configmap}),
+  attempt('write as JSON', '/api/v1/namespaces/default/configmaps', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: configmap})
+]).then(function (results) {
+  var t = results.join('\n');
+  document.getElementById('result').textContent = t;
+  try { parent.postMessage({hostilePage: t}, '*'); } catch (e) {}
+});
 </script>
 </body></html>
 "#;

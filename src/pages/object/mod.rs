@@ -23,6 +23,7 @@ use crate::state::object::{object_path, use_object, use_object_tabs, Gone, UseOb
 use crate::state::permissions::{use_denial, UseDenialOptions};
 
 mod actions;
+mod ports;
 mod summary;
 mod tabs;
 mod usage;

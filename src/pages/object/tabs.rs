@@ -102,9 +102,11 @@ impl ObjectPageParts {
         let tree = self.tree.clone();
         let state = self.state.clone();
         let usage = self.usage_section();
+        let ports = self.ports_section();
         view! {
             <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
             {usage}
+            {ports}
             {move || object.get().map(|o| overview(&o, &tree, state.clone()))}
             {editors}
         }

@@ -3,8 +3,13 @@
 //! the words for every way a forward cannot start or ends. Pods and Services are read as the
 //! API's JSON; kube-atlas does the requests.
 
+mod offered;
 #[cfg(test)]
 mod tests;
+mod wire;
+
+pub use offered::{offered_ports, proxy_path, target_kind, OfferedPort};
+pub use wire::{ForwardInfo, ForwardList, ForwardRequest, Target};
 
 use std::fmt;
 

@@ -201,3 +201,92 @@ fn ports_are_asked_by_number_or_name_in_json() {
         Some(TargetKind::Service)
     );
 }
+
+#[test]
+fn a_pod_offers_its_containers_ports_by_name_and_udp_ones_cannot_be_forwarded() {
+    let pod = json!({"spec": {"containers": [
+        {"name": "web", "ports": [{"name": "http", "containerPort": 8080}, {"containerPort": 9090}]},
+        {"name": "dns", "ports": [{"name": "dns", "containerPort": 53, "protocol": "UDP"}]},
+        {"name": "sidecar"}
+    ]}});
+    let offered = offered_ports(TargetKind::Pod, &pod);
+    let labels: Vec<String> = offered.iter().map(OfferedPort::label).collect();
+    assert_eq!(labels, ["8080 (http)", "9090", "53 (dns)"]);
+    assert_eq!(offered[0].port, PortRef::Name("http".into()));
+    assert_eq!(offered[1].port, PortRef::Number(9090));
+    assert_eq!(offered[0].detail, "container web");
+    assert!(offered[0].forwardable() && !offered[2].forwardable());
+}
+
+#[test]
+fn a_service_offers_its_ports_by_number_with_where_they_lead() {
+    let service = json!({"spec": {"ports": [
+        {"name": "http", "port": 80, "targetPort": "http"},
+        {"port": 443, "targetPort": 8443},
+        {"port": 9000}
+    ]}});
+    let offered = offered_ports(TargetKind::Service, &service);
+    let details: Vec<(&PortRef, &str)> = offered
+        .iter()
+        .map(|p| (&p.port, p.detail.as_str()))
+        .collect();
+    assert_eq!(
+        details,
+        [
+            (&PortRef::Number(80), "to the pod's port http"),
+            (&PortRef::Number(443), "to the pod's port 8443"),
+            (&PortRef::Number(9000), "to the pod's port 9000"),
+        ]
+    );
+}
+
+#[test]
+fn a_deployment_offers_its_pod_templates_ports_and_other_kinds_none() {
+    let deployment = json!({"spec": {"template": {"spec": {"containers": [
+        {"name": "web", "ports": [{"name": "http", "containerPort": 80}]}
+    ]}}}});
+    assert_eq!(offered_ports(TargetKind::Deployment, &deployment).len(), 1);
+    assert_eq!(target_kind("Deployment"), Some(TargetKind::Deployment));
+    assert_eq!(target_kind("ConfigMap"), None);
+}
+
+#[test]
+fn open_goes_through_the_proxy_subresource_of_pods_and_services_only() {
+    assert_eq!(
+        proxy_path(TargetKind::Pod, "default", "web-1", 8080).as_deref(),
+        Some("/api/v1/namespaces/default/pods/web-1:8080/proxy/")
+    );
+    assert_eq!(
+        proxy_path(TargetKind::Service, "shop", "front", 80).as_deref(),
+        Some("/api/v1/namespaces/shop/services/front:80/proxy/")
+    );
+    assert_eq!(
+        proxy_path(TargetKind::Deployment, "shop", "front", 80),
+        None
+    );
+}
+
+#[test]
+fn the_forward_request_is_the_json_kube_atlas_reads() {
+    let request = ForwardRequest {
+        context: "kind".into(),
+        namespace: "default".into(),
+        target: Target {
+            kind: TargetKind::Service,
+            name: "web".into(),
+        },
+        port: PortRef::Name("http".into()),
+        local_port: None,
+        keep_after_page_closes: false,
+        session: Some("s1".into()),
+    };
+    let sent = serde_json::to_value(&request).expect("serializes");
+    assert_eq!(
+        sent,
+        json!({"context": "kind", "namespace": "default",
+               "target": {"kind": "Service", "name": "web"}, "port": "http",
+               "keepAfterPageCloses": false, "session": "s1"})
+    );
+    let read: ForwardRequest = serde_json::from_value(sent).expect("reads back");
+    assert_eq!(read, request);
+}
