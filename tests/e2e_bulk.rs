@@ -217,15 +217,35 @@ async fn bulk_delete_honours_resource_names(backend: Backend) {
 
 on_both_backends!(bulk_delete_honours_resource_names);
 
-/// Three Deployments chosen with a click and a Shift-click, labelled at once; the list
-/// chosen by the new label shows them.
+/// The LABELS cell (`Show labels`) of each row, by name.
+async fn labels_cells(harness: &Harness) -> Vec<(String, String)> {
+    harness
+        .driver
+        .execute(
+            "const heads = Array.from(document.querySelectorAll('table[role=grid] thead th:not(.vt-select)'))
+               .map(th => th.textContent.replace(/[▲▼]/g, '').trim());
+             const at = heads.indexOf('LABELS');
+             return Array.from(document.querySelectorAll('table[role=grid] tbody tr.vt-row')).map(r => {
+               const cells = r.querySelectorAll('td:not(.vt-select)');
+               return [cells[0].textContent.trim(), at >= 0 && cells[at] ? cells[at].textContent.trim() : ''];
+             });",
+            vec![],
+        )
+        .await
+        .ok()
+        .and_then(|r| r.convert::<Vec<(String, String)>>().ok())
+        .unwrap_or_default()
+}
+
+/// Three Deployments chosen with a click and a Shift-click, labelled at once; the rows show
+/// the new label live (the LABELS column), and the list chosen by the new label shows them.
 async fn bulk_label_on_deployments(backend: Backend) {
     let harness = Harness::start_on(backend).await;
     for name in ["lab-a", "lab-b", "lab-c", "lab-d"] {
         common::nginx_deployment(&harness, name, 1).await;
     }
     harness
-        .open("#/list/apps/v1/deployments?ns=default&q=lab-&sort=Name")
+        .open("#/list/apps/v1/deployments?ns=default&q=lab-&sort=Name&labels=1")
         .await;
     waits_for_rows(&harness, 4).await;
     let names = row_names(&harness).await;
@@ -288,6 +308,22 @@ async fn bulk_label_on_deployments(backend: Backend) {
         .filter_map(|d| d.metadata.name)
         .collect::<Vec<_>>();
     assert_eq!(labelled, ["lab-a", "lab-b", "lab-c"]);
+    // The rows show it, live, in the LABELS column.
+    let cells = wait_until(
+        "the new label on the three rows",
+        async || labels_cells(&harness).await,
+        |cells| {
+            cells.len() == 4
+                && cells.iter().all(|(name, labels)| {
+                    labels.split(',').any(|l| l == "team=ops") == (name != "lab-d")
+                })
+        },
+    )
+    .await;
+    assert!(
+        cells.contains(&("lab-d".to_string(), "<none>".to_string())),
+        "kubectl's word for no labels: {cells:?}"
+    );
     // The rows stay selected through their update (the selection follows the uids).
     let selected =
         common::texts_at(&harness.driver, "tr.vt-row.selected td.name-cell a", None).await;

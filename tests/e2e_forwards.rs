@@ -32,6 +32,19 @@ async fn title_of(harness: &Harness, css: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Scrolls what `css` finds to the top of the view, for a screenshot of it.
+async fn show(harness: &Harness, css: &str) {
+    let element = wait_for(&harness.driver, css).await;
+    harness
+        .driver
+        .execute(
+            "arguments[0].scrollIntoView({block: 'start'});",
+            vec![element.to_json().expect("an element")],
+        )
+        .await
+        .expect("scrolled");
+}
+
 /// The text a browser tab shows at `url`, read in a tab of its own.
 async fn page_text_in_new_tab(driver: &WebDriver, url: &str) -> String {
     let home = driver.window().await.expect("this tab");
@@ -75,18 +88,20 @@ async fn forward_shows_a_link_the_pod_answers_and_stops(backend: Backend) {
         .flatten()
         .expect("the link's address");
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let answered = page_text_in_new_tab(&harness.driver, &format!("{url}status")).await;
+    let page = format!("{}/status", url.trim_end_matches('/'));
+    let answered = page_text_in_new_tab(&harness.driver, &page).await;
     assert!(
         answered.starts_with("Hello from pod default/web, port 8080: GET /status"),
         "{answered}"
     );
-    harness.screenshot("forward-pod").await;
 
     // Every forward in one place: the header's list, with Stop.
     common::click_live(&harness.driver, ".forwards-menu > button").await;
     let listed = wait_for(&harness.driver, ".forwards-popover .forward-row").await;
     let row_text = listed.text().await.unwrap_or_default();
     assert!(row_text.contains("pod/web"), "{row_text}");
+    show(&harness, ".ports-panel").await;
+    harness.screenshot("forward-pod").await;
     common::click_live(&harness.driver, ".forwards-popover .forward-row button").await;
     wait_until(
         "the stopped forward's listener closes",
@@ -191,6 +206,7 @@ async fn without_kube_atlas_forward_explains_and_open_shows_the_pods_answer() {
         text.starts_with("Hello from pod default/web, port 80: GET /"),
         "{text}"
     );
+    show(&harness, ".opened-port").await;
     harness.screenshot("open-pod-port").await;
     harness.stop().await;
 }

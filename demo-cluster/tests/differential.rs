@@ -1169,6 +1169,46 @@ async fn status_errors_match() {
     assert_differences("Status errors", &found, ERRORS_ALLOWED);
 }
 
+/// A DELETE's options come from its body when it has one, and from the query only when it
+/// has none: `?dryRun=All` beside a body deletes for real on both; `dryRun` in the body does
+/// not.
+#[tokio::test]
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup`"
+)]
+async fn a_delete_reads_its_options_from_the_body_before_the_query() {
+    let pair = pair();
+    pair.namespace("diff-delete").await;
+    let cms = "/api/v1/namespaces/diff-delete/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}});
+    pair.both_ok(&post(cms, &cm)).await;
+    let delete = |body: Value| {
+        with_body(
+            "DELETE",
+            format!("{cms}/kept?dryRun=All"),
+            "application/json",
+            body.to_string().into_bytes(),
+        )
+    };
+    let exists = get(format!("{cms}/kept"));
+    pair.both_ok(&delete(
+        json!({"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["All"]}),
+    ))
+    .await;
+    pair.both_ok(&exists).await;
+    pair.both_ok(&delete(
+        json!({"kind": "DeleteOptions", "apiVersion": "v1"}),
+    ))
+    .await;
+    let (real, demo) = pair.both(&exists).await;
+    assert_eq!(
+        (real.status, demo.status),
+        (404, 404),
+        "the query's dryRun is not heeded beside a body"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 4. Watch
 

@@ -624,17 +624,57 @@ async fn delete_returns_status_or_object_and_honours_finalizers() {
     .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(doc["status"], "Success");
-    let (s, doc) = json_of(
+    // With a body, kube-apiserver reads the options from it alone: the query's dryRun is
+    // not one of them, and the body's is.
+    let (s, _) = json_of(
         &app,
-        req("DELETE", "/api/v1/namespaces/default/configmaps/g")
+        req(
+            "DELETE",
+            "/api/v1/namespaces/default/configmaps/g?dryRun=All",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            r#"{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"]}"#,
+        ))
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps/g")
             .body(Body::empty())
             .unwrap(),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "a dry run in the body deletes nothing");
+    let (s, doc) = json_of(
+        &app,
+        req(
+            "DELETE",
+            "/api/v1/namespaces/default/configmaps/g?dryRun=All",
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(r#"{"kind":"DeleteOptions","apiVersion":"v1"}"#))
+        .unwrap(),
     )
     .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(
         doc["details"],
         json!({"name": "g", "kind": "configmaps", "uid": created["metadata"]["uid"]})
+    );
+    let (s, _) = json_of(
+        &app,
+        req("GET", "/api/v1/namespaces/default/configmaps/g")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "the query's dryRun was not heeded"
     );
 
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});

@@ -31,6 +31,8 @@ pub const USAGE_OFF_KEY: &str = "kube-atlas.usage-off";
 pub enum Reading {
     Pods(Arc<Vec<PodMetrics>>),
     Nodes(Arc<Vec<NodeMetrics>>),
+    /// The API refused the user (403): why, in words, so a view says it instead of waiting.
+    Denied(String),
 }
 
 /// Where the page's one [`MetricsHub`] is made, provided by the shell: the hub itself is
@@ -226,6 +228,16 @@ impl MetricsHub {
                 }
                 None => Outcome::Failed,
             },
+            Err(ApiError::Status {
+                code: 403, message, ..
+            }) => {
+                if let Some(signal) = self.readings.with_value(|r| r.get(&key).copied()) {
+                    signal.try_set(Some(Reading::Denied(format!(
+                        "You may not read this usage: {message}"
+                    ))));
+                }
+                Outcome::Status(403)
+            }
             Err(ApiError::Status { code, .. }) => Outcome::Status(code),
             Err(_) => Outcome::Failed,
         };

@@ -90,6 +90,10 @@ pub fn use_usage_columns(
         let Some(reading) = reading.get_untracked() else {
             return Some(Arc::default());
         };
+        // Usage the user may not read shows no columns, as where there is no metrics API.
+        if matches!(reading, Reading::Denied(_)) {
+            return None;
+        }
         let columns = |cache: Option<&ObjectCache>| match &reading {
             Reading::Pods(metrics) => {
                 UsageColumns::of_pods(metrics, cache.into_iter().flat_map(ObjectCache::iter))
@@ -97,6 +101,7 @@ pub fn use_usage_columns(
             Reading::Nodes(metrics) => {
                 UsageColumns::of_nodes(metrics, cache.into_iter().flat_map(ObjectCache::iter))
             }
+            Reading::Denied(_) => UsageColumns::default(),
         };
         Some(Arc::new(match objects.get_untracked() {
             Some(store) => store.with_untracked(|cache| columns(Some(cache))),

@@ -22,6 +22,8 @@ pub enum ShownColumn {
     Health,
     /// Usage from the metrics API (pods and nodes lists), before the health.
     Usage(Resource),
+    /// The object's labels, as `kubectl get --show-labels` prints them, before the health.
+    Labels,
 }
 
 /// The columns a list shows: the server's visible ones (priority 0, or all when `wide`), led
@@ -60,6 +62,28 @@ pub fn with_usage_columns(mut shown: Vec<ShownColumn>) -> Vec<ShownColumn> {
     shown
 }
 
+/// `shown` with the LABELS column (`kubectl get --show-labels`) before the health.
+pub fn with_labels_column(mut shown: Vec<ShownColumn>) -> Vec<ShownColumn> {
+    let at = shown
+        .iter()
+        .position(|c| *c == ShownColumn::Health)
+        .unwrap_or(shown.len());
+    shown.insert(at, ShownColumn::Labels);
+    shown
+}
+
+/// A row's labels as kubectl prints them: `app=web,tier=front`, or `<none>`.
+pub fn labels_text(labels: &std::collections::BTreeMap<String, String>) -> String {
+    if labels.is_empty() {
+        return "<none>".to_string();
+    }
+    labels
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// A column's header.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderCell {
@@ -92,6 +116,11 @@ pub fn header_cells(
                     resource.label().to_string(),
                     format!("{} in use (the metrics API, as kubectl top), of the limit, the request or the node's allocatable.", resource.label()),
                     true,
+                ),
+                ShownColumn::Labels => (
+                    "Labels".to_string(),
+                    "The object's labels (kubectl get --show-labels).".to_string(),
+                    false,
                 ),
                 ShownColumn::Server(i) => {
                     let c = &table.columns()[i];
@@ -211,6 +240,14 @@ pub fn display_row(
                     flag: cell.filter(|c| c.marked).map(|_| UsageCell::MARK_WORD),
                 }
             }
+            ShownColumn::Labels => DisplayCell {
+                text: labels_text(&row.meta.labels),
+                numeric: false,
+                link: false,
+                changed: false,
+                health: None,
+                flag: None,
+            },
             ShownColumn::Server(i) => {
                 let cell = table.format_cell(row, i, at.wall);
                 let is_name = table.columns()[i].kind() == ColumnKind::Name;
@@ -346,6 +383,27 @@ mod tests {
             "sorted by READY, descending"
         );
         assert_eq!(headers[0].sorted, None);
+    }
+
+    #[test]
+    fn show_labels_adds_kubectls_labels_column_before_the_health() {
+        let mut labelled = pod_row("web-1", "u1", "5", "1/1");
+        labelled["object"]["metadata"]["labels"] = json!({"tier": "front", "app": "web"});
+        let live = live_with(json!([labelled, pod_row("bare", "u2", "6", "1/1")]));
+        let shown = with_labels_column(shown_columns(live.table(), false));
+        let headers = header_cells(live.table(), &shown, None);
+        let labels: Vec<&str> = headers.iter().map(|h| h.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["NAME", "READY", "RESTARTS", "AGE", "LABELS", "HEALTH"]
+        );
+        let texts: Vec<String> = (0..2)
+            .map(|at| {
+                let row = display_row(&live, at, &shown, &pods(), AT, None).expect("a row");
+                row.cells[4].text.clone()
+            })
+            .collect();
+        assert_eq!(texts, ["app=web,tier=front", "<none>"]);
     }
 
     #[test]

@@ -189,6 +189,8 @@ pub struct ListRoute {
     pub sort: Option<SortSpec>,
     /// Show priority > 0 columns (`-o wide`).
     pub wide: bool,
+    /// Show the LABELS column (`--show-labels`).
+    pub show_labels: bool,
     /// The quick text filter over the shown rows.
     pub filter: String,
     /// Only rows whose health is not OK.
@@ -206,6 +208,7 @@ impl ListRoute {
             field_selector: String::new(),
             sort: None,
             wide: false,
+            show_labels: false,
             unhealthy: false,
             all_clusters: false,
             filter: String::new(),
@@ -369,6 +372,7 @@ fn parse_list(segments: &[&str], query: &str) -> Option<ListRoute> {
             "f" => route.field_selector = value,
             "sort" => route.sort = SortSpec::from_param(&value),
             "wide" => route.wide = matches!(value.as_str(), "1" | "true"),
+            "labels" => route.show_labels = matches!(value.as_str(), "1" | "true"),
             "unhealthy" => route.unhealthy = matches!(value.as_str(), "1" | "true"),
             "clusters" => route.all_clusters = value == "all",
             "q" => route.filter = value,
@@ -494,6 +498,7 @@ impl Page {
                 let sort = list.sort.as_ref().map(SortSpec::to_param);
                 push_param(&mut out, "sort", sort.as_deref().unwrap_or_default());
                 push_param(&mut out, "wide", if list.wide { "1" } else { "" });
+                push_param(&mut out, "labels", if list.show_labels { "1" } else { "" });
                 push_param(&mut out, "unhealthy", if list.unhealthy { "1" } else { "" });
                 push_param(
                     &mut out,
@@ -743,6 +748,7 @@ mod tests {
         list.field_selector = r"metadata.name=a\,b,status.phase!=Running".into();
         list.sort = Some(SortSpec::descending("Up-to-date"));
         list.wide = true;
+        list.show_labels = true;
         list.unhealthy = true;
         list.all_clusters = true;
         list.filter = "web 1/1 & #x ?y=z %41 + ü".into();
@@ -755,7 +761,7 @@ mod tests {
             "{hash}"
         );
         assert!(
-            hash.contains("&sort=-Up-to-date&wide=1&unhealthy=1&clusters=all&q="),
+            hash.contains("&sort=-Up-to-date&wide=1&labels=1&unhealthy=1&clusters=all&q="),
             "{hash}"
         );
         // One `#`, one `?`: nothing in the values can end the fragment or start a new query.

@@ -86,8 +86,12 @@ pub(super) fn usage_card(nodes: Option<Watched>, namespace: Option<String>) -> i
         Some(Reading::Pods(pods)) => Some(pods),
         _ => None,
     });
+    let denied = Signal::derive(move || match node_metrics.and_then(|m| m.reading.get()) {
+        Some(Reading::Denied(reason)) => Some(reason),
+        _ => None,
+    });
     let body = move || {
-        if let Some(reason) = hub.missing() {
+        if let Some(reason) = hub.missing().or_else(|| denied.get()) {
             return view! { <p class="usage-missing" role="note">{reason}</p> }.into_any();
         }
         let rows = rows.get();

@@ -9,7 +9,7 @@ use crate::components::{
 };
 use crate::model::diagnosis::Health;
 use crate::model::list::display::{
-    display_row, header_cells, shown_columns, with_usage_columns, DrawnAt,
+    display_row, header_cells, shown_columns, with_labels_column, with_usage_columns, DrawnAt,
 };
 use crate::model::list::table::{SortSpec, TableSource};
 use crate::model::navigation::route::{ListRoute, Page};
@@ -54,14 +54,21 @@ pub(super) fn ListBody(
     });
     let order = use_list_order(store, asked_order, usage_columns);
     let has_usage = Memo::new(move |_| usage_columns.with(Option::is_some));
+    let show_labels = Memo::new(move |_| {
+        navigation
+            .page
+            .with(|p| matches!(p, Page::ResourceList(route) if route.show_labels))
+    });
     let columns = Memo::new(move |_| {
         let wide = view_options.with(|(_, _, wide, _)| *wide);
-        let shown = store.with(|live| shown_columns(live.table(), wide));
+        let mut shown = store.with(|live| shown_columns(live.table(), wide));
         if has_usage.get() {
-            with_usage_columns(shown)
-        } else {
-            shown
+            shown = with_usage_columns(shown);
         }
+        if show_labels.get() {
+            shown = with_labels_column(shown);
+        }
+        shown
     });
     // A memo: the header row is redrawn when the columns or the sort change, not on every
     // batch of watch events.

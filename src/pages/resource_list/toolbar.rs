@@ -80,6 +80,21 @@ pub(super) fn ListToolbar(
                 />
                 "Wide"
             </label>
+            <label class="check" title="A LABELS column: each row's labels, as kubectl get --show-labels">
+                <input
+                    type="checkbox"
+                    aria-label="Show labels"
+                    prop:checked=move || current().is_some_and(|r| r.show_labels)
+                    on:change=move |e| {
+                        let show = event_target_checked(&e);
+                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                            route.show_labels = show;
+                            navigation.replace(Page::ResourceList(route));
+                        }
+                    }
+                />
+                "Labels"
+            </label>
             <label class="check" title="Only rows whose health is not OK: Progressing, Warning, Failing or Unknown">
                 <input
                     type="checkbox"

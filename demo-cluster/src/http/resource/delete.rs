@@ -75,11 +75,13 @@ pub(super) fn delete_options(
         _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
     }
     .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
-    delete_options_of(Some(&v), q)
+    // kube-apiserver's delete handler reads DeleteOptions from the body when there is one and
+    // from the query only otherwise: `?dryRun=All` beside a body deletes for real.
+    delete_options_of(Some(&v), &HashMap::new())
 }
 
 /// DeleteOptions from a decoded body (a DELETE's, or an Eviction's `deleteOptions`) and the
-/// query, which wins.
+/// query (an Eviction's create query, or a DELETE's without a body), which wins.
 pub(super) fn delete_options_of(
     body: Option<&Value>,
     q: &HashMap<String, String>,
