@@ -249,7 +249,39 @@ async fn rollout(deployments: &Api<Deployment>) {
         .expect("template changed");
 }
 
+/// A container held at its CPU limit (a busy "chatty" image: 300m more on both backends'
+/// metrics) is named in the pod's Diagnosis as likely throttled, with its usage and limit.
+async fn a_pod_at_its_cpu_limit_is_diagnosed_as_throttled(backend: Backend) {
+    let harness = Harness::start_with_metrics(backend).await;
+    let busy = json!({"containers": [{"name": "app", "image": "kube-atlas/chatty:1",
+        "resources": {"requests": {"cpu": "50m"}, "limits": {"cpu": "100m"}}}]});
+    common::running_pod(&harness, "busy", busy).await;
+    harness.open("#/obj/core/v1/pods/default/busy").await;
+    let said = wait_until_within(
+        "the Diagnosis names the throttled container",
+        TWO_WINDOWS,
+        async || {
+            common::texts_at(
+                &harness.driver,
+                ".diagnosis-cause[data-rule='cpu-throttling'] .diagnosis-headline",
+                None,
+            )
+            .await
+        },
+        |said| !said.is_empty(),
+    )
+    .await;
+    assert!(
+        said[0].starts_with("Pod default/busy container app uses ")
+            && said[0].contains("of its 100m CPU limit")
+            && said[0].ends_with("it is likely throttled"),
+        "{said:?}"
+    );
+    harness.stop().await;
+}
+
 on_both_backends!(
+    a_pod_at_its_cpu_limit_is_diagnosed_as_throttled,
     pods_list_shows_usage_and_sorts_by_it,
     a_node_shows_usage_against_allocatable,
     a_workload_chart_gains_samples_and_marks_a_rollout,

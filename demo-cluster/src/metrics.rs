@@ -20,6 +20,8 @@ const SPIKE_PERIOD_SECONDS: i64 = 120;
 const SPIKE_SECONDS: i64 = 30;
 /// The slow swing's period.
 const SWING_SECONDS: f64 = 600.0;
+/// What a "chatty" container uses besides its usual share, in millicores.
+const CHATTY_EXTRA_MILLIS: f64 = 300.0;
 
 /// What the simulation depends on besides the objects.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,6 +100,14 @@ impl Simulation {
             (1.0, 1.0)
         };
         let mut cpu = cpu_base_millis * swing(0.25) * cpu_spike * 1e6;
+        // A "chatty" image (2,000 log lines a second on the stand-in kubelet) is busy: 300m
+        // more, as the stand-in metrics-server reports it.
+        if container["image"]
+            .as_str()
+            .is_some_and(|image| image.contains("chatty"))
+        {
+            cpu += CHATTY_EXTRA_MILLIS * 1e6;
+        }
         let mut memory = memory_base * swing(0.1) * memory_spike;
         // Memory never reaches its limit (the container would be OOMKilled); CPU is held
         // at its limit (throttled).

@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
+use crate::model::diagnosis::usage::{node_usage_findings, pod_usage_findings};
+use crate::model::diagnosis::Finding;
 use crate::model::list::selector::LabelSelector;
 use crate::model::metrics::resources::node_allocatable;
 use crate::model::metrics::{Amounts, PodResources, Resource, Sample, SeriesKey};
@@ -31,6 +33,9 @@ pub struct UseObjectUsageReturn {
     pub series: Signal<Vec<UsageSeries>>,
     /// Why there is no usage, in words.
     pub missing: Signal<Option<String>>,
+    /// What the usage says is wrong (a pod at its CPU limit, OOMKilled near its memory
+    /// limit; a node under pressure), for the page's Diagnosis.
+    pub findings: Signal<Vec<Finding>>,
 }
 
 /// Usage of the object of `kind` (Pod, Node, Deployment, StatefulSet, DaemonSet,
@@ -46,16 +51,34 @@ pub fn use_object_usage(
     let empty = |missing| UseObjectUsageReturn {
         series: Signal::derive(Vec::new),
         missing,
+        findings: Signal::derive(Vec::new),
     };
     let samples = hub.samples;
     let name = name.to_string();
     match kind {
         "Pod" => {
             let namespace = namespace?.to_string();
-            if use_pod_metrics(Some(&namespace), "").is_none() {
+            let Some(metrics) = use_pod_metrics(Some(&namespace), "") else {
                 return Some(empty(missing));
-            }
+            };
             hub.chart_pod(&namespace, &name);
+            let findings = {
+                let name = name.clone();
+                let reading = metrics.reading;
+                Signal::derive(move || {
+                    let Some(Reading::Pods(pods)) = reading.get() else {
+                        return Vec::new();
+                    };
+                    let Some(sample) = pods.iter().find(|p| p.name == name) else {
+                        return Vec::new();
+                    };
+                    object.with(|o| {
+                        o.as_ref()
+                            .map(|pod| pod_usage_findings(pod, sample))
+                            .unwrap_or_default()
+                    })
+                })
+            };
             let series = Signal::derive(move || {
                 let resources = object.with(|o| o.as_ref().map(PodResources::of))?;
                 samples.with(|s| {
@@ -83,12 +106,15 @@ pub fn use_object_usage(
             Some(UseObjectUsageReturn {
                 series: Signal::derive(move || series.get().unwrap_or_default()),
                 missing,
+                findings,
             })
         }
         "Node" => {
-            if use_node_metrics().is_none() {
+            let Some(node_metrics) = use_node_metrics() else {
                 return Some(empty(missing));
-            }
+            };
+            // Every pod's usage, to name the node's top consumers when it is under pressure.
+            let pod_metrics = use_pod_metrics(None, "");
             // What the pods placed on the node request, as `kubectl describe node` sums it.
             let pods: ReadSignal<ObjectCache> = use_watch_objects(
                 WatchKey::new("/api/v1/pods", Output::Objects)
@@ -96,32 +122,57 @@ pub fn use_object_usage(
             )
             .store
             .into();
-            let series = Signal::derive(move || {
-                let allocatable = object.with(|o| o.as_ref().map(node_allocatable))?;
-                let requested = pods.with(|cache| {
-                    cache
-                        .iter()
-                        .filter(|p| !finished(p))
-                        .map(|p| PodResources::of(p).requests)
-                        .fold(Amounts::default(), Amounts::add_requests)
-                });
-                let data = samples.with(|s| s.series(&SeriesKey::node(&name)));
-                Some(
-                    [Resource::Cpu, Resource::Memory]
-                        .map(|resource| UsageSeries {
-                            title: format!("{} · node", resource.label()),
-                            resource,
-                            samples: data.clone(),
-                            requests: requested,
-                            limits: allocatable,
-                            limit_word: "allocatable",
-                        })
-                        .to_vec(),
-                )
+            let series = Signal::derive({
+                let name = name.clone();
+                move || {
+                    let allocatable = object.with(|o| o.as_ref().map(node_allocatable))?;
+                    let requested = pods.with(|cache| {
+                        cache
+                            .iter()
+                            .filter(|p| !finished(p))
+                            .map(|p| PodResources::of(p).requests)
+                            .fold(Amounts::default(), Amounts::add_requests)
+                    });
+                    let data = samples.with(|s| s.series(&SeriesKey::node(&name)));
+                    Some(
+                        [Resource::Cpu, Resource::Memory]
+                            .map(|resource| UsageSeries {
+                                title: format!("{} · node", resource.label()),
+                                resource,
+                                samples: data.clone(),
+                                requests: requested,
+                                limits: allocatable,
+                                limit_word: "allocatable",
+                            })
+                            .to_vec(),
+                    )
+                }
             });
+            let findings = {
+                let name = name.clone();
+                Signal::derive(move || {
+                    let Some(Reading::Nodes(nodes)) = node_metrics.reading.get() else {
+                        return Vec::new();
+                    };
+                    let Some(usage) = nodes.iter().find(|n| n.name == name) else {
+                        return Vec::new();
+                    };
+                    let pod_samples = match pod_metrics.and_then(|m| m.reading.get()) {
+                        Some(Reading::Pods(pods)) => pods,
+                        _ => Default::default(),
+                    };
+                    let placed: Vec<Value> = pods.with(|cache| cache.iter().cloned().collect());
+                    object.with(|o| {
+                        o.as_ref()
+                            .map(|node| node_usage_findings(node, usage, &placed, &pod_samples))
+                            .unwrap_or_default()
+                    })
+                })
+            };
             Some(UseObjectUsageReturn {
                 series: Signal::derive(move || series.get().unwrap_or_default()),
                 missing,
+                findings,
             })
         }
         "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet" => {
@@ -172,7 +223,11 @@ pub fn use_object_usage(
                     })
                     .to_vec()
             });
-            Some(UseObjectUsageReturn { series, missing })
+            Some(UseObjectUsageReturn {
+                series,
+                missing,
+                findings: Signal::derive(Vec::new),
+            })
         }
         _ => None,
     }

@@ -220,6 +220,31 @@ impl Diagnosis {
     pub fn is_clean(&self) -> bool {
         self.causes.is_empty()
     }
+
+    /// The diagnosis with findings about the object itself that need more than the objects
+    /// (the usage rules, which read the metrics API), each a cause of its own, ordered with
+    /// the rest by health, the worst first (a stable sort: root causes stay before their
+    /// peers of the same health).
+    pub fn with_findings(mut self, findings: Vec<Finding>) -> Diagnosis {
+        if findings.is_empty() {
+            return self;
+        }
+        for finding in findings {
+            self.health = Some(
+                self.health
+                    .map_or(finding.health, |h| h.max(finding.health)),
+            );
+            self.causes.push(Cause {
+                affected: vec![finding.subject.clone()],
+                of: 1,
+                chain: Vec::new(),
+                finding,
+            });
+        }
+        self.causes
+            .sort_by_key(|cause| std::cmp::Reverse(cause.finding.health));
+        self
+    }
 }
 
 /// How an object is doing on its own (a list row's health): the worst of its findings.

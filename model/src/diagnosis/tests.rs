@@ -824,3 +824,33 @@ fn many_controllers_at_once_each_get_their_own_verdict() {
     assert_eq!(by_set["rs-3"].health, Health::Failing);
     assert_eq!(by_set["rs-4"].health, Health::Ok);
 }
+
+#[test]
+fn usage_findings_join_the_diagnosis_in_health_order() {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "busy", "namespace": "demo", "uid": "p1"},
+        "spec": {"containers": [{"name": "app", "resources": {"limits": {"cpu": "100m"}}}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                   "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
+                                          "state": {"running": {}}}]},
+    });
+    let metrics = crate::metrics::decode::decode_pod_metrics(
+        &json!({"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1", "items": [
+            {"metadata": {"name": "busy", "namespace": "demo"}, "timestamp": "2026-11-25T12:00:00Z",
+             "window": "15s", "containers": [{"name": "app", "usage": {"cpu": "99m", "memory": "10Mi"}}]}
+        ]})
+        .to_string(),
+    )
+    .expect("decoded");
+    let found = usage::pod_usage_findings(&pod, &metrics[0]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let plain = diagnose(&pod, &[], &[], now());
+    assert!(plain.is_clean(), "{plain:?}");
+    let with_usage = plain.with_findings(found);
+    assert_eq!(with_usage.health(), Health::Warning);
+    assert_eq!(
+        with_usage.causes[0].headline(),
+        "Pod demo/busy container app uses 99m of its 100m CPU limit (99%): it is likely throttled"
+    );
+}

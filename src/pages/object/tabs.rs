@@ -101,10 +101,19 @@ impl ObjectPageParts {
         });
         let tree = self.tree.clone();
         let state = self.state.clone();
-        let usage = self.usage_section();
+        let (usage, usage_findings) = match self.usage_section() {
+            Some((view, findings)) => (Some(view), Some(findings)),
+            None => (None, None),
+        };
         let ports = self.ports_section();
+        // The usage rules' findings (they need the metrics API) join the object's own.
+        let object_diagnosis = state.diagnosis;
+        let diagnosis = Signal::derive(move || {
+            let found = usage_findings.map(|f| f.get()).unwrap_or_default();
+            object_diagnosis.get().with_findings(found)
+        });
         view! {
-            <DiagnosisPanel diagnosis=state.diagnosis tree=tree.clone()/>
+            <DiagnosisPanel diagnosis=diagnosis tree=tree.clone()/>
             {usage}
             {ports}
             {move || object.get().map(|o| overview(&o, &tree, state.clone()))}

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::browser::utc_offset_minutes;
 use crate::components::usage_chart::UsageChartView;
+use crate::model::diagnosis::Finding;
 use crate::model::metrics::chart::{marks_from_past, marks_from_timeline};
 use crate::model::metrics::{usage_chart, ChartInput, Mark, MarkSource};
 use crate::model::navigation::route::{ObjectTab, Page};
@@ -19,8 +20,9 @@ const CHART_WIDTH: f64 = 360.0;
 const CHART_HEIGHT: f64 = 130.0;
 
 impl ObjectPageParts {
-    /// Usage charts for pods, nodes and workloads; nothing for other kinds.
-    pub(super) fn usage_section(&self) -> Option<AnyView> {
+    /// Usage charts for pods, nodes and workloads, with what the usage says is wrong (for
+    /// the Diagnosis); nothing for other kinds.
+    pub(super) fn usage_section(&self) -> Option<(AnyView, Signal<Vec<Finding>>)> {
         let kind = self
             .tree
             .find(&self.identity.resource)?
@@ -84,8 +86,7 @@ impl ObjectPageParts {
             })
         };
         let missing = usage.missing;
-        Some(
-            view! {
+        let section = view! {
                 <section class="usage-section" aria-labelledby="usage-heading">
                     <h2 id="usage-heading">"Usage"</h2>
                     {move || match missing.get() {
@@ -100,7 +101,7 @@ impl ObjectPageParts {
                     }}
                 </section>
             }
-            .into_any(),
-        )
+            .into_any();
+        Some((section, usage.findings))
     }
 }
