@@ -95,6 +95,32 @@ async fn forward_shows_a_link_the_pod_answers_and_stops(backend: Backend) {
         "{answered}"
     );
 
+    // A local port already in use is refused, in words.
+    let taken = url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .expect("a port")
+        .to_string();
+    let local = wait_for(
+        &harness.driver,
+        ".ports-panel input[aria-label='Local port']",
+    )
+    .await;
+    local.send_keys(&taken).await.expect("typed");
+    common::click_live(&harness.driver, ".ports-panel .forward-button").await;
+    let said = wait_until(
+        "the taken port's refusal",
+        async || common::texts_at(&harness.driver, ".ports-panel .error", None).await,
+        |said| !said.is_empty(),
+    )
+    .await;
+    assert!(
+        said[0].contains(&format!("local port {taken} is already in use")),
+        "{said:?}"
+    );
+    local.clear().await.expect("cleared");
+
     // Every forward in one place: the header's list, with Stop.
     common::click_live(&harness.driver, ".forwards-menu > button").await;
     let listed = wait_for(&harness.driver, ".forwards-popover .forward-row").await;
@@ -102,6 +128,7 @@ async fn forward_shows_a_link_the_pod_answers_and_stops(backend: Backend) {
     assert!(row_text.contains("pod/web"), "{row_text}");
     show(&harness, ".ports-panel").await;
     harness.screenshot("forward-pod").await;
+
     common::click_live(&harness.driver, ".forwards-popover .forward-row button").await;
     wait_until(
         "the stopped forward's listener closes",
