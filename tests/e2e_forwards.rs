@@ -38,7 +38,7 @@ async fn show(harness: &Harness, css: &str) {
     harness
         .driver
         .execute(
-            "arguments[0].scrollIntoView({block: 'start'});",
+            "arguments[0].scrollIntoView({block: 'center'});",
             vec![element.to_json().expect("an element")],
         )
         .await
@@ -119,15 +119,21 @@ async fn forward_shows_a_link_the_pod_answers_and_stops(backend: Backend) {
         said[0].contains(&format!("local port {taken} is already in use")),
         "{said:?}"
     );
+    show(&harness, ".ports-panel").await;
+    harness.screenshot("forward-pod").await;
     local.clear().await.expect("cleared");
 
     // Every forward in one place: the header's list, with Stop.
+    harness
+        .driver
+        .execute("window.scrollTo(0, 0);", vec![])
+        .await
+        .expect("scrolled to the top");
     common::click_live(&harness.driver, ".forwards-menu > button").await;
     let listed = wait_for(&harness.driver, ".forwards-popover .forward-row").await;
     let row_text = listed.text().await.unwrap_or_default();
     assert!(row_text.contains("pod/web"), "{row_text}");
-    show(&harness, ".ports-panel").await;
-    harness.screenshot("forward-pod").await;
+    harness.screenshot("forwards-list").await;
 
     common::click_live(&harness.driver, ".forwards-popover .forward-row button").await;
     wait_until(

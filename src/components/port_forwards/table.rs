@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::api::forwards::ForwardInfo;
+use crate::model::api::forwards::{ForwardInfo, PortRef};
 use crate::model::metrics::quantity::format_bytes;
 use crate::model::time::age::age_of;
 use crate::state::clock::use_clock;
@@ -38,7 +38,14 @@ pub fn ForwardsTable(
             move || age_of(&since, now.get()).unwrap_or_default()
         };
         let target = forward.target_name();
-        let reaches = format!("pod {} port {}", forward.pod, forward.remote_port);
+        let asked = match &forward.port {
+            PortRef::Number(number) => number.to_string(),
+            PortRef::Name(name) => name.clone(),
+        };
+        let reaches = format!(
+            " port {asked} → pod {}:{}",
+            forward.pod, forward.remote_port
+        );
         let kept = forward
             .keep_after_page_closes
             .then_some(" · kept after the page closes");
@@ -47,7 +54,7 @@ pub fn ForwardsTable(
                 {wide.then(|| view! { <td>{format!("{}/{}", forward.context, forward.namespace)}</td> })}
                 <td>
                     <span class="forward-target">{target}</span>
-                    <span class="hint">{format!(" {} → {reaches}", forward.port)}</span>
+                    <span class="hint">{reaches}</span>
                 </td>
                 <td>
                     {match &ended {
