@@ -94,6 +94,24 @@ async fn forward_shows_a_link_the_pod_answers_and_stops(backend: Backend) {
         answered.starts_with("Hello from pod default/web, port 8080: GET /status"),
         "{answered}"
     );
+    // The list counts what went through: bytes each way.
+    let bytes = wait_until(
+        "the forward's bytes counted",
+        async || {
+            common::texts_at(
+                &harness.driver,
+                ".ports-panel .forward-row td.numeric",
+                None,
+            )
+            .await
+        },
+        |cells| cells.get(1).is_some_and(|b| b != "0 / 0"),
+    )
+    .await;
+    assert!(
+        !bytes[1].starts_with("0 /"),
+        "received from the pod: {bytes:?}"
+    );
 
     // A local port already in use is refused, in words.
     let taken = url
