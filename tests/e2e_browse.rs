@@ -94,7 +94,11 @@ async fn lists_show_the_servers_columns_for_built_in_and_custom_kinds() {
         settings_row[2].ends_with('s'),
         "an age in seconds: {settings_row:?}"
     );
-    let data_cell = wait_for(driver, "table[role=grid] tbody tr.vt-row td:not(.vt-select):nth-child(3)").await;
+    let data_cell = wait_for(
+        driver,
+        "table[role=grid] tbody tr.vt-row td:not(.vt-select):nth-child(3)",
+    )
+    .await;
     assert!(
         !data_cell
             .class_name()
