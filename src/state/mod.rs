@@ -14,6 +14,7 @@ pub mod edit_session;
 pub mod events;
 pub mod list;
 pub mod logs;
+pub mod map;
 pub mod metrics;
 pub mod namespaces;
 pub mod navigation;
