@@ -146,7 +146,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 21] = [
+const E2E_TARGETS: [&str; 22] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
@@ -168,6 +168,7 @@ const E2E_TARGETS: [&str; 21] = [
     "e2e_chaos",
     "e2e_overview",
     "e2e_clusters",
+    "e2e_map",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to
@@ -185,7 +186,14 @@ pub fn screenshots() -> Result<()> {
 pub fn browser_tests(targets: &[&str]) -> std::process::Command {
     let mut command = cmd::command("cargo");
     // Every suite runs even after one fails, so one run reports every broken journey.
-    command.args(["test", "--no-fail-fast", "-p", "kube-atlas", "--features", "e2e"]);
+    command.args([
+        "test",
+        "--no-fail-fast",
+        "-p",
+        "kube-atlas",
+        "--features",
+        "e2e",
+    ]);
     for target in targets {
         command.args(["--test", target]);
     }
