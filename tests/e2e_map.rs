@@ -252,8 +252,19 @@ async fn the_map_draws_edges_health_and_live_groups(backend: Backend) {
     )
     .await;
 
-    // A click opens the group into its pods. The group's node is drawn anew while its pods
-    // become ready (its counts change): a click that met the node it replaced is repeated.
+    // Fit brings the whole map into view; a click opens the group into its pods. The
+    // group's node is drawn anew while its pods become ready (its counts change): a click
+    // that met the node it replaced is repeated.
+    harness
+        .driver
+        .find(By::XPath(
+            "//div[@class='map-toolbar']/button[text()='Fit']",
+        ))
+        .await
+        .expect("the Fit button")
+        .click()
+        .await
+        .expect("Fit");
     let group_node = format!(".map-node[data-kind='Pod'][data-name='{group}']");
     wait_until(
         "a click opens the group into its four pods",

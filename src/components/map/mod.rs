@@ -76,29 +76,39 @@ impl MapActions {
         self.drag.with_value(|drag| drag.moved)
     }
 
-    /// Focuses the node an arrow key leads to from node `from`, brought into view.
+    /// Focuses the node an arrow key leads to from node `from` (which brings it into view).
     pub fn move_focus(&self, from: usize, direction: Direction) {
         let Some(drawing) = self.drawing.get_untracked() else {
             return;
         };
-        let layout = &drawing.map.layout;
-        let Some(to) = neighbour(layout, from, direction) else {
+        let Some(to) = neighbour(&drawing.map.layout, from, direction) else {
             return;
         };
         let Some(frame) = self.frame.get_untracked() else {
             return;
         };
-        let rect = layout.nodes[to];
+        if let Ok(Some(element)) = frame.query_selector(&format!(".map-node[data-index='{to}']")) {
+            // An SVG element focuses as an HTML one does (the call is by name).
+            let _ = element.unchecked_into::<web_sys::HtmlElement>().focus();
+        }
+    }
+
+    /// Pans just enough that node `index` is in the frame (it has the keyboard's focus).
+    pub fn reveal(&self, index: usize) {
+        let (Some(drawing), Some(frame)) =
+            (self.drawing.get_untracked(), self.frame.get_untracked())
+        else {
+            return;
+        };
+        let Some(rect) = drawing.map.layout.nodes.get(index).copied() else {
+            return;
+        };
         let size = (
             f64::from(frame.client_width()),
             f64::from(frame.client_height()),
         );
         self.viewport
             .update(|v| *v = v.showing(rect.x, rect.y, rect.width, rect.height, size));
-        if let Ok(Some(element)) = frame.query_selector(&format!(".map-node[data-index='{to}']")) {
-            // An SVG element focuses as an HTML one does (the call is by name).
-            let _ = element.unchecked_into::<web_sys::HtmlElement>().focus();
-        }
     }
 
     /// The whole drawing in view (`readable`: no smaller than that, from the left).

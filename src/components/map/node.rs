@@ -132,7 +132,10 @@ pub fn MapNodeView(node: ShownNode, actions: MapActions) -> impl IntoView {
             on:keydown=on_key
             on:mouseenter=move |_| actions.hovered.set(Some(index))
             on:mouseleave=move |_| actions.hovered.set(None)
-            on:focus=move |_| actions.hovered.set(Some(index))
+            on:focus=move |_| {
+                actions.hovered.set(Some(index));
+                actions.reveal(index);
+            }
             on:blur=move |_| actions.hovered.set(None)
         >
             <title>{description}</title>
