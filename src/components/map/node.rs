@@ -77,7 +77,20 @@ pub fn MapNodeView(node: ShownNode, actions: MapActions) -> impl IntoView {
     } = node.rect;
     let index = node.index;
     let description = node.description();
-    let label = description.clone();
+    // The accessible name starts with what the node shows (a voice user says what they
+    // see), then what a group folds and why the node has its health.
+    let visible = format!(
+        "{} {} {} {}",
+        node.summary,
+        shortened(&node.name),
+        health_icon(node.health),
+        node.health.label()
+    );
+    let label = if node.members.is_none() && node.line.is_none() {
+        visible
+    } else {
+        format!("{visible}. {description}")
+    };
     let health = node.health.label().to_lowercase();
     let (bar_health, word_health) = (health.clone(), health.clone());
     let activate = {
