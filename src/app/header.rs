@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use super::deferred::{deferred_part, DeferredShell, ShellPart};
-use crate::model::navigation::route::{EventsRoute, OverviewRoute, Page, PermissionsRoute, Route};
+use crate::model::navigation::route::{
+    EventsRoute, MapRoute, OverviewRoute, Page, PermissionsRoute, Route,
+};
 use crate::state::discovery::{Connection, DiscoveryState};
 use crate::state::navigation::Navigation;
 
@@ -71,6 +73,18 @@ pub fn Header(
                 title="Event objects: reports written by components about objects"
             >
                 "Events"
+            </a>
+            <a
+                class="header-link"
+                href=move || {
+                    Page::Map(MapRoute { namespace: namespace.get(), ..MapRoute::default() }).to_hash()
+                }
+                aria-current=move || {
+                    navigation.page.with(|p| matches!(p, Page::Map(_))).then_some("page")
+                }
+                title="The map: how the namespace's objects connect, with their health"
+            >
+                "Map"
             </a>
             <a
                 class="header-link"

@@ -43,6 +43,7 @@ pub(super) fn screen_view(screen: Page, shell: &UseShellReturn) -> AnyView {
         Page::Permissions(route) => {
             lazily_loaded(move || chunks::kube_atlas_permissions_page(route.namespace.clone()))
         }
+        Page::Map(route) => lazily_loaded(move || chunks::kube_atlas_map_page(route.clone())),
         Page::Replay => lazily_loaded(chunks::kube_atlas_replay_page),
         Page::Create(route) => lazily_loaded(move || chunks::kube_atlas_create_page(route.clone())),
     }

@@ -16,6 +16,7 @@ pub mod event_row;
 pub mod event_timeline;
 pub mod explorer;
 pub mod log_following;
+pub mod map;
 pub mod merged_list;
 pub mod metadata_editor;
 pub mod object_actions;

@@ -12,10 +12,10 @@ pub use crate::split::LoadError as PageLoadError;
 use leptos::prelude::*;
 
 use super::{
-    CreatePage, EventsPage, HomePage, ListIdentity, ObjectIdentity, ObjectPage, OverviewPage,
-    PermissionsPage, ReplayPage, ResourceListPage,
+    CreatePage, EventsPage, HomePage, ListIdentity, MapPage, ObjectIdentity, ObjectPage,
+    OverviewPage, PermissionsPage, ReplayPage, ResourceListPage,
 };
-use crate::model::navigation::route::{CreateRoute, EventsRoute};
+use crate::model::navigation::route::{CreateRoute, EventsRoute, MapRoute};
 use crate::model::ResourceId;
 
 split_view!(
@@ -29,6 +29,10 @@ split_view!(
 split_view!(
     /// The Event objects timeline.
     kube_atlas_events_page(route: EventsRoute) => view! { <EventsPage route=route/> }
+);
+split_view!(
+    /// The map of how a namespace's objects connect.
+    kube_atlas_map_page(route: MapRoute) => view! { <MapPage route=route/> }
 );
 split_view!(
     /// The replay of a recording.

@@ -15,6 +15,7 @@ pub mod events;
 pub mod forwards;
 pub mod list;
 pub mod logs;
+pub mod map;
 pub mod metrics;
 pub mod namespaces;
 pub mod navigation;

@@ -114,11 +114,12 @@ pub fn split_dist(dist: &Path, glue_stem: &str) -> Result<()> {
 /// Which page module renders the page a fragment opens: the first prefix that matches, the
 /// overview for an empty fragment or `#/` (with or without parameters), the API page
 /// otherwise (`Page::parse` falls back to it too). Kept beside `Page::to_hash` by a test.
-const ROUTE_PAGES: [(&str, &str); 7] = [
+const ROUTE_PAGES: [(&str, &str); 8] = [
     ("#/list/", "kube_atlas_list_page"),
     ("#/obj/", "kube_atlas_object_page"),
     ("#/events", "kube_atlas_events_page"),
     ("#/permissions", "kube_atlas_permissions_page"),
+    ("#/map", "kube_atlas_map_page"),
     ("#/replay", "kube_atlas_replay_page"),
     ("#/create/", "kube_atlas_create_page"),
     ("#/api", "kube_atlas_api_page"),
@@ -378,8 +379,8 @@ fn refresh_integrity(dist: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use kube_atlas_model::navigation::route::{
-        CreateRoute, EventsRoute, ListRoute, ObjectRoute, OverviewRoute, Page, PermissionsRoute,
-        Route,
+        CreateRoute, EventsRoute, ListRoute, MapRoute, ObjectRoute, OverviewRoute, Page,
+        PermissionsRoute, Route,
     };
     use kube_atlas_model::ResourceId;
 
@@ -427,6 +428,14 @@ mod tests {
             (
                 Page::Permissions(PermissionsRoute::default()),
                 "kube_atlas_permissions_page",
+            ),
+            (
+                Page::Map(MapRoute {
+                    namespace: Some("demo".into()),
+                    selector: "app=web".into(),
+                    around: None,
+                }),
+                "kube_atlas_map_page",
             ),
             (Page::Replay, "kube_atlas_replay_page"),
             (

@@ -146,7 +146,7 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 22] = [
+const E2E_TARGETS: [&str; 23] = [
     "e2e",
     "e2e_viewer_tour",
     "e2e_browse",
@@ -169,6 +169,7 @@ const E2E_TARGETS: [&str; 22] = [
     "e2e_chaos",
     "e2e_overview",
     "e2e_clusters",
+    "e2e_map",
 ];
 
 /// `cargo xtask screenshots`: the e2e suites with their screenshots written to

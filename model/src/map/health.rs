@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use crate::diagnosis::{controller_health, health_of, Health};
+use crate::object::events::EventRecord;
 use crate::object::meta::controller_uid;
 use crate::object::pointer::Pointer;
 use crate::time::age::EpochMillis;
@@ -39,6 +40,56 @@ pub fn health_from_status(objects: &[Value], now: EpochMillis) -> HashMap<String
         }
     }
     health
+}
+
+/// One object's health on the map and the line that says why (`Pod demo/web-1 cannot be
+/// scheduled: …`), shown when the pointer rests on it; None when nothing was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    pub health: Health,
+    pub line: Option<String>,
+}
+
+/// Every object's verdict by uid, with the Event objects that explain it: each object judged
+/// as a controller is (the worst of its own findings and those of what it controls), so a
+/// Deployment whose pod cannot be scheduled says so, and its pod too. A pod that is not
+/// ready yet with nothing found is Progressing, as in [`health_from_status`].
+pub fn judged(
+    objects: &[Value],
+    events: &[EventRecord],
+    now: EpochMillis,
+) -> HashMap<String, Judged> {
+    controller_health(objects.iter(), objects.iter(), events, now)
+        .into_iter()
+        .map(|(uid, verdict)| {
+            let line = (!verdict.sentence.is_empty())
+                .then(|| format!("{} {}", verdict.about.describe(), verdict.sentence));
+            (
+                uid,
+                Judged {
+                    health: verdict.health,
+                    line,
+                },
+            )
+        })
+        .chain(objects.iter().filter(|o| unready_pod(o)).filter_map(|pod| {
+            let uid = uid(pod)?.to_string();
+            Some((
+                uid,
+                Judged {
+                    health: Health::Progressing,
+                    line: None,
+                },
+            ))
+        }))
+        .fold(HashMap::new(), |mut judged, (uid, verdict)| {
+            // The verdict first; an unready pod's Progressing only where it found nothing.
+            let kept = judged.entry(uid).or_insert(verdict.clone());
+            if kept.health == Health::Ok && verdict.health == Health::Progressing {
+                *kept = verdict;
+            }
+            judged
+        })
 }
 
 /// A Pending or Running pod whose Ready condition is not True (a finished one is never

@@ -10,12 +10,14 @@
 //! 3. [`group::fold`]: siblings of one owner and kind folded into a counted group unless
 //!    expanded, with health by uid from the caller (or [`health::health_from_status`]);
 //! 4. [`layout::layout`]: columns left to right, boxes and polylines in abstract units
-//!    (`order` reduces crossings), and [`reading::reading_order`]: the same in words.
+//!    (`order` reduces crossings), and [`reading::reading_order`]: the same in words;
+//! 5. [`focus::neighbour`]: where an arrow key moves on the drawing.
 //!
 //! Nothing here knows a page; every result depends on the objects, not on their order.
 
 pub mod custom;
 pub mod edge;
+pub mod focus;
 pub mod graph;
 pub mod group;
 pub mod health;

@@ -16,6 +16,9 @@
 //! - the Event objects timeline ([`EventsRoute`]): `#/events`, `#/events?ns=demo`, with an
 //!   initial filter ([`EventsFilter`]): `#/events?ns=demo&reason=BackOff&type=Warning`
 //! - the user's permissions ([`PermissionsRoute`]): `#/permissions?ns=default`
+//! - the map of a namespace ([`MapRoute`]): `#/map?ns=demo`, one application in it
+//!   `#/map?ns=demo&selector=app%3Dweb`, or one object's neighbourhood
+//!   `#/map?ns=demo&around=<uid>`
 //!
 //! The core group is spelled `core`. Parsing never fails: anything unknown is home.
 
@@ -286,6 +289,18 @@ pub struct PermissionsRoute {
     pub namespace: Option<String>,
 }
 
+/// The map of how a namespace's objects connect: `#/map?ns=…`, narrowed to one application
+/// with `&selector=` (a label selector; what its objects reach is drawn too).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MapRoute {
+    /// None: the view asks for one (a map is of one namespace).
+    pub namespace: Option<String>,
+    /// A label selector as typed (`app.kubernetes.io/instance=web`); empty: the namespace.
+    pub selector: String,
+    /// One object's neighbourhood instead: the uid of the object in the middle.
+    pub around: Option<String>,
+}
+
 /// The cluster overview, the landing page: `#/`, `#/?ns=…`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OverviewRoute {
@@ -304,6 +319,7 @@ pub enum Page {
     Object(ObjectRoute),
     Events(EventsRoute),
     Permissions(PermissionsRoute),
+    Map(MapRoute),
     /// A recording of watch traffic played back with no cluster: `#/replay`.
     Replay,
     /// New objects from YAML, starting from a template of one resource:
@@ -395,6 +411,24 @@ fn parse_events(query: &str) -> EventsRoute {
     route
 }
 
+/// A uid is hex digits and dashes; anything else in a URL is not trusted.
+fn is_uid(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+fn parse_map(query: &str) -> MapRoute {
+    let mut route = MapRoute::default();
+    for (key, value) in query_pairs(query) {
+        match key.as_str() {
+            "ns" if is_dns_label(&value) => route.namespace = Some(value),
+            "selector" => route.selector = value,
+            "around" if is_uid(&value) => route.around = Some(value),
+            _ => {}
+        }
+    }
+    route
+}
+
 fn parse_object(segments: &[&str], query: &str) -> Option<ObjectRoute> {
     let [group, version, plural, namespace, name] = segments else {
         return None;
@@ -457,6 +491,8 @@ impl Page {
             Some(Page::Permissions(PermissionsRoute {
                 namespace: parse_events(query).namespace,
             }))
+        } else if path == "/map" {
+            Some(Page::Map(parse_map(query)))
         } else if path == "/replay" {
             Some(Page::Replay)
         } else if let Some(rest) = path.strip_prefix("/create/") {
@@ -560,6 +596,17 @@ impl Page {
                 );
                 out
             }
+            Page::Map(map) => {
+                let mut out = String::from("#/map");
+                push_param(&mut out, "ns", map.namespace.as_deref().unwrap_or_default());
+                push_param(&mut out, "selector", &map.selector);
+                push_param(
+                    &mut out,
+                    "around",
+                    map.around.as_deref().unwrap_or_default(),
+                );
+                out
+            }
             Page::Replay => "#/replay".to_string(),
             Page::Create(create) => {
                 let mut out = format!("#/create/{}", create.resource.key());
@@ -583,6 +630,11 @@ impl Page {
             Page::Object(route) => Page::ResourceList(ListRoute::new(route.resource, namespace)),
             Page::Events(route) => Page::Events(EventsRoute { namespace, ..route }),
             Page::Permissions(_) => Page::Permissions(PermissionsRoute { namespace }),
+            // Another namespace has other applications: its whole map.
+            Page::Map(_) => Page::Map(MapRoute {
+                namespace,
+                ..MapRoute::default()
+            }),
             Page::Replay => Page::Replay,
             Page::Create(route) => Page::Create(CreateRoute { namespace, ..route }),
         }
@@ -627,7 +679,11 @@ impl Page {
             Page::ResourceList(list) => Some(&list.resource),
             Page::Object(object) => Some(&object.resource),
             Page::Create(create) => Some(&create.resource),
-            Page::Overview(_) | Page::Events(_) | Page::Permissions(_) | Page::Replay => None,
+            Page::Overview(_)
+            | Page::Events(_)
+            | Page::Permissions(_)
+            | Page::Map(_)
+            | Page::Replay => None,
         }
     }
 
@@ -640,6 +696,7 @@ impl Page {
             Page::Object(object) => object.namespace.as_deref(),
             Page::Events(events) => events.namespace.as_deref(),
             Page::Permissions(permissions) => permissions.namespace.as_deref(),
+            Page::Map(map) => map.namespace.as_deref(),
             Page::Create(create) => create.namespace.as_deref(),
             Page::Replay => None,
         }
@@ -993,6 +1050,47 @@ mod tests {
         assert_eq!(page.to_hash(), "#/r/apps/v1/deployments?ns=kube-system");
         assert_eq!(page.resource(), Some(&deployments()));
         assert_eq!(page.namespace(), Some("kube-system"));
+    }
+
+    #[test]
+    fn map_pages_round_trip_with_a_namespace_and_a_selector() {
+        let demo = Page::Map(MapRoute {
+            namespace: Some("demo".into()),
+            ..MapRoute::default()
+        });
+        assert_eq!(demo.to_hash(), "#/map?ns=demo");
+        assert_eq!(Page::parse(&demo.to_hash()), demo);
+        let web = Page::Map(MapRoute {
+            namespace: Some("demo".into()),
+            selector: "app.kubernetes.io/instance in (web,api)".into(),
+            around: None,
+        });
+        assert_eq!(Page::parse(&web.to_hash()), web);
+        let around = Page::Map(MapRoute {
+            namespace: Some("demo".into()),
+            around: Some("0b6f1d8e-0002-4000-8000-000000000002".into()),
+            ..MapRoute::default()
+        });
+        assert_eq!(
+            around.to_hash(),
+            "#/map?ns=demo&around=0b6f1d8e-0002-4000-8000-000000000002"
+        );
+        assert_eq!(Page::parse(&around.to_hash()), around);
+        assert_eq!(
+            Page::parse("#/map?ns=demo&around=%3Cb%3E"),
+            demo,
+            "a uid is letters, digits and dashes"
+        );
+        assert!(web.to_hash().starts_with("#/map?ns=demo&selector="));
+        // Another namespace is that namespace's whole map; a bad namespace is dropped.
+        assert_eq!(
+            web.with_namespace(Some("other".into())).to_hash(),
+            "#/map?ns=other"
+        );
+        assert_eq!(
+            Page::parse("#/map?ns=%3Cb%3E"),
+            Page::Map(MapRoute::default())
+        );
     }
 
     #[test]

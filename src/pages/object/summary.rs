@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::components::Copyable;
 use crate::model::api::endpoints::split_api_version;
-use crate::model::navigation::route::{ObjectRoute, Page};
+use crate::model::navigation::route::{MapRoute, ObjectRoute, Page};
 use crate::model::object::owners::{OwnerGraph, OwnerNode, DEFAULT_MAX_DEPTH};
 use crate::model::object::page::{object_overview, ConditionRow, MetadataEntry};
 use crate::model::object::visible_text::with_visible_controls;
@@ -60,6 +60,7 @@ pub(super) fn overview(object: &Value, tree: &ApiTree, state: UseObjectReturn) -
         {conditions_view(facts.conditions.clone())}
         <h2>"Owners and owned objects"</h2>
         <div class="owner-graph" aria-label="Owner graph">{graph}</div>
+        {map_link(facts.namespace.clone(), &uid)}
         {move || state.owners_loading.get().then(|| view! { <p class="loading">"Looking for owned objects…"</p> })}
         {move || {
             let gaps = state.owner_gaps.get();
@@ -68,6 +69,19 @@ pub(super) fn overview(object: &Value, tree: &ApiTree, state: UseObjectReturn) -
             })
         }}
     }
+}
+
+/// The object's neighbourhood on the map: what it owns and selects, what routes to it and
+/// what it mounts, beyond its owners.
+fn map_link(namespace: Option<String>, uid: &str) -> Option<impl IntoView> {
+    let namespace = namespace.filter(|_| !uid.is_empty())?;
+    let href = Page::Map(MapRoute {
+        namespace: Some(namespace),
+        around: Some(uid.to_string()),
+        ..MapRoute::default()
+    })
+    .to_hash();
+    Some(view! { <p><a class="map-link" href=href>"Its neighbourhood on the map"</a></p> })
 }
 
 pub(super) fn metadata_view(entries: Vec<MetadataEntry>, label: &'static str) -> AnyView {

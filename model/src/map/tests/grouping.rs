@@ -6,7 +6,7 @@ use super::{graph_of, shop};
 use crate::diagnosis::Health;
 use crate::map::graph::EdgeKind;
 use crate::map::group::{fold, group_id, MapView};
-use crate::map::health::health_from_status;
+use crate::map::health::{health_from_status, judged};
 use crate::map::reading::edge_sentence;
 
 const RS_UID: &str = "0b6f1d8e-0002-4000-8000-000000000002";
@@ -149,4 +149,38 @@ fn an_expanded_group_shows_its_members_each_saying_where_it_folds() {
         .iter()
         .filter(|e| e.from == service && e.kind == EdgeKind::Selects);
     assert_eq!(selects.count(), 3);
+}
+
+#[test]
+fn judged_objects_say_why_with_the_pod_and_its_deployment_failing_alike() {
+    let mut objects = shop();
+    let stuck = objects
+        .iter_mut()
+        .find(|o| o["metadata"]["name"] == "web-7d9f8c6b5-tr7wd")
+        .expect("the unready pod");
+    stuck["status"] = serde_json::json!({"phase": "Pending", "conditions": [{
+        "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+        "message": "0/2 nodes are available: 2 Insufficient cpu."}]});
+    let uid_of = |name: &str| {
+        let found = objects.iter().find(|o| o["metadata"]["name"] == name);
+        found
+            .and_then(|o| o["metadata"]["uid"].as_str())
+            .map(str::to_string)
+    };
+    let judged = judged(&objects, &[], 0);
+    let pod = &judged[&uid_of("web-7d9f8c6b5-tr7wd").expect("uid")];
+    assert_eq!(pod.health, Health::Failing);
+    let line = pod.line.as_deref().unwrap_or_default();
+    assert!(
+        line.starts_with("Pod shop/web-7d9f8c6b5-tr7wd cannot be scheduled"),
+        "{line}"
+    );
+    let deployment = &judged[&uid_of("web").expect("uid")];
+    assert_eq!(deployment.health, Health::Failing);
+    assert_eq!(deployment.line.as_deref(), Some(line));
+    // A ConfigMap has nothing to say; a ready pod neither.
+    let config = &judged[&uid_of("web-config").expect("uid")];
+    assert_eq!((config.health, config.line.as_deref()), (Health::Ok, None));
+    let ready = &judged[&uid_of("web-7d9f8c6b5-4xk2p").expect("uid")];
+    assert_eq!((ready.health, ready.line.as_deref()), (Health::Ok, None));
 }
