@@ -126,7 +126,7 @@ async fn pods_and_services_answer_through_the_proxy_as_their_containers() {
     assert_eq!(header(&page, "content-type"), "text/html; charset=utf-8");
     let html = String::from_utf8_lossy(page.body());
     assert!(
-        html.contains("<script>") && html.contains("fetch('/api/v1/namespaces/default/secrets'"),
+        html.contains("<script>") && html.contains("'/api/v1/namespaces/default/secrets'"),
         "{html}"
     );
 }

@@ -48,9 +48,11 @@ pub fn run() -> Result<()> {
     let mut totals = TestCounts::default();
 
     step("native tests (cargo test --workspace)");
-    totals.add(cmd::run_tests(
-        cmd::command("cargo").args(["test", "--workspace"]),
-    )?);
+    totals.add(cmd::run_tests(cmd::command("cargo").args([
+        "test",
+        "--no-fail-fast",
+        "--workspace",
+    ]))?);
 
     step("component tests in headless Chromium (wasm-bindgen-test)");
     let webdriver_json = write_webdriver_json()?;
