@@ -63,10 +63,9 @@ type Requests = Vec<(u8, Vec<u8>)>;
 async fn session(base: &str, path: &str, protocol: &str, requests: &[(u8, Vec<u8>)]) -> Value {
     let mut socket: Socket = match open(base, path, protocol).await {
         Ok(socket) => socket,
-        Err((status, body)) => {
-            let body = serde_json::from_str::<Value>(&body).unwrap_or(json!(body));
-            return json!({"refused": status, "body": body});
-        }
+        // The status alone: the refusal's body reaches the WebSocket client only when it
+        // came in the same read as the head, so kube-apiserver's is sometimes empty.
+        Err((status, _body)) => return json!({ "refused": status }),
     };
     let mut seen = vec![];
     let mut read = |message: Option<(u8, Vec<u8>)>| {

@@ -112,7 +112,10 @@ pub fn PortsPanel(
                 "service"
             };
             let title = format!("{kind} {} port {}", target.name, port.label());
-            opened.set(Some((title, format!("{}{path}", crate::api::base()))));
+            opened.set(Some((
+                title,
+                format!("{}{path}", crate::state::clusters::api_base()),
+            )));
         }
     };
     let can_open = kind != TargetKind::Deployment;
