@@ -515,24 +515,38 @@ async fn scale_and_delete_with_foreground_propagation(backend: Backend) {
     );
     // The dependents go; then the owner goes.
     for name in &held_sets {
-        let kept: Vec<String> = replica_sets
-            .get(name)
-            .await
-            .expect("the held ReplicaSet")
-            .metadata
-            .finalizers
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|f| f != HOLD)
-            .collect();
-        replica_sets
-            .patch(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"metadata": {"finalizers": kept}})),
-            )
-            .await
-            .expect("release the ReplicaSet");
+        // The garbage collector moves the other finalizers meanwhile (a list read a moment
+        // ago may hold one it has since removed, which may not be added back): read and
+        // write again until the write lands.
+        let mut attempts = 0;
+        loop {
+            let kept: Vec<String> = replica_sets
+                .get(name)
+                .await
+                .expect("the held ReplicaSet")
+                .metadata
+                .finalizers
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|f| f != HOLD)
+                .collect();
+            let released = replica_sets
+                .patch(
+                    name,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"finalizers": kept}})),
+                )
+                .await;
+            attempts += 1;
+            match released {
+                Ok(_) => break,
+                Err(error) if attempts < 10 => {
+                    eprintln!("releasing {name} again: {error}");
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+                Err(error) => panic!("release the ReplicaSet: {error}"),
+            }
+        }
     }
     wait_until(
         "its ReplicaSets go",
