@@ -3,12 +3,13 @@
 //! Fit, keyboard travel between nodes, groups that expand, each node's diagnosis line on
 //! hover, and the same graph as a list for screen readers. One concern a file: a node
 //! (`node`), an edge (`edge`), the icon (`icon`), the frame's scale and offset
-//! (`viewport`), the words (`reading`).
+//! (`viewport`), the words (`reading`), what the drawing shows of each (`shown`).
 
 mod edge;
 mod icon;
 mod node;
 mod reading;
+mod shown;
 mod viewport;
 
 use std::collections::BTreeSet;
@@ -18,16 +19,13 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::components::diagnosis::subject_href;
-use crate::model::diagnosis::Subject;
 use crate::model::map::focus::{neighbour, Direction};
-use crate::model::map::missing::count_of;
-use crate::model::map::reading::edge_sentence;
 use crate::model::ApiTree;
 use crate::state::map::MapDrawing;
-use edge::{MapEdgeView, ShownEdge};
+use edge::MapEdgeView;
 use node::{MapNodeView, ShownNode};
 use reading::{MapReading, MissingKinds};
+use shown::{shown_edges, shown_nodes};
 use viewport::{Viewport, BUTTON_ZOOM};
 
 /// The first view's smallest scale: a node's words readable (a wider map starts at its
@@ -139,70 +137,6 @@ impl MapActions {
             None => (client_x, client_y),
         }
     }
-}
-
-fn shown_nodes(drawing: &MapDrawing, tree: &ApiTree) -> Vec<ShownNode> {
-    let map = &drawing.map;
-    map.view
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(index, node)| {
-            let summary = match &node.group {
-                Some(counts) => {
-                    let mut text = count_of(counts.members, &node.kind);
-                    if let Some(ready) = counts.ready {
-                        text.push_str(&format!(", {ready} ready"));
-                    }
-                    text
-                }
-                None => node.kind.clone(),
-            };
-            let href = node.group.is_none().then(|| {
-                let subject = Subject {
-                    kind: node.kind.clone(),
-                    api_version: node.api_version.clone(),
-                    namespace: node.namespace.clone(),
-                    name: node.name.clone(),
-                    uid: node.id.clone(),
-                };
-                subject_href(&subject, tree)
-            });
-            ShownNode {
-                index,
-                id: node.id.clone(),
-                kind: node.kind.clone(),
-                name: node.name.clone(),
-                summary,
-                title: node.title(&map.graph),
-                health: node.health,
-                line: drawing.lines.get(index).cloned().flatten(),
-                href: href.flatten(),
-                members: node.group.as_ref().map(|counts| counts.members),
-                rect: map.layout.nodes[index],
-            }
-        })
-        .collect()
-}
-
-fn shown_edges(drawing: &MapDrawing) -> Vec<ShownEdge> {
-    let map = &drawing.map;
-    let name = |node: usize| {
-        let node = &map.view.nodes[node];
-        format!("{}/{}", node.kind, node.name)
-    };
-    map.view
-        .edges
-        .iter()
-        .zip(&map.layout.edges)
-        .map(|(edge, points)| ShownEdge {
-            sentence: edge_sentence(&map.graph, &map.view, edge),
-            verb: edge.kind.verb(),
-            from: name(edge.from),
-            to: name(edge.to),
-            points: points.clone(),
-        })
-        .collect()
 }
 
 /// The map of `drawing`; `expanded` holds the groups the user opened.
