@@ -65,51 +65,13 @@ pub(super) fn ListToolbar(
                     }
                 />
             </label>
-            <label class="check">
-                <input
-                    type="checkbox"
-                    aria-label="Wide"
-                    prop:checked=move || current().is_some_and(|r| r.wide)
-                    on:change=move |e| {
-                        let wide = event_target_checked(&e);
-                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
-                            route.wide = wide;
-                            navigation.replace(Page::ResourceList(route));
-                        }
-                    }
-                />
-                "Wide"
-            </label>
-            <label class="check" title="A LABELS column: each row's labels, as kubectl get --show-labels">
-                <input
-                    type="checkbox"
-                    aria-label="Show labels"
-                    prop:checked=move || current().is_some_and(|r| r.show_labels)
-                    on:change=move |e| {
-                        let show = event_target_checked(&e);
-                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
-                            route.show_labels = show;
-                            navigation.replace(Page::ResourceList(route));
-                        }
-                    }
-                />
-                "Labels"
-            </label>
-            <label class="check" title="Only rows whose health is not OK: Progressing, Warning, Failing or Unknown">
-                <input
-                    type="checkbox"
-                    aria-label="Only unhealthy"
-                    prop:checked=move || current().is_some_and(|r| r.unhealthy)
-                    on:change=move |e| {
-                        let unhealthy = event_target_checked(&e);
-                        if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
-                            route.unhealthy = unhealthy;
-                            navigation.replace(Page::ResourceList(route));
-                        }
-                    }
-                />
-                "Only unhealthy"
-            </label>
+            <RouteSwitch label="Wide" aria_label="Wide" read=|r| r.wide write=|r, on| r.wide = on/>
+            <RouteSwitch label="Labels" aria_label="Show labels"
+                title="A LABELS column: each row's labels, as kubectl get --show-labels"
+                read=|r| r.show_labels write=|r, on| r.show_labels = on/>
+            <RouteSwitch label="Only unhealthy" aria_label="Only unhealthy"
+                title="Only rows whose health is not OK: Progressing, Warning, Failing or Unknown"
+                read=|r| r.unhealthy write=|r, on| r.unhealthy = on/>
             {use_clusters().map(|_| view! {
                 <label class="check" title="The same list from every cluster kube-atlas serves, with a CLUSTER column">
                     <input
@@ -128,6 +90,40 @@ pub(super) fn ListToolbar(
                 </label>
             })}
         </div>
+    }
+}
+
+/// A checkbox bound to one of the list route's switches: kept in the URL, which it replaces.
+#[component]
+fn RouteSwitch(
+    label: &'static str,
+    aria_label: &'static str,
+    #[prop(optional)] title: Option<&'static str>,
+    read: fn(&ListRoute) -> bool,
+    write: fn(&mut ListRoute, bool),
+) -> impl IntoView {
+    let navigation = use_navigation();
+    let checked = move || {
+        navigation
+            .page
+            .with(|p| matches!(p, Page::ResourceList(route) if read(route)))
+    };
+    view! {
+        <label class="check" title=title>
+            <input
+                type="checkbox"
+                aria-label=aria_label
+                prop:checked=checked
+                on:change=move |e| {
+                    let on = event_target_checked(&e);
+                    if let Page::ResourceList(mut route) = navigation.page.get_untracked() {
+                        write(&mut route, on);
+                        navigation.replace(Page::ResourceList(route));
+                    }
+                }
+            />
+            {label}
+        </label>
     }
 }
 
