@@ -22,32 +22,6 @@ use kube::api::{Api, PostParams};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-/// Records animation frames for `arguments[0]` ms: the longest interval between two, the
-/// longest long-animation-frame, and the frames seen.
-const FRAMES_SCRIPT: &str = r#"
-const done = arguments[arguments.length - 1];
-const until = performance.now() + arguments[0];
-let last = 0, worst = 0, frames = 0, longest_loaf = 0;
-let observer = null;
-try {
-  observer = new PerformanceObserver(list => {
-    for (const e of list.getEntries()) longest_loaf = Math.max(longest_loaf, e.duration);
-  });
-  observer.observe({type: 'long-animation-frame'});
-} catch (e) {}
-function step(t) {
-  if (last > 0) { worst = Math.max(worst, t - last); frames++; }
-  last = t;
-  if (t >= until) {
-    if (observer) observer.disconnect();
-    done({worst, frames, longest_loaf});
-    return;
-  }
-  requestAnimationFrame(step);
-}
-requestAnimationFrame(step);
-"#;
-
 /// Waits for the first log line drawn; ms from navigation start.
 const FIRST_LINE_SCRIPT: &str = r#"
 const done = arguments[arguments.length - 1];
@@ -139,7 +113,7 @@ async fn workload_logs_at_scale() {
     )
     .await;
     let frames = driver
-        .execute_async(FRAMES_SCRIPT, vec![json!(seconds * 1000)])
+        .execute_async(bench::FRAMES_SCRIPT, vec![json!(seconds * 1000)])
         .await
         .expect("frames")
         .json()

@@ -171,6 +171,7 @@ const PAGES: &[(&str, &str)] = &[
         ".code-editor .cm-content",
     ),
     ("#/replay", ".replay-page"),
+    ("#/map?ns=default", ".map-node"),
 ];
 
 async fn audit(harness: &Harness, theme: &str) -> Vec<String> {

@@ -12,9 +12,12 @@ mod common;
 
 use common::{deployment, texts_at, wait_for, wait_until, Backend, Harness};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolume, PersistentVolumeClaim, Service};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod, Service,
+};
 use k8s_openapi::api::networking::v1::Ingress;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
@@ -232,7 +235,17 @@ async fn the_map_draws_edges_health_and_live_groups(backend: Backend) {
     eprintln!("hover: {hover:?}");
     harness.screenshot("map-namespace").await;
 
-    // Scaling adds pods to the group, live.
+    // Scaling adds pods to the group, live, and the group keeps the keyboard's focus while
+    // its counts change (its node is changed in place, not drawn anew).
+    let group_node = format!(".map-node[data-kind='Pod'][data-name='{group}']");
+    harness
+        .driver
+        .find(By::Css(&group_node))
+        .await
+        .expect("the group's node")
+        .focus()
+        .await
+        .expect("the group focused");
     deployments
         .patch(
             "web",
@@ -251,10 +264,14 @@ async fn the_map_draws_edges_health_and_live_groups(backend: Backend) {
         },
     )
     .await;
+    let focused = texts_at(&harness.driver, ".map-node:focus", Some("data-name")).await;
+    assert_eq!(
+        focused,
+        std::slice::from_ref(&group),
+        "the grown group keeps the focus"
+    );
 
-    // Fit brings the whole map into view; a click opens the group into its pods. The
-    // group's node is drawn anew while its pods become ready (its counts change): a click
-    // that met the node it replaced is repeated.
+    // Fit brings the whole map into view; a click opens the group into its pods.
     harness
         .driver
         .find(By::XPath(
@@ -265,7 +282,6 @@ async fn the_map_draws_edges_health_and_live_groups(backend: Backend) {
         .click()
         .await
         .expect("Fit");
-    let group_node = format!(".map-node[data-kind='Pod'][data-name='{group}']");
     wait_until(
         "a click opens the group into its four pods",
         async || {
@@ -374,7 +390,75 @@ async fn a_viewer_is_told_which_kinds_are_missing(backend: Backend) {
     harness.stop().await;
 }
 
+/// A custom resource on the map: the cnat `At` of ../shared/fixtures (its CRD served as
+/// `v1alpha1`; the demo cluster serves it already), owning the pod it runs.
+async fn a_custom_resource_is_drawn_with_the_pod_it_owns(backend: Backend) {
+    let harness = Harness::start_on(backend).await;
+    harness.create_namespace(NAMESPACE).await;
+    let client = harness.kube_client();
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "ats.cnat.programming-kubernetes.info"},
+        "spec": {"group": "cnat.programming-kubernetes.info", "scope": "Namespaced",
+            "names": {"kind": "At", "plural": "ats", "singular": "at", "listKind": "AtList"},
+            "versions": [{"name": "v1alpha1", "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]}
+    }))
+    .expect("the At CRD");
+    match Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), &crd)
+        .await
+    {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 409 => {}
+        Err(error) => panic!("the At CRD: {error}"),
+    }
+    let resource = ApiResource {
+        group: "cnat.programming-kubernetes.info".into(),
+        version: "v1alpha1".into(),
+        api_version: "cnat.programming-kubernetes.info/v1alpha1".into(),
+        kind: "At".into(),
+        plural: "ats".into(),
+    };
+    let ats: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
+    let at: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "cnat.programming-kubernetes.info/v1alpha1", "kind": "At",
+        "metadata": {"name": "nightly"},
+        "spec": {"schedule": "2099-01-01T00:00:00Z", "command": "echo nightly"}
+    }))
+    .expect("an At");
+    // The CRD is served a moment after it is created (kube-apiserver establishes it).
+    let created = wait_until(
+        "the At is created once its CRD is served",
+        async || ats.create(&PostParams::default(), &at).await.ok(),
+        Option::is_some,
+    )
+    .await
+    .expect("created");
+    let uid = created.metadata.uid.expect("the At's uid");
+    create::<Pod>(
+        &harness,
+        json!({"metadata": {"name": "nightly-run", "ownerReferences": [{
+                "apiVersion": "cnat.programming-kubernetes.info/v1alpha1", "kind": "At",
+                "name": "nightly", "uid": uid, "controller": true}]},
+               "spec": {"containers": [{"name": "run", "image": "busybox:1.36"}]}}),
+    )
+    .await;
+
+    harness.open(&format!("#/map?ns={NAMESPACE}")).await;
+    let shown = wait_until(
+        "the map draws the At controlling its pod",
+        async || edges(&harness).await,
+        |edges| has_edge(edges, "At/nightly", "controls", "Pod/nightly-run"),
+    )
+    .await;
+    eprintln!("edges: {shown:?}");
+    harness.stop().await;
+}
+
 on_both_backends!(
     the_map_draws_edges_health_and_live_groups,
-    a_viewer_is_told_which_kinds_are_missing
+    a_viewer_is_told_which_kinds_are_missing,
+    a_custom_resource_is_drawn_with_the_pod_it_owns
 );

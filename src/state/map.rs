@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::model::api::endpoints::NamespaceArg;
-use crate::model::api::tree::api_version;
+use crate::model::map::custom::custom_kinds_to_watch;
 use crate::model::map::health::{judged, Judged};
 use crate::model::map::missing::{MissingKind, MissingReason};
 use crate::model::map::scope::Scope;
@@ -27,86 +27,38 @@ use crate::state::watch::use_watch_objects;
 /// A recompute waits at least this multiple of what the last one took.
 const MAP_COST_FACTOR: f64 = 4.0;
 
-/// One kind the map watches: `(group, version, plural, kind, names only)`. ConfigMaps,
+/// One kind the map watches: `(group, version, plural, names only)`. ConfigMaps,
 /// Secrets and ServiceAccounts are watched by name only (`PartialObjectMetadata`): the map
 /// draws what refers to them, and a Secret's data has no business in the page.
-type WatchedKind = (&'static str, &'static str, &'static str, &'static str, bool);
+type WatchedKind = (&'static str, &'static str, &'static str, bool);
 
 const KINDS: [WatchedKind; 21] = [
-    (
-        "gateway.networking.k8s.io",
-        "v1",
-        "gateways",
-        "Gateway",
-        false,
-    ),
-    (
-        "gateway.networking.k8s.io",
-        "v1",
-        "httproutes",
-        "HTTPRoute",
-        false,
-    ),
-    ("networking.k8s.io", "v1", "ingresses", "Ingress", false),
-    ("", "v1", "services", "Service", false),
-    (
-        "discovery.k8s.io",
-        "v1",
-        "endpointslices",
-        "EndpointSlice",
-        false,
-    ),
-    ("apps", "v1", "deployments", "Deployment", false),
-    ("apps", "v1", "statefulsets", "StatefulSet", false),
-    ("apps", "v1", "daemonsets", "DaemonSet", false),
-    ("apps", "v1", "replicasets", "ReplicaSet", false),
-    ("batch", "v1", "cronjobs", "CronJob", false),
-    ("batch", "v1", "jobs", "Job", false),
-    ("", "v1", "pods", "Pod", false),
-    (
-        "autoscaling",
-        "v2",
-        "horizontalpodautoscalers",
-        "HorizontalPodAutoscaler",
-        false,
-    ),
-    (
-        "policy",
-        "v1",
-        "poddisruptionbudgets",
-        "PodDisruptionBudget",
-        false,
-    ),
-    (
-        "networking.k8s.io",
-        "v1",
-        "networkpolicies",
-        "NetworkPolicy",
-        false,
-    ),
-    ("", "v1", "configmaps", "ConfigMap", true),
-    ("", "v1", "secrets", "Secret", true),
-    ("", "v1", "serviceaccounts", "ServiceAccount", true),
-    (
-        "",
-        "v1",
-        "persistentvolumeclaims",
-        "PersistentVolumeClaim",
-        false,
-    ),
-    ("", "v1", "persistentvolumes", "PersistentVolume", false),
-    (
-        "storage.k8s.io",
-        "v1",
-        "storageclasses",
-        "StorageClass",
-        false,
-    ),
+    ("gateway.networking.k8s.io", "v1", "gateways", false),
+    ("gateway.networking.k8s.io", "v1", "httproutes", false),
+    ("networking.k8s.io", "v1", "ingresses", false),
+    ("", "v1", "services", false),
+    ("discovery.k8s.io", "v1", "endpointslices", false),
+    ("apps", "v1", "deployments", false),
+    ("apps", "v1", "statefulsets", false),
+    ("apps", "v1", "daemonsets", false),
+    ("apps", "v1", "replicasets", false),
+    ("batch", "v1", "cronjobs", false),
+    ("batch", "v1", "jobs", false),
+    ("", "v1", "pods", false),
+    ("autoscaling", "v2", "horizontalpodautoscalers", false),
+    ("policy", "v1", "poddisruptionbudgets", false),
+    ("networking.k8s.io", "v1", "networkpolicies", false),
+    ("", "v1", "configmaps", true),
+    ("", "v1", "secrets", true),
+    ("", "v1", "serviceaccounts", true),
+    ("", "v1", "persistentvolumeclaims", false),
+    ("", "v1", "persistentvolumes", false),
+    ("storage.k8s.io", "v1", "storageclasses", false),
 ];
 
 /// One watched kind's live objects.
 struct KindWatch {
-    kind: &'static str,
+    kind: String,
     api_version: String,
     store: Signal<ObjectCache>,
     status: Signal<WatchStatus>,
@@ -142,13 +94,23 @@ pub fn use_map(options: UseMapOptions<'_>) -> UseMapReturn {
         namespace,
         scope,
     } = options;
-    let watches: Vec<KindWatch> = KINDS
+    // The everyday kinds, then the custom resources the cluster serves (drawn through their
+    // ownerReferences and `…Ref` fields).
+    let builtin = KINDS
         .iter()
-        .filter_map(|&(group, version, plural, kind, names_only)| {
-            let found = tree.find(&ResourceId::new(group, version, plural))?;
-            if !(found.resource.supports("list") && found.resource.supports("watch")) {
-                return None;
-            }
+        .filter_map(|&(group, version, plural, names_only)| {
+            Some((
+                tree.find(&ResourceId::new(group, version, plural))?,
+                names_only,
+            ))
+        });
+    let custom = custom_kinds_to_watch(tree)
+        .into_iter()
+        .map(|found| (found, false));
+    let watches: Vec<KindWatch> = builtin
+        .chain(custom)
+        .filter(|(found, _)| found.resource.supports("list") && found.resource.supports("watch"))
+        .map(|(found, names_only)| {
             let scope = if found.resource.namespaced {
                 NamespaceArg::Named(&namespace)
             } else {
@@ -163,12 +125,12 @@ pub fn use_map(options: UseMapOptions<'_>) -> UseMapReturn {
                 found.collection_path(scope).template(),
                 output,
             ));
-            Some(KindWatch {
-                kind,
-                api_version: api_version(group, version),
+            KindWatch {
+                kind: found.resource.kind.clone(),
+                api_version: found.api_version(),
                 store: live.store.into(),
                 status: live.status.into(),
-            })
+            }
         })
         .collect();
     let events: Option<Signal<ObjectCache>> = events_api(tree)
@@ -234,7 +196,7 @@ fn gather(watches: &[KindWatch]) -> Option<(Vec<Value>, Vec<MissingKind>)> {
             .status
             .with_untracked(|s| (s.phase, s.resource_version.is_some(), s.last_error.clone()));
         if phase == StreamPhase::Forbidden {
-            missing.push(MissingKind::forbidden(watch.kind));
+            missing.push(MissingKind::forbidden(&watch.kind));
             continue;
         }
         match (listed, error) {
@@ -242,7 +204,7 @@ fn gather(watches: &[KindWatch]) -> Option<(Vec<Value>, Vec<MissingKind>)> {
             // Never listed, and failing: the map is drawn without it, saying why.
             (false, Some(error)) if phase == StreamPhase::Reconnecting => {
                 missing.push(MissingKind {
-                    kind: watch.kind.to_string(),
+                    kind: watch.kind.clone(),
                     reason: MissingReason::Failed(error),
                 });
                 continue;
@@ -253,7 +215,7 @@ fn gather(watches: &[KindWatch]) -> Option<(Vec<Value>, Vec<MissingKind>)> {
             objects.extend(cache.iter().map(|object| {
                 let mut object = object.clone();
                 if let Some(fields) = object.as_object_mut() {
-                    fields.insert("kind".into(), watch.kind.into());
+                    fields.insert("kind".into(), watch.kind.clone().into());
                     fields.insert("apiVersion".into(), watch.api_version.clone().into());
                 }
                 object

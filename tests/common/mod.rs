@@ -1244,6 +1244,32 @@ pub mod bench {
 
     use serde_json::{json, Value};
 
+    /// Records animation frames for `arguments[0]` ms (an `execute_async` script): the
+    /// longest interval between two, the longest long-animation-frame, and the frames seen.
+    pub const FRAMES_SCRIPT: &str = r#"
+const done = arguments[arguments.length - 1];
+const until = performance.now() + arguments[0];
+let last = 0, worst = 0, frames = 0, longest_loaf = 0;
+let observer = null;
+try {
+  observer = new PerformanceObserver(list => {
+    for (const e of list.getEntries()) longest_loaf = Math.max(longest_loaf, e.duration);
+  });
+  observer.observe({type: 'long-animation-frame'});
+} catch (e) {}
+function step(t) {
+  if (last > 0) { worst = Math.max(worst, t - last); frames++; }
+  last = t;
+  if (t >= until) {
+    if (observer) observer.disconnect();
+    done({worst, frames, longest_loaf});
+    return;
+  }
+  requestAnimationFrame(step);
+}
+requestAnimationFrame(step);
+"#;
+
     /// `KUBE_ATLAS_BENCH_QUICK=1` (set by `cargo xtask test`): small sizes and short runs,
     /// so the harness is exercised on every test run; figures go to `target/bench/quick/`.
     pub fn quick() -> bool {

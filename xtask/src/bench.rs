@@ -24,7 +24,7 @@ use crate::cmd::{self, TestCounts};
 use crate::{build, setup};
 
 /// Every part, in the order they run.
-const PARTS: [&str; 12] = [
+const PARTS: [&str; 13] = [
     "ui-size",
     "model",
     "server",
@@ -36,11 +36,12 @@ const PARTS: [&str; 12] = [
     "live",
     "logs",
     "terminal",
+    "map",
     "forward",
 ];
 
 /// The browser benchmarks: part and the test target that measures it.
-const BROWSER_BENCHES: [(&str, &str); 8] = [
+const BROWSER_BENCHES: [(&str, &str); 9] = [
     ("ui", "bench_ui"),
     ("list", "bench_list"),
     ("list-real", "bench_list"),
@@ -49,6 +50,7 @@ const BROWSER_BENCHES: [(&str, &str); 8] = [
     ("live", "bench_live"),
     ("logs", "bench_logs"),
     ("terminal", "bench_terminal"),
+    ("map", "bench_map"),
 ];
 
 /// The project's goals (README, "Measured figures") for figures measured here, by part and
@@ -198,9 +200,20 @@ pub fn run(args: &[String]) -> Result<()> {
         );
         if !built {
             build::release_ui()?;
+            built = true;
         }
         browser_bench("bench_terminal")?;
         ran.push("terminal");
+    }
+    if wants("map") {
+        println!(
+            "\nxtask bench: ==== UI: the map of a 2,000-object namespace; a 100-pod rollout while it is shown ===="
+        );
+        if !built {
+            build::release_ui()?;
+        }
+        browser_bench("bench_map")?;
+        ran.push("map");
     }
     if wants("forward") {
         println!(

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::edge::{EdgeKind, EdgeSink};
 use super::graph::Index;
+use crate::api::tree::{api_version, ApiTree, ResourceRef};
 use crate::object::pointer::Pointer;
 
 /// How deep in `spec` references are looked for; real CRDs nest a few levels.
@@ -19,6 +20,26 @@ const MAX_DEPTH: usize = 8;
 pub fn is_custom(api_version: &str) -> bool {
     let group = super::graph::api_group(api_version);
     group.contains('.') && !group.ends_with(".k8s.io")
+}
+
+/// At most this many custom kinds are watched for a map: each is one more watch, and a
+/// cluster with hundreds of CRDs would open hundreds for one page.
+pub const MAX_CUSTOM_KINDS: usize = 24;
+
+/// The custom resources a namespace's map watches: the namespaced ones the server lists and
+/// watches, in their preferred version, in discovery's order, at most [`MAX_CUSTOM_KINDS`].
+/// Kinds of Kubernetes's own groups that are CRDs (Gateway API) are watched by name already.
+pub fn custom_kinds_to_watch(tree: &ApiTree) -> Vec<ResourceRef<'_>> {
+    tree.preferred_resources()
+        .into_iter()
+        .filter(|found| {
+            found.resource.namespaced
+                && found.resource.supports("list")
+                && found.resource.supports("watch")
+                && is_custom(&api_version(&found.group.name, &found.version.version))
+        })
+        .take(MAX_CUSTOM_KINDS)
+        .collect()
 }
 
 pub(crate) fn reference_edges(index: &Index, at: usize, value: &Value, sink: &mut EdgeSink) {

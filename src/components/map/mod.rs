@@ -23,7 +23,7 @@ use crate::model::map::focus::{neighbour, Direction};
 use crate::model::ApiTree;
 use crate::state::map::MapDrawing;
 use edge::MapEdgeView;
-use node::{MapNodeView, ShownNode};
+use node::{node_by_id, nodes_by_id, MapNodeView, ShownNode};
 use reading::{MapReading, MissingKinds};
 use shown::{shown_edges, shown_nodes};
 use viewport::{Viewport, BUTTON_ZOOM};
@@ -163,6 +163,7 @@ pub fn MapCanvas(
                 .unwrap_or_default()
         })
     });
+    let nodes_by_id = nodes_by_id(nodes);
     let edges = Memo::new(move |_| {
         drawing.with(|d| d.as_ref().map(|d| shown_edges(d)).unwrap_or_default())
     });
@@ -301,8 +302,8 @@ pub fn MapCanvas(
                         <For each=move || edges.get() key=|edge| format!("{edge:?}") let:edge>
                             <MapEdgeView edge=edge/>
                         </For>
-                        <For each=move || nodes.get() key=|node| format!("{node:?}") let:node>
-                            <MapNodeView node=node actions=actions/>
+                        <For each=move || nodes.get() key=|node| node.id.clone() let:node>
+                            <MapNodeView node=node_by_id(node, nodes_by_id) actions=actions/>
                         </For>
                     </g>
                 </svg>

@@ -2,6 +2,8 @@
 //! word), at the place the model's layout gave it. A group expands when clicked; any other
 //! node opens its object's page. Hover and focus show its diagnosis line.
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
 
 use super::icon::kind_icon;
@@ -67,48 +69,69 @@ fn direction_of(key: &str) -> Option<Direction> {
     })
 }
 
-#[component]
-pub fn MapNodeView(node: ShownNode, actions: MapActions) -> impl IntoView {
-    let Rect {
-        x,
-        y,
-        width,
-        height,
-    } = node.rect;
-    let index = node.index;
-    let description = node.description();
-    // The accessible name starts with what the node shows (a voice user says what they
-    // see), then what a group folds and why the node has its health.
-    let visible = format!(
-        "{} {} {} {}",
+/// The drawing's nodes by id, for the nodes kept in place.
+pub fn nodes_by_id(nodes: Memo<Vec<ShownNode>>) -> Memo<HashMap<String, ShownNode>> {
+    Memo::new(move |_| {
+        nodes.with(|nodes| {
+            nodes
+                .iter()
+                .map(|node| (node.id.clone(), node.clone()))
+                .collect()
+        })
+    })
+}
+
+/// One node's data as the drawing changes (the last known while it leaves the drawing).
+pub fn node_by_id(first: ShownNode, by_id: Memo<HashMap<String, ShownNode>>) -> Memo<ShownNode> {
+    let id = first.id.clone();
+    Memo::new(move |last: Option<&ShownNode>| {
+        by_id
+            .with(|nodes| nodes.get(&id).cloned())
+            .or_else(|| last.cloned())
+            .unwrap_or_else(|| first.clone())
+    })
+}
+
+/// The accessible name: what the node shows, in the order it shows it (its kind's badge, its
+/// kind or counts, its name, its health), so a voice user can say what they see; what a group
+/// folds and why the node has its health is its description (the `<title>`, read after the
+/// name, and the hover text).
+fn accessible_name(node: &ShownNode) -> String {
+    format!(
+        "{} {} {} {} {}",
+        kind_icon(&node.kind),
         node.summary,
         shortened(&node.name),
         health_icon(node.health),
         node.health.label()
-    );
-    let label = if node.members.is_none() && node.line.is_none() {
-        visible
-    } else {
-        format!("{visible}. {description}")
-    };
-    let health = node.health.label().to_lowercase();
-    let (bar_health, word_health) = (health.clone(), health.clone());
-    let activate = {
-        let (id, href, group) = (node.id.clone(), node.href.clone(), node.members.is_some());
-        move || {
-            if group {
-                actions.expand(&id);
-            } else if let Some(href) = &href {
-                actions.open(href);
-            }
+    )
+}
+
+/// A drawn text, ending with a space that the drawing collapses: the texts of one node read as
+/// separate words (`svc Service web`, not `svcServiceweb`) wherever its text is read whole.
+fn word(text: String) -> String {
+    text + " "
+}
+
+/// One node, kept in the DOM while its object is on the map (keyed by id): its counts, health
+/// and place change in place, so the keyboard's focus stays on it as pods come and go.
+#[component]
+pub fn MapNodeView(node: Memo<ShownNode>, actions: MapActions) -> impl IntoView {
+    let read = move |f: fn(&ShownNode) -> String| move || node.with(f);
+    let index = move || node.with(|n| n.index);
+    let health = move || node.with(|n| n.health.label().to_lowercase());
+    let activate = move || {
+        let (id, href, group) =
+            node.with_untracked(|n| (n.id.clone(), n.href.clone(), n.members.is_some()));
+        if group {
+            actions.expand(&id);
+        } else if let Some(href) = &href {
+            actions.open(href);
         }
     };
-    let on_click = {
-        let activate = activate.clone();
-        move |_| {
-            if !actions.was_dragged() {
-                activate();
-            }
+    let on_click = move |_| {
+        if !actions.was_dragged() {
+            activate();
         }
     };
     let on_key = move |event: leptos::ev::KeyboardEvent| {
@@ -117,51 +140,52 @@ pub fn MapNodeView(node: ShownNode, actions: MapActions) -> impl IntoView {
             activate();
         } else if let Some(direction) = direction_of(&event.key()) {
             event.prevent_default();
-            actions.move_focus(index, direction);
+            actions.move_focus(node.with_untracked(|n| n.index), direction);
         }
     };
-    let members = node.members.map(|n| n.to_string());
-    let role = if node.members.is_some() {
-        "button"
-    } else {
-        "link"
-    };
-    let expanded = node.members.is_some().then_some("false");
+    let group = move || node.with(|n| n.members.is_some());
+    let members = move || node.with(|n| n.members.map(|count| count.to_string()));
+    let role = move || if group() { "button" } else { "link" };
+    let expanded = move || group().then_some("false");
+    let transform = move || node.with(|n| format!("translate({} {})", n.rect.x, n.rect.y));
+    let width = move || node.with(|n| n.rect.width);
+    let height = move || node.with(|n| n.rect.height);
     view! {
         <g
             class="map-node"
-            class:map-group=node.members.is_some()
-            transform=format!("translate({x} {y})")
+            class:map-group=group
+            transform=transform
             tabindex="0"
             role=role
-            aria-label=label
+            aria-label=read(accessible_name)
             aria-expanded=expanded
             data-index=index
-            data-kind=node.kind.clone()
-            data-name=node.name.clone()
+            data-kind=read(|n| n.kind.clone())
+            data-name=read(|n| n.name.clone())
             data-health=health
             data-members=members
             on:click=on_click
             on:keydown=on_key
-            on:mouseenter=move |_| actions.hovered.set(Some(index))
+            on:mouseenter=move |_| actions.hovered.set(Some(node.with_untracked(|n| n.index)))
             on:mouseleave=move |_| actions.hovered.set(None)
             on:focus=move |_| {
+                let index = node.with_untracked(|n| n.index);
                 actions.hovered.set(Some(index));
                 actions.reveal(index);
             }
             on:blur=move |_| actions.hovered.set(None)
         >
-            <title>{description}</title>
+            <title>{read(ShownNode::description)}</title>
             <rect class="map-node-box" width=width height=height rx="6"></rect>
-            <rect class="map-node-bar" width="5" height=height rx="2" data-health=bar_health></rect>
-            <circle class="map-node-icon" cx="24" cy=height / 2.0 r="14"></circle>
-            <text class="map-node-icon-text" x="24" y=height / 2.0 + 4.0 text-anchor="middle" aria-hidden="true">
-                {kind_icon(&node.kind)}
+            <rect class="map-node-bar" width="5" height=height rx="2" data-health=health></rect>
+            <circle class="map-node-icon" cx="24" cy=move || height() / 2.0 r="14"></circle>
+            <text class="map-node-icon-text" x="24" y=move || height() / 2.0 + 4.0 text-anchor="middle" aria-hidden="true">
+                {read(|n| word(kind_icon(&n.kind)))}
             </text>
-            <text class="map-node-kind" x="46" y="19">{node.summary.clone()}</text>
-            <text class="map-node-name" x="46" y="37">{shortened(&node.name)}</text>
-            <text class="map-node-health" x=width - 8.0 y="19" text-anchor="end" data-health=word_health>
-                {format!("{} {}", health_icon(node.health), node.health.label())}
+            <text class="map-node-kind" x="46" y="19">{read(|n| word(n.summary.clone()))}</text>
+            <text class="map-node-name" x="46" y="37">{read(|n| word(shortened(&n.name)))}</text>
+            <text class="map-node-health" x=move || width() - 8.0 y="19" text-anchor="end" data-health=health>
+                {read(|n| word(format!("{} {}", health_icon(n.health), n.health.label())))}
             </text>
         </g>
     }

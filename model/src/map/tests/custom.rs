@@ -125,3 +125,86 @@ fn the_cnat_at_owns_its_pod_and_stands_left_of_it() {
     };
     assert_eq!(column("example-at") + 1, column("example-at-pod"));
 }
+
+#[test]
+fn a_map_watches_the_namespaced_custom_kinds_and_no_builtin_or_cluster_scoped_one() {
+    use crate::api::tree::tests::res;
+    use crate::api::tree::{ApiGroup, ApiTree, GroupVersion};
+    use crate::map::custom::{custom_kinds_to_watch, MAX_CUSTOM_KINDS};
+
+    let group = |name: &str, versions: Vec<GroupVersion>, preferred: &str| {
+        ApiGroup::new(name, versions, Some(preferred))
+    };
+    let mut read_only = res("snapshots", "Snapshot", true, &[]);
+    read_only.verbs = vec!["get".into()];
+    let tree = ApiTree::new(vec![
+        group(
+            "",
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![res("pods", "Pod", true, &[])],
+            )],
+            "v1",
+        ),
+        group(
+            "gateway.networking.k8s.io",
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![res("httproutes", "HTTPRoute", true, &[])],
+            )],
+            "v1",
+        ),
+        group(
+            "cnat.programming-kubernetes.info",
+            vec![
+                GroupVersion::new("v1alpha1", false, vec![res("ats", "At", true, &[])]),
+                GroupVersion::new("v1", false, vec![res("ats", "At", true, &[])]),
+            ],
+            "v1",
+        ),
+        group(
+            "cert-manager.io",
+            vec![GroupVersion::new(
+                "v1",
+                false,
+                vec![
+                    res("certificates", "Certificate", true, &[]),
+                    res("clusterissuers", "ClusterIssuer", false, &[]),
+                    read_only,
+                ],
+            )],
+            "v1",
+        ),
+    ]);
+    let watched: Vec<String> = custom_kinds_to_watch(&tree)
+        .iter()
+        .map(|found| format!("{}/{}", found.api_version(), found.resource.kind))
+        .collect();
+    assert_eq!(
+        watched,
+        [
+            "cnat.programming-kubernetes.info/v1/At",
+            "cert-manager.io/v1/Certificate"
+        ]
+    );
+
+    let many: Vec<ApiGroup> = (0..MAX_CUSTOM_KINDS + 5)
+        .map(|n| {
+            group(
+                &format!("g{n}.example.com"),
+                vec![GroupVersion::new(
+                    "v1",
+                    false,
+                    vec![res("things", "Thing", true, &[])],
+                )],
+                "v1",
+            )
+        })
+        .collect();
+    assert_eq!(
+        custom_kinds_to_watch(&ApiTree::new(many)).len(),
+        MAX_CUSTOM_KINDS
+    );
+}
