@@ -53,6 +53,8 @@ function look() {
   }
   if (performance.now() - start > 60000) { done([-1, nodes, sockets.length, 0]); return; }
   requestAnimationFrame(look);
+}
+requestAnimationFrame(look);
 "#;
 
 /// One application: a Deployment of `pods` mounting its ConfigMap and reading its Secret, and

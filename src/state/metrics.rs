@@ -221,6 +221,9 @@ impl MetricsHub {
         let outcome = match crate::api::get(&path, "application/json").await {
             Ok(fetched) => match self.read(&key, &fetched.body) {
                 Some(reading) => {
+                    // Decoding a namespace's usage (10,000 pods: megabytes) and drawing it
+                    // go in separate tasks, so no frame waits for both.
+                    gloo_timers::future::TimeoutFuture::new(0).await;
                     if let Some(signal) = self.readings.with_value(|r| r.get(&key).copied()) {
                         signal.try_set(Some(reading));
                     }
