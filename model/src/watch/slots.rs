@@ -1,6 +1,5 @@
-//! Who holds the few HTTP watch connections (and the WebSockets) a page may keep, and who gets
-//! the next one. A browser opens at most six HTTP/1.1 connections to a server (and about 30
-//! WebSockets); every chunked watch holds one
+//! Who holds the few HTTP watch connections a page may keep, and who gets the next one. A
+//! browser opens at most six HTTP/1.1 connections to a server; every chunked watch holds one
 //! as long as it lives, so only a few may, and the rest wait. Streams that a view on screen
 //! uses go before streams nobody uses any more (lingering after their view went), and among
 //! equals the one opened first (a page's object before the kinds it may own). A lingering
@@ -11,11 +10,6 @@ use std::collections::BTreeSet;
 /// HTTP watches held open at once: each takes one of the browser's six connections to the
 /// server, and ordinary requests (lists, reads, writes) need the rest.
 pub const MAX_HTTP_WATCHES: usize = 4;
-
-/// WebSocket watches held open at once. Chromium opens at most 30 WebSockets to one server
-/// and makes a page wait for more (seconds, until one closes), terminals and other sockets
-/// included: streams nobody views give theirs up first, and a few are left for the rest.
-pub const MAX_SOCKET_WATCHES: usize = 26;
 
 /// The slots of one page; streams are named by their opening number (earlier: smaller).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,12 +79,6 @@ impl HttpSlots {
         self.waiting.remove(&next);
         self.holders.insert(next);
         Some(next)
-    }
-
-    /// Whether `holder`, which no view uses any more, gives its slot up now rather than after
-    /// its linger: a stream on screen is waiting for one.
-    pub fn yields(&self, holder: u64, viewed: impl Fn(u64) -> bool) -> bool {
-        self.holders.contains(&holder) && self.waiting.iter().any(|waiter| viewed(*waiter))
     }
 
     pub fn held(&self) -> usize {
@@ -169,18 +157,5 @@ mod tests {
         assert_eq!(slots.held(), 0);
         // Releasing a slot never held changes nothing.
         assert_eq!(slots.release(9, all_viewed), None);
-    }
-
-    #[test]
-    fn a_holder_whose_view_went_yields_only_to_a_viewed_waiter() {
-        let mut slots = HttpSlots::with_limit(1);
-        assert_eq!(slots.ask(1, |_| true), SlotAsk::Granted);
-        // A lingering waiter: the holder keeps its linger.
-        assert_eq!(slots.ask(2, |_| true), SlotAsk::Wait { close_now: None });
-        assert!(!slots.yields(1, |stream| stream == 1));
-        // A viewed waiter (the new page's) and the holder's view gone: it yields now.
-        assert!(slots.yields(1, |stream| stream == 2));
-        // A stream that holds nothing has nothing to yield.
-        assert!(!slots.yields(3, |stream| stream == 2));
     }
 }

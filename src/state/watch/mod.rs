@@ -35,7 +35,7 @@ use leptos::task::spawn_local;
 pub use recording::ActiveRecording;
 use recording::Recorder;
 use registry::{OpenStreams, Registered};
-use slots::{Connection, SlotPool};
+use slots::SlotPool;
 use stream::{AnyStream, KeyStream};
 
 use crate::browser::{monotonic_now, wall_now};
@@ -63,8 +63,7 @@ pub enum SocketHealth {
 pub enum StreamTransport {
     WebSocket,
     Http,
-    /// Waiting for one of the HTTP watch connections or WebSockets (all held by other live
-    /// views).
+    /// Waiting for one of the HTTP watch connections (all held by other live views).
     WaitingForConnection,
     /// Over kube-atlas's one socket that carries every watch of the page.
     Multiplexed,
@@ -74,8 +73,6 @@ struct HubInner {
     streams: OpenStreams,
     /// Who holds the HTTP watch connections, and who waits for one.
     slots: SlotPool,
-    /// Who holds the WebSockets, and who waits for one.
-    socket_slots: SlotPool,
     socket_health: SocketHealth,
     recorder: Recorder,
 }
@@ -109,8 +106,7 @@ impl WatchHub {
         let hub = WatchHub {
             inner: StoredValue::new_local(HubInner {
                 streams: OpenStreams::new((js_sys::Math::random() * 1e15) as u64 + 1),
-                slots: SlotPool::new(Connection::Http),
-                socket_slots: SlotPool::new(Connection::Socket),
+                slots: SlotPool::default(),
                 socket_health: SocketHealth::Unknown,
                 recorder: Rc::new(RefCell::new(None)),
             }),
@@ -230,29 +226,14 @@ impl WatchHub {
     }
 
     fn unsubscribe<S: Registered>(&self, key: &WatchKey) {
-        let (close_at, yielded) = self
+        let close_at = self
             .inner
             .try_update_value(|inner| {
-                let streams = S::streams_of(&mut inner.streams);
-                let close_at = streams.subscriptions.unsubscribe(key, monotonic_now());
-                let opened = streams.open.get(key).map(|stream| stream.opened)?;
-                // A stream on screen waits for the connection this one holds: it goes now,
-                // not after its linger (a new page's watches open before the old page's go).
-                let viewed = |s| inner.streams.is_viewed(s);
-                let yields = close_at.is_some()
-                    && (inner.slots.yields(opened, viewed)
-                        || inner.socket_slots.yields(opened, viewed));
-                let yielded = yields.then(|| inner.streams.take_if_idle(opened)).flatten();
-                Some((close_at, yielded))
+                S::streams_of(&mut inner.streams)
+                    .subscriptions
+                    .unsubscribe(key, monotonic_now())
             })
-            .flatten()
-            .unwrap_or((None, None));
-        if let Some(stream) = yielded {
-            stream.close();
-            self.open_streams
-                .set(self.inner.with_value(|inner| inner.streams.count()));
-            return;
-        }
+            .flatten();
         if close_at.is_some() {
             let hub = *self;
             set_timeout(

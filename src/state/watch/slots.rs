@@ -1,31 +1,13 @@
-//! The HTTP watch connections and the WebSockets a page may hold: who holds one, who waits
-//! (the decisions are `model::watch::slots::HttpSlots`'s), and how a waiting stream is told a
-//! slot is its own.
+//! The HTTP watch connections a page may hold: who holds one, who waits (the decisions are
+//! `model::watch::slots::HttpSlots`'s), and how a waiting stream is told a slot is its own.
 
 use std::collections::HashMap;
 
 use futures::channel::oneshot;
 
-use crate::model::watch::slots::{HttpSlots, SlotAsk, MAX_HTTP_WATCHES, MAX_SOCKET_WATCHES};
+use crate::model::watch::slots::{HttpSlots, SlotAsk};
 
-/// Which of the page's limited connections a watch holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Connection {
-    /// A chunked HTTP watch: one of the browser's six connections to the server.
-    Http,
-    /// A WebSocket watch: one of the browser's WebSockets to the server.
-    Socket,
-}
-
-impl Connection {
-    fn limit(self) -> usize {
-        match self {
-            Connection::Http => MAX_HTTP_WATCHES,
-            Connection::Socket => MAX_SOCKET_WATCHES,
-        }
-    }
-}
-
+#[derive(Default)]
 pub(super) struct SlotPool {
     slots: HttpSlots,
     waiters: HashMap<u64, oneshot::Sender<()>>,
@@ -42,13 +24,6 @@ pub(super) enum Asked {
 }
 
 impl SlotPool {
-    pub(super) fn new(connection: Connection) -> SlotPool {
-        SlotPool {
-            slots: HttpSlots::with_limit(connection.limit()),
-            waiters: HashMap::new(),
-        }
-    }
-
     pub(super) fn ask(&mut self, stream: u64, viewed: impl Fn(u64) -> bool) -> Asked {
         match self.slots.ask(stream, viewed) {
             SlotAsk::Granted => Asked::Granted,
@@ -58,11 +33,6 @@ impl SlotPool {
                 Asked::Wait { handed, close_now }
             }
         }
-    }
-
-    /// Whether `holder`, no longer viewed, gives its slot up now (a viewed stream waits).
-    pub(super) fn yields(&self, holder: u64, viewed: impl Fn(u64) -> bool) -> bool {
-        self.slots.yields(holder, viewed)
     }
 
     /// `stream` stopped waiting (kicked or closed).

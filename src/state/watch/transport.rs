@@ -10,7 +10,7 @@ use std::rc::Rc;
 use futures::future::{select, Either};
 use leptos::prelude::*;
 
-use super::slots::{Asked, Connection};
+use super::slots::Asked;
 use super::stream::{KeyStream, StreamStore};
 use super::{SocketHealth, StreamTransport, WatchHub};
 use crate::api::stream::stream_text;
@@ -77,10 +77,6 @@ impl WatchHub {
         request: &api::ApiRequest,
     ) -> Command {
         stream.transport.set(StreamTransport::WebSocket);
-        let Some(_slot) = self.slot(stream, Connection::Socket).await else {
-            return stream.continue_after_kick();
-        };
-        stream.transport.set(StreamTransport::WebSocket);
         let mut socket = match WatchSocket::open(request) {
             Ok(socket) => socket,
             Err(error) => return stream.feed(Input::StreamFailed(error)),
@@ -120,22 +116,14 @@ impl WatchHub {
         }
     }
 
-    /// Waits for one of the HTTP watch slots or WebSockets (`slots::SlotPool`); None when
-    /// kicked meanwhile. A stream on screen that must wait closes a lingering one that holds
-    /// a slot, and says it is waiting meanwhile.
-    async fn slot<S: StreamStore>(
-        &self,
-        stream: &Rc<KeyStream<S>>,
-        connection: Connection,
-    ) -> Option<HeldSlot> {
+    /// Waits for one of the HTTP watch slots (`slots::SlotPool`); None when kicked
+    /// meanwhile. A stream on screen that must wait closes a lingering one that holds a
+    /// slot, and says it is waiting meanwhile.
+    async fn http_slot<S: StreamStore>(&self, stream: &Rc<KeyStream<S>>) -> Option<HttpSlot> {
         let id = stream.opened;
         let (asked, lingering) = self.inner.try_update_value(|inner| {
             let streams = &mut inner.streams;
-            let pool = match connection {
-                Connection::Http => &mut inner.slots,
-                Connection::Socket => &mut inner.socket_slots,
-            };
-            let asked = pool.ask(id, |s| streams.is_viewed(s));
+            let asked = inner.slots.ask(id, |s| streams.is_viewed(s));
             let lingering = match &asked {
                 Asked::Wait {
                     close_now: Some(holder),
@@ -151,37 +139,25 @@ impl WatchHub {
             self.open_streams
                 .set(self.inner.with_value(|inner| inner.streams.count()));
         }
-        let held = HeldSlot {
-            hub: *self,
-            id,
-            connection,
-        };
         let Asked::Wait { handed, .. } = asked else {
-            return Some(held);
+            return Some(HttpSlot { hub: *self, id });
         };
-        let transport = stream.transport.get_untracked();
         stream.transport.set(StreamTransport::WaitingForConnection);
         let kicked = stream.kicked();
         if let Either::Right(_) = select(handed, kicked).await {
-            self.inner.update_value(|inner| match connection {
-                Connection::Http => inner.slots.give_up(id),
-                Connection::Socket => inner.socket_slots.give_up(id),
-            });
-            // A slot handed over as the kick came is passed on (a no-op when none was), as
-            // the guard's drop does.
+            self.inner.update_value(|inner| inner.slots.give_up(id));
+            // A slot handed over as the kick came is passed on (a no-op when none was).
+            self.release_http_slot(id);
             return None;
         }
-        stream.transport.set(transport);
-        Some(held)
+        stream.transport.set(StreamTransport::Http);
+        Some(HttpSlot { hub: *self, id })
     }
 
-    fn release_slot(&self, id: u64, connection: Connection) {
+    fn release_http_slot(&self, id: u64) {
         self.inner.try_update_value(|inner| {
             let streams = &inner.streams;
-            match connection {
-                Connection::Http => inner.slots.release(id, |s| streams.is_viewed(s)),
-                Connection::Socket => inner.socket_slots.release(id, |s| streams.is_viewed(s)),
-            }
+            inner.slots.release(id, |s| streams.is_viewed(s));
         });
     }
 
@@ -197,7 +173,7 @@ impl WatchHub {
             None
         } else {
             stream.transport.set(StreamTransport::Http);
-            match self.slot(stream, Connection::Http).await {
+            match self.http_slot(stream).await {
                 Some(slot) => Some(slot),
                 None => return stream.continue_after_kick(),
             }
@@ -295,16 +271,15 @@ async fn list_page<S: StreamStore>(
     }
 }
 
-/// One held HTTP watch slot or WebSocket, given back when dropped.
-struct HeldSlot {
+/// One held HTTP watch slot, given back when dropped.
+struct HttpSlot {
     hub: WatchHub,
     id: u64,
-    connection: Connection,
 }
 
-impl Drop for HeldSlot {
+impl Drop for HttpSlot {
     fn drop(&mut self) {
-        self.hub.release_slot(self.id, self.connection);
+        self.hub.release_http_slot(self.id);
     }
 }
 
