@@ -1,0 +1,319 @@
+//! kube-atlas for a team, attacked as an attacker would: the real binary run as in a pod
+//! (`--in-cluster`, the environment and the ServiceAccount token and CA given by path) in
+//! front of a real kube-apiserver with RBAC, where the dashboard's own ServiceAccount is
+//! cluster-admin. Users sign in with their own tokens; every request is theirs.
+
+mod support;
+
+use std::time::Duration;
+
+use support::team::{
+    ask, sign_in, start_team_plane, websocket_headers, TeamAtlas, TeamPlane, VICTIM,
+};
+
+const VIEWER: &str = envtest::VIEWER_TOKEN;
+const ADMIN: &str = envtest::ADMIN_TOKEN;
+
+async fn plane() -> TeamPlane {
+    tokio::task::spawn_blocking(start_team_plane)
+        .await
+        .expect("the control plane")
+}
+
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_through() {
+    let plane = plane().await;
+    let atlas = TeamAtlas::start(&plane, &[]);
+    let addr = atlas.addr;
+    let origin = atlas.origin();
+    let mut bodies = Vec::new();
+
+    // No cookie: no API access, the page sends the browser to sign in.
+    for path in [
+        VICTIM,
+        "/clusters",
+        "/kube-atlas/session",
+        "/clusters/in-cluster/api/v1/namespaces/default/configmaps?watch=true",
+    ] {
+        let answer = ask(addr, "GET", path, &[], "").await;
+        assert_eq!(
+            answer.status, 401,
+            "{path} without a session: {}",
+            answer.body
+        );
+        bodies.push(answer.body);
+    }
+    let deleted = ask(addr, "DELETE", VICTIM, &[("origin", &origin)], "").await;
+    assert_eq!(deleted.status, 401, "a delete without a session");
+    let page = ask(addr, "GET", "/", &[], "").await;
+    assert_eq!(page.status, 303, "the page without a session");
+    assert_eq!(
+        page.headers.get("location").and_then(|v| v.to_str().ok()),
+        Some("/kube-atlas/sign-in")
+    );
+    let socket = ask(
+        addr,
+        "GET",
+        "/kube-atlas/multiplex",
+        &websocket_headers(&origin, None),
+        "",
+    )
+    .await;
+    assert_eq!(
+        socket.status, 401,
+        "the multiplexing socket without a session"
+    );
+
+    // A token the cluster does not know makes no session, and the page says why.
+    let (cookie, refused) = sign_in(&atlas, "not-a-token-anyone-knows").await;
+    assert_eq!(refused.status, 401);
+    assert!(cookie.is_none(), "no cookie for a wrong token");
+    assert!(
+        refused.body.contains("does not accept this token"),
+        "{}",
+        refused.body
+    );
+
+    // Signing in from another origin (login CSRF) is refused.
+    let foreign_sign_in = ask(
+        addr,
+        "POST",
+        "/kube-atlas/sign-in",
+        &[
+            ("origin", "https://evil.example"),
+            ("content-type", "application/x-www-form-urlencoded"),
+        ],
+        &format!("token={VIEWER}"),
+    )
+    .await;
+    assert_eq!(foreign_sign_in.status, 403, "sign-in from another origin");
+
+    // The viewer signs in: an HttpOnly, SameSite=Lax cookie, and the token nowhere.
+    let (cookie, signed_in) = sign_in(&atlas, VIEWER).await;
+    assert_eq!(signed_in.status, 303, "{}", signed_in.body);
+    let set_cookie = signed_in.headers["set-cookie"].to_str().expect("text");
+    assert!(
+        set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"),
+        "{set_cookie}"
+    );
+    let cookie = cookie.expect("a session cookie");
+    bodies.push(signed_in.body);
+    let session = ask(
+        addr,
+        "GET",
+        "/kube-atlas/session",
+        &[("cookie", &cookie)],
+        "",
+    )
+    .await;
+    assert_eq!(session.status, 200, "{}", session.body);
+    let who: serde_json::Value = serde_json::from_str(&session.body).expect("JSON");
+    assert_eq!(who["user"], "viewer");
+    assert!(who["groups"]
+        .as_array()
+        .is_some_and(|g| g.contains(&"viewers".into())));
+    bodies.push(session.body);
+    let listed = ask(
+        addr,
+        "GET",
+        "/clusters/in-cluster/api/v1/namespaces/default/configmaps",
+        &[("cookie", &cookie)],
+        "",
+    )
+    .await;
+    assert_eq!(
+        listed.status, 200,
+        "the viewer lists configmaps: {}",
+        listed.body
+    );
+    bodies.push(listed.body);
+
+    // Another origin's page, with the browser's cookie: no write, no WebSocket.
+    let foreign = ask(
+        addr,
+        "DELETE",
+        VICTIM,
+        &[("cookie", &cookie), ("origin", "https://evil.example")],
+        "",
+    )
+    .await;
+    assert_eq!(
+        foreign.status, 403,
+        "a delete from another origin: {}",
+        foreign.body
+    );
+    let no_origin = ask(
+        addr,
+        "POST",
+        "/clusters/in-cluster/api/v1/namespaces/default/configmaps",
+        &[("cookie", &cookie)],
+        "{}",
+    )
+    .await;
+    assert_eq!(
+        no_origin.status, 403,
+        "a write without Origin: {}",
+        no_origin.body
+    );
+    let foreign_socket = ask(
+        addr,
+        "GET",
+        "/kube-atlas/multiplex",
+        &websocket_headers("https://evil.example", Some(&cookie)),
+        "",
+    )
+    .await;
+    assert_eq!(
+        foreign_socket.status, 403,
+        "a WebSocket from another origin"
+    );
+    let own_socket = support::send(
+        addr,
+        "GET",
+        "/kube-atlas/multiplex",
+        &websocket_headers(&origin, Some(&cookie)),
+        "",
+    )
+    .await;
+    assert_eq!(own_socket.status(), 101, "the page's own WebSocket opens");
+    drop(own_socket);
+
+    // Signed out: the same cookie, replayed, opens nothing.
+    let signed_out = ask(
+        addr,
+        "POST",
+        "/kube-atlas/sign-out",
+        &[("cookie", &cookie), ("origin", &origin)],
+        "",
+    )
+    .await;
+    assert_eq!(signed_out.status, 303);
+    for path in [VICTIM, "/kube-atlas/session"] {
+        let replayed = ask(addr, "GET", path, &[("cookie", &cookie)], "").await;
+        assert_eq!(
+            replayed.status, 401,
+            "{path} with a signed-out cookie: {}",
+            replayed.body
+        );
+    }
+    let replayed_socket = ask(
+        addr,
+        "GET",
+        "/kube-atlas/multiplex",
+        &websocket_headers(&origin, Some(&cookie)),
+        "",
+    )
+    .await;
+    assert_eq!(
+        replayed_socket.status, 401,
+        "a WebSocket with a signed-out cookie"
+    );
+
+    // The tokens are in no answer and no log line; the log says who did what.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let output = atlas.output();
+    for token in [
+        VIEWER,
+        plane.service_account_token.as_str(),
+        "not-a-token-anyone-knows",
+    ] {
+        for body in &bodies {
+            assert!(!body.contains(token), "a token in an answer: {body}");
+        }
+        assert!(
+            !output.contains(token),
+            "a token in kube-atlas's output:\n{output}"
+        );
+    }
+    let line = output
+        .lines()
+        .find(|line| line.contains(r#""user":"viewer""#) && line.contains("configmaps"))
+        .unwrap_or_else(|| panic!("no access log line of the viewer's list:\n{output}"));
+    let line: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+    assert_eq!(line["verb"], "get");
+    assert_eq!(line["status"], 200);
+    assert!(line["duration_ms"].is_number());
+}
+
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_user_acts_with_their_own_rights_never_the_dashboards() {
+    let plane = plane().await;
+    // The dashboard's own ServiceAccount could delete anything; the viewer may not.
+    assert_eq!(
+        plane.can_i(&plane.service_account_token, "delete", "configmaps"),
+        "yes"
+    );
+    assert_eq!(plane.can_i(VIEWER, "delete", "configmaps"), "no");
+    let mut atlas = TeamAtlas::start(&plane, &["--max-streams-per-session", "2"]);
+    let addr = atlas.addr;
+    let origin = atlas.origin();
+
+    // Probes answer whatever the Host (the kubelet sends the pod's address).
+    for probe in ["/healthz", "/readyz"] {
+        let answer = ask(addr, "GET", probe, &[("host", "10.244.0.7:8080")], "").await;
+        assert_eq!(answer.status, 200, "{probe}: {}", answer.body);
+    }
+
+    let (viewer, _) = sign_in(&atlas, VIEWER).await;
+    let viewer = viewer.expect("the viewer's session");
+    let refused = ask(
+        addr,
+        "DELETE",
+        VICTIM,
+        &[("cookie", &viewer), ("origin", &origin)],
+        "",
+    )
+    .await;
+    assert_eq!(refused.status, 403, "the viewer deletes: {}", refused.body);
+    assert!(
+        refused.body.contains(r#"User \"viewer\" cannot delete"#),
+        "refused as the viewer: {}",
+        refused.body
+    );
+    assert!(plane.victim_exists(), "the viewer's delete went through");
+
+    // A session holds at most its streams (2 here); the third watch is refused.
+    let watch = "/clusters/in-cluster/api/v1/namespaces/default/configmaps?watch=true";
+    let first = support::send(addr, "GET", watch, &[("cookie", &viewer)], "").await;
+    let second = support::send(addr, "GET", watch, &[("cookie", &viewer)], "").await;
+    assert_eq!(
+        (first.status().as_u16(), second.status().as_u16()),
+        (200, 200)
+    );
+    let third = ask(addr, "GET", watch, &[("cookie", &viewer)], "").await;
+    assert_eq!(third.status, 429, "a third stream: {}", third.body);
+    drop((first, second));
+
+    let (admin, _) = sign_in(&atlas, ADMIN).await;
+    let admin = admin.expect("the admin's session");
+    let deleted = ask(
+        addr,
+        "DELETE",
+        VICTIM,
+        &[("cookie", &admin), ("origin", &origin)],
+        "",
+    )
+    .await;
+    assert_eq!(deleted.status, 200, "the admin deletes: {}", deleted.body);
+    assert!(!plane.victim_exists(), "the admin's delete did not happen");
+    let output = atlas.output();
+    assert!(
+        output.contains(r#""user":"admin","method":"DELETE","verb":"delete""#),
+        "{output}"
+    );
+
+    // SIGTERM: the server stops at once when nothing is open, and says so.
+    let status = atlas
+        .terminate(Duration::from_secs(15))
+        .expect("kube-atlas stops on SIGTERM");
+    assert!(status.success(), "{status}: {}", atlas.output());
+    assert!(atlas.output().contains("kube-atlas: stopping"));
+}
