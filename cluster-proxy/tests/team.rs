@@ -27,7 +27,14 @@ async fn plane() -> TeamPlane {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_through() {
     let plane = plane().await;
-    let atlas = TeamAtlas::start(&plane, &[]);
+    let www = tempfile::tempdir().expect("a dist folder");
+    std::fs::write(
+        www.path().join("index.html"),
+        "<html><head><title>Kube Atlas</title></head><body></body></html>",
+    )
+    .expect("index.html");
+    let www_dir = www.path().display().to_string();
+    let atlas = TeamAtlas::start(&plane, &["--www", &www_dir]);
     let addr = atlas.addr;
     let origin = atlas.origin();
     let mut bodies = Vec::new();
@@ -117,6 +124,15 @@ async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_th
         .as_array()
         .is_some_and(|g| g.contains(&"viewers".into())));
     bodies.push(session.body);
+    // The page served says who is signed in (for its header), and nothing of the token.
+    let page = ask(addr, "GET", "/", &[("cookie", &cookie)], "").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains(r#"<script type="application/json" id="kube-atlas-session">{"user":"viewer","groups":["viewers","system:authenticated"],"signOut":"/kube-atlas/sign-out"}</script>"#),
+        "{}",
+        page.body
+    );
+    bodies.push(page.body);
     let listed = ask(
         addr,
         "GET",
