@@ -99,6 +99,8 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
+    // Taken over at once: a SIGTERM during start-up must stop kube-atlas gracefully too.
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let in_cluster = args.in_cluster();
     let (kubeconfig, names) = if in_cluster {
         let plane = InCluster::from_env(args.ca_file.clone()).map_err(anyhow::Error::msg)?;
@@ -165,7 +167,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             ClusterState::Connecting => println!("  {}: still connecting", entry.name),
         }
     }
-    stop_signal().await?;
+    stop_signal(terminate).await?;
     println!(
         "kube-atlas: stopping (open requests get {} s)",
         args.shutdown_grace
@@ -201,8 +203,7 @@ fn dashboard_folder(asked: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 /// Ctrl-C, or SIGTERM (what Kubernetes sends a pod to stop it).
-async fn stop_signal() -> std::io::Result<()> {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+async fn stop_signal(mut terminate: tokio::signal::unix::Signal) -> std::io::Result<()> {
     tokio::select! {
         interrupted = tokio::signal::ctrl_c() => interrupted,
         _ = terminate.recv() => Ok(()),

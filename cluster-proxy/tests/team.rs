@@ -157,10 +157,33 @@ async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_th
         "",
     )
     .await;
+    // Refused by kube-atlas, not by RBAC: the viewer's delete would be refused there too.
     assert_eq!(
         foreign.status, 403,
         "a delete from another origin: {}",
         foreign.body
+    );
+    assert!(
+        foreign.body.contains("pages of another origin"),
+        "refused by kube-atlas: {}",
+        foreign.body
+    );
+    let foreign_review = ask(
+        addr,
+        "POST",
+        "/clusters/in-cluster/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        &[
+            ("cookie", &cookie),
+            ("origin", "https://evil.example"),
+            ("content-type", "application/json"),
+        ],
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#,
+    )
+    .await;
+    assert_eq!(
+        foreign_review.status, 403,
+        "a POST any user may make, from another origin: {}",
+        foreign_review.body
     );
     let no_origin = ask(
         addr,
@@ -173,6 +196,11 @@ async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_th
     assert_eq!(
         no_origin.status, 403,
         "a write without Origin: {}",
+        no_origin.body
+    );
+    assert!(
+        no_origin.body.contains("without an Origin"),
+        "refused by kube-atlas: {}",
         no_origin.body
     );
     let foreign_socket = ask(
