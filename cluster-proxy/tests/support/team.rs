@@ -3,7 +3,7 @@
 //! kube-apiserver, every line it prints kept, and the requests a browser (or an attacker's
 //! page) would send.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -199,11 +199,14 @@ impl TeamAtlas {
         }
         {
             let output = output.clone();
+            // Line by line, as it comes: a test reads it while kube-atlas runs.
             std::thread::spawn(move || {
-                let mut text = String::new();
-                let _ = BufReader::new(stderr).read_to_string(&mut text);
-                if let Ok(mut output) = output.lock() {
-                    output.push_str(&text);
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    if let Ok(mut output) = output.lock() {
+                        output.push_str(&line);
+                        output.push('\n');
+                    }
                 }
             });
         }
