@@ -88,6 +88,9 @@ struct Shared {
     access_log: bool,
     /// Turns true when the server begins to stop: /readyz fails, sockets end.
     stopping: tokio::sync::watch::Sender<bool>,
+    /// One clone per open multiplexing socket: an upgraded connection is no longer the HTTP
+    /// server's, so stopping waits for these to end by themselves.
+    live_sockets: Arc<()>,
 }
 
 /// A started server; [`RunningServer::stop`] (or dropping it) ends it.
@@ -129,11 +132,17 @@ impl RunningServer {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        if tokio::time::timeout(self.shutdown_grace, &mut self.server)
+        let deadline = tokio::time::Instant::now() + self.shutdown_grace;
+        if tokio::time::timeout_at(deadline, &mut self.server)
             .await
             .is_err()
         {
             self.server.abort();
+        }
+        while Arc::strong_count(&self.shared.live_sockets) > 1
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 }
@@ -164,6 +173,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         sessions: config.sessions.map(Sessions::new),
         access_log: config.access_log,
         stopping: tokio::sync::watch::Sender::new(false),
+        live_sockets: Arc::new(()),
     });
     let prober = {
         let shared = shared.clone();
@@ -406,8 +416,11 @@ async fn serve_route(
                             }
                         }
                     };
-                    upgrade
-                        .on_upgrade(move |socket| multiplex::serve(socket, contexts, session, end))
+                    let alive = shared.live_sockets.clone();
+                    upgrade.on_upgrade(move |socket| async move {
+                        let _alive = alive;
+                        multiplex::serve(socket, contexts, session, end).await;
+                    })
                 }
                 Err(refused) => proxy::status_response(
                     refused.status(),

@@ -361,3 +361,173 @@ async fn each_user_acts_with_their_own_rights_never_the_dashboards() {
     assert!(status.success(), "{status}: {}", atlas.output());
     assert!(atlas.output().contains("kube-atlas: stopping"));
 }
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// The page's multiplexing socket, opened with the session cookie.
+async fn open_socket(atlas: &TeamAtlas, cookie: &str) -> Socket {
+    use tokio_tungstenite::tungstenite;
+    let stream = tokio::net::TcpStream::connect(atlas.addr)
+        .await
+        .expect("connects to kube-atlas");
+    let port = atlas.addr.port();
+    let request = tungstenite::http::Request::builder()
+        .uri(format!("ws://127.0.0.1:{port}/kube-atlas/multiplex"))
+        .header("Host", format!("127.0.0.1:{port}"))
+        .header("Origin", atlas.origin())
+        .header("Cookie", cookie)
+        .header("Connection", "Upgrade")
+        .header("Upgrade", "websocket")
+        .header("Sec-WebSocket-Version", "13")
+        .header(
+            "Sec-WebSocket-Key",
+            tungstenite::handshake::client::generate_key(),
+        )
+        .body(())
+        .expect("request");
+    tokio_tungstenite::client_async(request, stream)
+        .await
+        .map(|(socket, _)| socket)
+        .expect("the multiplexing socket opens")
+}
+
+/// Asks for a watch of `path` on stream `id`.
+async fn watch(socket: &mut Socket, id: u64, path: &str) {
+    use futures_util::SinkExt;
+    let open = serde_json::json!({ "op": "open", "id": id, "cluster": "in-cluster", "path": path });
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::text(
+            open.to_string(),
+        ))
+        .await
+        .expect("sent");
+}
+
+/// Reads frames (up to 20 s) until one passes `wanted`; `None` when the socket closes first
+/// (the frames read are in `seen`).
+async fn frame_where(
+    socket: &mut Socket,
+    seen: &mut Vec<serde_json::Value>,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> Option<serde_json::Value> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .unwrap_or_else(|_| panic!("no such frame within 20 s; read {seen:?}"));
+        match message {
+            Some(Ok(Message::Text(text))) => {
+                let frame: serde_json::Value =
+                    serde_json::from_str(text.as_str()).expect("every frame is JSON");
+                seen.push(frame.clone());
+                if wanted(&frame) {
+                    return Some(frame);
+                }
+            }
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// Whether the socket closes (a close frame or its end) within 10 s.
+async fn closes(socket: &mut Socket) -> bool {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match tokio::time::timeout_at(deadline, socket.next()).await {
+            Err(_) => return false,
+            Ok(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return true,
+            Ok(Some(Ok(_))) => {}
+        }
+    }
+}
+
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socket_watches_are_the_users_and_end_cleanly_on_sign_out_and_on_sigterm() {
+    let plane = plane().await;
+    let mut atlas = TeamAtlas::start(&plane, &[]);
+    let origin = atlas.origin();
+    let (viewer, _) = sign_in(&atlas, VIEWER).await;
+    let viewer = viewer.expect("the viewer's session");
+
+    // Over the socket too, each watch is the viewer's: default yes, kube-system no.
+    let mut socket = open_socket(&atlas, &viewer).await;
+    let mut seen = Vec::new();
+    watch(
+        &mut socket,
+        1,
+        "/api/v1/namespaces/default/configmaps?watch=true",
+    )
+    .await;
+    watch(
+        &mut socket,
+        2,
+        "/api/v1/namespaces/kube-system/configmaps?watch=true",
+    )
+    .await;
+    for (id, status) in [(1, 200), (2, 403)] {
+        let frame = frame_where(&mut socket, &mut seen, |f| {
+            f["id"] == id && f["status"].is_number()
+        })
+        .await
+        .unwrap_or_else(|| panic!("no status for stream {id}: {seen:?}"));
+        assert_eq!(frame["status"], status, "stream {id}: {seen:?}");
+    }
+
+    // Signing out ends the session's open watch (its `end`, as the server ending a watch)
+    // and closes the socket.
+    let signed_out = ask(
+        atlas.addr,
+        "POST",
+        "/kube-atlas/sign-out",
+        &[("cookie", &viewer), ("origin", &origin)],
+        "",
+    )
+    .await;
+    assert_eq!(signed_out.status, 303);
+    let ended = frame_where(&mut socket, &mut seen, |f| f["id"] == 1 && f["end"] == true).await;
+    assert!(
+        ended.is_some(),
+        "the watch did not end at sign-out: {seen:?}"
+    );
+    assert!(
+        closes(&mut socket).await,
+        "the socket stays open after sign-out"
+    );
+
+    // SIGTERM: the open watch gets its `end`, the socket its close, and kube-atlas exits 0.
+    let (admin, _) = sign_in(&atlas, ADMIN).await;
+    let admin = admin.expect("the admin's session");
+    let mut socket = open_socket(&atlas, &admin).await;
+    let mut seen = Vec::new();
+    watch(&mut socket, 7, "/api/v1/configmaps?watch=true").await;
+    let started = frame_where(&mut socket, &mut seen, |f| {
+        f["id"] == 7 && f["status"] == 200
+    })
+    .await;
+    assert!(started.is_some(), "the admin's watch: {seen:?}");
+    let stopping = tokio::task::spawn_blocking(move || {
+        let status = atlas.terminate(Duration::from_secs(15));
+        (status, atlas)
+    });
+    let ended = frame_where(&mut socket, &mut seen, |f| f["id"] == 7 && f["end"] == true).await;
+    assert!(
+        ended.is_some(),
+        "the watch did not end at SIGTERM: {seen:?}"
+    );
+    assert!(
+        closes(&mut socket).await,
+        "the socket stays open at SIGTERM"
+    );
+    let (status, atlas) = stopping.await.expect("terminate");
+    let status = status.expect("kube-atlas exits after SIGTERM");
+    assert!(status.success(), "{status}: {}", atlas.output());
+}
