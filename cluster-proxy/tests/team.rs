@@ -324,17 +324,31 @@ async fn each_user_acts_with_their_own_rights_never_the_dashboards() {
     );
     assert!(plane.victim_exists(), "the viewer's delete went through");
 
-    // A session holds at most its streams (2 here); the third watch is refused.
-    let watch = "/clusters/in-cluster/api/v1/namespaces/default/configmaps?watch=true";
-    let first = support::send(addr, "GET", watch, &[("cookie", &viewer)], "").await;
-    let second = support::send(addr, "GET", watch, &[("cookie", &viewer)], "").await;
+    // A session holds at most its streams (2 here), over HTTP and the socket together; the
+    // third watch is refused either way.
+    let watch_path = "/api/v1/namespaces/default/configmaps?watch=true";
+    let http_watch = format!("/clusters/in-cluster{watch_path}");
+    let first = support::send(addr, "GET", &http_watch, &[("cookie", &viewer)], "").await;
+    assert_eq!(first.status().as_u16(), 200);
+    let mut socket = open_socket(&atlas, &viewer).await;
+    let mut seen = Vec::new();
+    watch(&mut socket, 1, watch_path).await;
+    watch(&mut socket, 2, watch_path).await;
+    for (id, status) in [(1, 200), (2, 429)] {
+        let frame = frame_where(&mut socket, &mut seen, |f| {
+            f["id"] == id && f["status"].is_number()
+        })
+        .await
+        .unwrap_or_else(|| panic!("no status for stream {id}: {seen:?}"));
+        assert_eq!(frame["status"], status, "socket stream {id}: {seen:?}");
+    }
+    let third = ask(addr, "GET", &http_watch, &[("cookie", &viewer)], "").await;
     assert_eq!(
-        (first.status().as_u16(), second.status().as_u16()),
-        (200, 200)
+        third.status, 429,
+        "a third stream over HTTP: {}",
+        third.body
     );
-    let third = ask(addr, "GET", watch, &[("cookie", &viewer)], "").await;
-    assert_eq!(third.status, 429, "a third stream: {}", third.body);
-    drop((first, second));
+    drop((first, socket));
 
     let (admin, _) = sign_in(&atlas, ADMIN).await;
     let admin = admin.expect("the admin's session");
@@ -444,6 +458,33 @@ async fn closes(socket: &mut Socket) -> bool {
             Ok(Some(Ok(_))) => {}
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn not_ready_while_the_api_server_does_not_answer_yet_alive() {
+    let dir = tempfile::tempdir().expect("a folder");
+    // A real certificate, so the client is built and only the connection fails.
+    let ca_file = dir.path().join("ca.crt");
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=ca", "-days", "1",
+        ])
+        .arg("-keyout")
+        .arg(dir.path().join("ca.key"))
+        .arg("-out")
+        .arg(&ca_file)
+        .output()
+        .expect("openssl runs");
+    assert!(made.status.success(), "{made:?}");
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "never read").expect("a token file");
+    // Nothing listens on the API server's port.
+    let closed_port = envtest::free_port().to_string();
+    let atlas = TeamAtlas::start_as_in_a_pod(&token_file, &ca_file, "127.0.0.1", &closed_port, &[]);
+    let alive = ask(atlas.addr, "GET", "/healthz", &[], "").await;
+    assert_eq!(alive.status, 200, "{}", alive.body);
+    let ready = ask(atlas.addr, "GET", "/readyz", &[], "").await;
+    assert_eq!(ready.status, 503, "{}", ready.body);
 }
 
 #[cfg_attr(

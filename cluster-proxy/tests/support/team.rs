@@ -157,6 +157,19 @@ pub struct TeamAtlas {
 impl TeamAtlas {
     /// Starts `kube-atlas --in-cluster` with `extra` flags, and waits for its address.
     pub fn start(plane: &TeamPlane, extra: &[&str]) -> TeamAtlas {
+        let port = plane.api_server_port();
+        TeamAtlas::start_as_in_a_pod(&plane.token_file, &plane.ca_file, "127.0.0.1", &port, extra)
+    }
+
+    /// Starts `kube-atlas --in-cluster` with the pod's token and CA files, and
+    /// KUBERNETES_SERVICE_HOST and _PORT, as a pod has them.
+    pub fn start_as_in_a_pod(
+        token_file: &std::path::Path,
+        ca_file: &std::path::Path,
+        service_host: &str,
+        service_port: &str,
+        extra: &[&str],
+    ) -> TeamAtlas {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kube-atlas"))
             .args([
                 "--in-cluster",
@@ -166,12 +179,12 @@ impl TeamAtlas {
                 "1",
             ])
             .arg("--token-file")
-            .arg(&plane.token_file)
+            .arg(token_file)
             .arg("--ca-file")
-            .arg(&plane.ca_file)
+            .arg(ca_file)
             .args(extra)
-            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-            .env("KUBERNETES_SERVICE_PORT", plane.api_server_port())
+            .env("KUBERNETES_SERVICE_HOST", service_host)
+            .env("KUBERNETES_SERVICE_PORT", service_port)
             .env_remove("KUBECONFIG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
