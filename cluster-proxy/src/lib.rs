@@ -301,9 +301,8 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
         }
         _ => {}
     }
-    let session = sessions
-        .id_in(request.headers())
-        .and_then(|id| sessions.find(&id));
+    let session_id = sessions.id_in(request.headers());
+    let session = session_id.as_deref().and_then(|id| sessions.find(id));
     let user = session
         .as_ref()
         .map(|session| session.identity.user.clone());
@@ -324,6 +323,19 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
         // The dashboard's code is no secret; everything else needs a session.
         (route @ Some(Route::Static), session) => {
             serve_route(shared, route, request, session).await
+        }
+        (route @ Some(Route::Cluster { .. }), Some(session)) => {
+            let answer = serve_route(shared, route, request, Some(session)).await;
+            // The cluster no longer takes the user's token (expired, revoked, its
+            // ServiceAccount deleted): the session ends, so the next page load signs in again
+            // instead of failing request after request.
+            if answer.status() == StatusCode::UNAUTHORIZED {
+                if let Some(id) = &session_id {
+                    sessions.end(id);
+                }
+                return (sign_in::token_refused(), user);
+            }
+            answer
         }
         (route, Some(session)) => serve_route(shared, route, request, Some(session)).await,
         (_, None) => sign_in::unauthorized(),

@@ -231,6 +231,18 @@ pub fn session_json(session: &Session) -> serde_json::Value {
     })
 }
 
+/// The answer when the cluster refused the session's token (401): the session is over.
+pub fn token_refused() -> Response {
+    proxy::status_response(
+        StatusCode::UNAUTHORIZED,
+        "Unauthorized",
+        &format!(
+            "the cluster no longer accepts your token (expired or revoked): your session has \
+             ended; sign in again at {SIGN_IN_PATH}"
+        ),
+    )
+}
+
 /// The answer to an API request without a live session.
 pub fn unauthorized() -> Response {
     proxy::status_response(

@@ -350,6 +350,55 @@ async fn each_user_acts_with_their_own_rights_never_the_dashboards() {
     );
     drop((first, socket));
 
+    // A token the cluster stops taking (its ServiceAccount deleted) ends the session.
+    let kubectl = |args: &[&str]| {
+        plane
+            .plane
+            .kubectl_ok(args)
+            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
+    };
+    kubectl(&["create", "serviceaccount", "leaver", "--namespace=default"]);
+    let leaver_token = kubectl(&["create", "token", "leaver", "--namespace=default"]);
+    let (leaver, _) = sign_in(&atlas, leaver_token.trim()).await;
+    let leaver = leaver.expect("the leaver's session");
+    let session = ask(
+        addr,
+        "GET",
+        "/kube-atlas/session",
+        &[("cookie", &leaver)],
+        "",
+    )
+    .await;
+    assert_eq!(session.status, 200, "{}", session.body);
+    kubectl(&["delete", "serviceaccount", "leaver", "--namespace=default"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let answer = ask(addr, "GET", VICTIM, &[("cookie", &leaver)], "").await;
+        if answer.status == 401 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        refused.status, 401,
+        "a deleted ServiceAccount's token: {}",
+        refused.body
+    );
+    assert!(refused.body.contains("sign in again"), "{}", refused.body);
+    let session = ask(
+        addr,
+        "GET",
+        "/kube-atlas/session",
+        &[("cookie", &leaver)],
+        "",
+    )
+    .await;
+    assert_eq!(
+        session.status, 401,
+        "the session outlived its token: {}",
+        session.body
+    );
+
     let (admin, _) = sign_in(&atlas, ADMIN).await;
     let admin = admin.expect("the admin's session");
     let deleted = ask(
