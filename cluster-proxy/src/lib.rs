@@ -291,6 +291,12 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
                     }
                     None => plain_text(StatusCode::SERVICE_UNAVAILABLE, "no cluster to sign in to"),
                 }
+            } else if sessions
+                .id_in(request.headers())
+                .is_some_and(|id| sessions.find(&id).is_some())
+            {
+                // Signed in already (a bookmark, the back button): the dashboard.
+                sign_in::to_dashboard()
             } else {
                 sign_in::page(StatusCode::OK, None)
             };
@@ -475,7 +481,15 @@ async fn index_page(shared: &Shared, session: Option<&Session>) -> Response {
                 [
                     (http::header::CONTENT_TYPE, "text/html; charset=utf-8"),
                     // The states in it are of this moment: never reused from a cache.
-                    (http::header::CACHE_CONTROL, "no-cache"),
+                    // With a session it names the user: kept by no cache at all.
+                    (
+                        http::header::CACHE_CONTROL,
+                        if session.is_some() {
+                            "no-store"
+                        } else {
+                            "no-cache"
+                        },
+                    ),
                 ],
                 routing::with_cluster_list(&html, &clusters.to_string()),
             )

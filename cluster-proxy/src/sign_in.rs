@@ -96,6 +96,11 @@ fn see_other(location: &str, cookie: Option<String>) -> Response {
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
+/// Where a signed-in browser asking for the sign-in page goes.
+pub fn to_dashboard() -> Response {
+    see_other("/", None)
+}
+
 /// Where a browser without a session goes.
 pub fn to_sign_in() -> Response {
     see_other(SIGN_IN_PATH, None)

@@ -124,6 +124,15 @@ async fn without_a_session_from_another_origin_or_after_sign_out_nothing_gets_th
         .as_array()
         .is_some_and(|g| g.contains(&"viewers".into())));
     bodies.push(session.body);
+    let again = ask(
+        addr,
+        "GET",
+        "/kube-atlas/sign-in",
+        &[("cookie", &cookie)],
+        "",
+    )
+    .await;
+    assert_eq!(again.status, 303, "the sign-in page when signed in already");
     // The page served says who is signed in (for its header), and nothing of the token.
     let page = ask(addr, "GET", "/", &[("cookie", &cookie)], "").await;
     assert_eq!(page.status, 200, "{}", page.body);
