@@ -128,6 +128,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
         ..Timeouts::default()
     };
     let contexts = Contexts::new(kubeconfig, names, timeouts);
+    let contexts = if in_cluster {
+        contexts.users_bring_credentials()
+    } else {
+        contexts
+    };
     let server = kube_atlas_server::start(
         contexts,
         ServerConfig {

@@ -521,7 +521,8 @@ impl Harness {
                 kubeconfig,
                 names,
                 kube_atlas_server::Timeouts::default(),
-            ),
+            )
+            .users_bring_credentials(),
             kube_atlas_server::ServerConfig {
                 listen: SocketAddr::from(([127, 0, 0, 1], 0)),
                 www: Some(dist_dir()),
