@@ -209,7 +209,20 @@ async fn relay(
         return None;
     };
     let mut request = http::Request::get(&open.path).header(http::header::ACCEPT, &open.accept);
-    if let Some(authorization) = session.and_then(|session| session.token().authorization()) {
+    if let Some(session) = session {
+        // A user's stream goes as that user or not at all (never as nobody).
+        let Some(authorization) = session.token().authorization() else {
+            let message = "the session's token cannot be sent";
+            refuse(
+                frames,
+                id,
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized",
+                message,
+            )
+            .await;
+            return None;
+        };
         request = request.header(http::header::AUTHORIZATION, authorization);
     }
     let request = request.body(kube::client::Body::empty());
