@@ -14,6 +14,7 @@ mod deferred;
 mod header;
 mod routes;
 mod sidebar;
+mod signed_in;
 
 use deferred::{deferred_part, DeferredShell, ShellPart, ShellState};
 use header::Header;

@@ -256,6 +256,9 @@ pub struct ContextSlot {
     /// A client's credentials are being resolved on a blocking thread, which outlives a
     /// timed-out build: while a hung exec plugin still runs, no second one is started.
     resolving: Arc<AtomicBool>,
+    /// The context holds no credentials: each user's request brings its own (kube-atlas for
+    /// a team), so the probe asks as nobody.
+    users_bring_credentials: AtomicBool,
 }
 
 impl ContextSlot {
@@ -268,6 +271,7 @@ impl ContextSlot {
             state: RwLock::new(ClusterState::Connecting),
             build_lock: tokio::sync::Mutex::new(()),
             resolving: Arc::new(AtomicBool::new(false)),
+            users_bring_credentials: AtomicBool::new(false),
         }
     }
 
@@ -321,12 +325,8 @@ impl ContextSlot {
 
     /// Asks `/version` and records the outcome.
     pub async fn probe(&self, timeouts: Timeouts) -> ClusterState {
-        let state = match self.try_version(timeouts).await {
-            Ok(version) => ClusterState::Connected { version },
-            Err(failure) => ClusterState::Failed {
-                reason: failure.reason(),
-            },
-        };
+        let asked_as_nobody = self.users_bring_credentials.load(Ordering::Relaxed);
+        let state = probe_state(self.try_version(timeouts).await, asked_as_nobody);
         self.set_state(state.clone());
         state
     }
@@ -352,6 +352,21 @@ impl ContextSlot {
             .map_err(|e| failure_of_request_error(&e, &self.server))?;
         let text = String::from_utf8_lossy(&body).into_owned();
         version_outcome(status, &text)
+    }
+}
+
+/// The state a probe's outcome shows. Asked as nobody (no credentials: users bring their
+/// own), a refusal still means the server answered: clusters that turn anonymous requests
+/// away are as reachable as those that answer them.
+pub fn probe_state(outcome: Result<String, Failure>, asked_as_nobody: bool) -> ClusterState {
+    match outcome {
+        Ok(version) => ClusterState::Connected { version },
+        Err(Failure::Unauthorized { .. }) if asked_as_nobody => ClusterState::Connected {
+            version: String::new(),
+        },
+        Err(failure) => ClusterState::Failed {
+            reason: failure.reason(),
+        },
     }
 }
 
@@ -445,6 +460,15 @@ impl Contexts {
         }
     }
 
+    /// Marks every context as holding no credentials of its own: each user's request brings
+    /// its own (kube-atlas for a team).
+    pub fn users_bring_credentials(self) -> Contexts {
+        for slot in &self.slots {
+            slot.users_bring_credentials.store(true, Ordering::Relaxed);
+        }
+        self
+    }
+
     pub fn get(&self, name: &str) -> Option<&Arc<ContextSlot>> {
         self.slots.iter().find(|slot| slot.name == name)
     }
@@ -499,6 +523,34 @@ mod tests {
             down.reason(),
             "unreachable: https://127.0.0.1:6443: connection refused"
         );
+    }
+
+    #[test]
+    fn asked_as_nobody_a_refusal_still_means_connected() {
+        let refused = || {
+            Err(Failure::Unauthorized {
+                status: 401,
+                message: "Unauthorized".into(),
+            })
+        };
+        assert!(matches!(
+            probe_state(refused(), false),
+            ClusterState::Failed { .. }
+        ));
+        assert_eq!(
+            probe_state(refused(), true),
+            ClusterState::Connected {
+                version: String::new()
+            }
+        );
+        let down = Failure::Unreachable {
+            server: "https://10.96.0.1:443".into(),
+            detail: "connection refused".into(),
+        };
+        assert!(matches!(
+            probe_state(Err(down), true),
+            ClusterState::Failed { .. }
+        ));
     }
 
     #[test]

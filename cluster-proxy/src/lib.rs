@@ -6,13 +6,22 @@
 //! ([`multiplex`]); `/kube-atlas/forwards` starts, lists and stops port-forwards on
 //! 127.0.0.1 ([`forwards`]). Like `kubectl proxy`, it answers loopback hosts only and refuses pages of
 //! other origins; credentials never reach the page.
+//!
+//! For a team ([`ServerConfig::sessions`]), it runs in the cluster ([`in_cluster`]) and
+//! holds no credentials of its own: each user signs in with their own token ([`sign_in`]),
+//! kept server-side in a session ([`session`]), and every request goes upstream with it.
 
+pub mod access_log;
+pub mod assets;
 pub mod client;
 pub mod contexts;
 pub mod forwards;
+pub mod in_cluster;
 pub mod multiplex;
 pub mod proxy;
 pub mod routing;
+pub mod session;
+pub mod sign_in;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,18 +32,20 @@ use axum::body::Body;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{FromRequestParts, State};
 use axum::response::{IntoResponse, Response};
-use http::{Request, StatusCode};
-use tower_http::services::ServeDir;
+use http::{Method, Request, StatusCode};
 
+use assets::Assets;
 pub use contexts::{ClusterEntry, ClusterState, Contexts, Timeouts};
 pub use forwards::{ForwardConfig, Forwards};
 use routing::Route;
+use session::{Session, SessionConfig, Sessions};
 
 /// How the server runs.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub listen: SocketAddr,
-    /// The built dashboard (dist/); without it only the API paths answer.
+    /// The built dashboard (dist/); without it the one compiled in (feature `embedded-ui`),
+    /// else only the API paths answer.
     pub www: Option<PathBuf>,
     /// Host names answered besides the loopback ones.
     pub accepted_hosts: Vec<String>,
@@ -42,6 +53,15 @@ pub struct ServerConfig {
     pub probe_interval: Duration,
     /// How long the port-forwards of a closed page live on.
     pub forwards: ForwardConfig,
+    /// For a team: users sign in with their own tokens and every request is theirs; the
+    /// contexts' own credentials (none, in a pod) are never used for them. Any Host is
+    /// answered (the session cookie is bound to the real one), Origin is required on every
+    /// non-GET and WebSocket, and port-forwards on the server's loopback are not offered.
+    pub sessions: Option<SessionConfig>,
+    /// One JSON line per request on stdout (`access_log`).
+    pub access_log: bool,
+    /// How long open requests and sockets get to end when the server stops.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -52,6 +72,9 @@ impl Default for ServerConfig {
             accepted_hosts: Vec::new(),
             probe_interval: Duration::from_secs(5),
             forwards: ForwardConfig::default(),
+            sessions: None,
+            access_log: false,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -60,9 +83,14 @@ struct Shared {
     contexts: Arc<Contexts>,
     forwards: Arc<Forwards>,
     accepted_hosts: Vec<String>,
-    www: Option<ServeDir>,
-    /// The dashboard's index.html, read from `www` on each request (a rebuild shows at once).
-    index_html: Option<PathBuf>,
+    assets: Assets,
+    sessions: Option<Sessions>,
+    access_log: bool,
+    /// Turns true when the server begins to stop: /readyz fails, sockets end.
+    stopping: tokio::sync::watch::Sender<bool>,
+    /// One clone per open multiplexing socket: an upgraded connection is no longer the HTTP
+    /// server's, so stopping waits for these to end by themselves.
+    live_sockets: Arc<()>,
 }
 
 /// A started server; [`RunningServer::stop`] (or dropping it) ends it.
@@ -72,8 +100,9 @@ pub struct RunningServer {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     server: tokio::task::JoinHandle<()>,
     prober: tokio::task::JoinHandle<()>,
-    /// Ends the forwards of closed pages.
+    /// Ends the forwards of closed pages and expired sessions.
     lease_keeper: tokio::task::JoinHandle<()>,
+    shutdown_grace: Duration,
 }
 
 impl RunningServer {
@@ -87,14 +116,34 @@ impl RunningServer {
         self.shared.contexts.entries()
     }
 
+    /// Signed-in sessions now (0 without sessions).
+    pub fn session_count(&self) -> usize {
+        self.shared.sessions.as_ref().map_or(0, Sessions::count)
+    }
+
+    /// Stops gracefully: /readyz fails at once, no new connection is taken, multiplexed
+    /// streams get their `end` and sockets their close frame, and open requests get up to
+    /// `ServerConfig::shutdown_grace` to finish.
     pub async fn stop(mut self) {
+        self.shared.stopping.send_replace(true);
         self.prober.abort();
         self.lease_keeper.abort();
         self.shared.forwards.abort_all();
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        let _ = (&mut self.server).await;
+        let deadline = tokio::time::Instant::now() + self.shutdown_grace;
+        if tokio::time::timeout_at(deadline, &mut self.server)
+            .await
+            .is_err()
+        {
+            self.server.abort();
+        }
+        while Arc::strong_count(&self.shared.live_sockets) > 1
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
 
@@ -117,8 +166,14 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         forwards: Arc::new(Forwards::new(contexts.clone(), config.forwards)),
         contexts,
         accepted_hosts: config.accepted_hosts,
-        index_html: config.www.as_ref().map(|dir| dir.join("index.html")),
-        www: config.www.map(ServeDir::new),
+        assets: match config.www {
+            Some(dir) => Assets::folder(dir),
+            None => Assets::embedded().unwrap_or(Assets::None),
+        },
+        sessions: config.sessions.map(Sessions::new),
+        access_log: config.access_log,
+        stopping: tokio::sync::watch::Sender::new(false),
+        live_sockets: Arc::new(()),
     });
     let prober = {
         let shared = shared.clone();
@@ -131,11 +186,14 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         })
     };
     let lease_keeper = {
-        let forwards = shared.forwards.clone();
+        let shared = shared.clone();
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                forwards.end_expired_sessions().await;
+                shared.forwards.end_expired_sessions().await;
+                if let Some(sessions) = &shared.sessions {
+                    sessions.end_expired();
+                }
             }
         })
     };
@@ -157,6 +215,7 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         server,
         prober,
         lease_keeper,
+        shutdown_grace: config.shutdown_grace,
     })
 }
 
@@ -167,18 +226,169 @@ fn header_text(request: &Request<Body>, name: http::header::HeaderName) -> Optio
         .and_then(|value| value.to_str().ok())
 }
 
+/// Every request: answered by [`route_request`], then logged (when asked) with who made it.
 async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Response {
-    let checked = routing::check_host_and_origin(
-        header_text(&request, http::header::HOST),
-        header_text(&request, http::header::ORIGIN),
-        &shared.accepted_hosts,
-    );
-    if let Err(refusal) = checked {
-        return proxy::status_response(StatusCode::FORBIDDEN, "Forbidden", &refusal.message());
-    }
+    let started = std::time::Instant::now();
+    let method = request.method().clone();
     let path = request.uri().path().to_string();
     let query = request.uri().query().map(str::to_string);
-    match routing::route(&path, query.as_deref()) {
+    let is_upgrade = request.headers().contains_key(http::header::UPGRADE);
+    let (response, user) = route_request(&shared, request).await;
+    if shared.access_log {
+        access_log::write(&access_log::Entry {
+            user: user.as_deref(),
+            method: method.as_str(),
+            verb: access_log::verb(&method, query.as_deref(), is_upgrade),
+            path: &path,
+            status: response.status().as_u16(),
+            duration: started.elapsed(),
+        });
+    }
+    response
+}
+
+/// The answer to one request, and the signed-in user it was made as (if any).
+async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Option<String>) {
+    let path = request.uri().path().to_string();
+    let query = request.uri().query().map(str::to_string);
+    // The probes come from the kubelet with the pod's address as Host: answered before the
+    // host check, and they tell nothing about any cluster's contents.
+    match path.as_str() {
+        "/healthz" => return (plain_text(StatusCode::OK, "ok"), None),
+        "/readyz" => return (readiness(shared).await, None),
+        _ => {}
+    }
+    let origin = header_text(&request, http::header::ORIGIN);
+    let accepted_hosts: &[String] = &shared.accepted_hosts;
+    let checked = match &shared.sessions {
+        Some(_) => routing::check_origin_for_session(
+            header_text(&request, http::header::HOST),
+            origin,
+            request.method(),
+            request.headers().contains_key(http::header::UPGRADE),
+        ),
+        None => routing::check_host_and_origin(
+            header_text(&request, http::header::HOST),
+            origin,
+            accepted_hosts,
+        ),
+    };
+    if let Err(refusal) = checked {
+        let refused =
+            proxy::status_response(StatusCode::FORBIDDEN, "Forbidden", &refusal.message());
+        return (refused, None);
+    }
+    let route = routing::route(&path, query.as_deref());
+    let Some(sessions) = &shared.sessions else {
+        return (serve_route(shared, route, request, None).await, None);
+    };
+    match route {
+        Some(Route::SignIn) => {
+            let answer = if request.method() == Method::POST {
+                match shared.contexts.slots.first() {
+                    Some(slot) => {
+                        sign_in::sign_in(sessions, slot, shared.contexts.timeouts, request).await
+                    }
+                    None => plain_text(StatusCode::SERVICE_UNAVAILABLE, "no cluster to sign in to"),
+                }
+            } else if sessions
+                .id_in(request.headers())
+                .is_some_and(|id| sessions.find(&id).is_some())
+            {
+                // Signed in already (a bookmark, the back button): the dashboard.
+                sign_in::to_dashboard()
+            } else {
+                sign_in::page(StatusCode::OK, None)
+            };
+            return (answer, None);
+        }
+        Some(Route::SignOut) if request.method() == Method::POST => {
+            return (sign_in::sign_out(sessions, &request), None)
+        }
+        _ => {}
+    }
+    let session_id = sessions.id_in(request.headers());
+    let session = session_id.as_deref().and_then(|id| sessions.find(id));
+    let user = session
+        .as_ref()
+        .map(|session| session.identity.user.clone());
+    let answer = match (route, session) {
+        (Some(Route::Session), Some(session)) => sign_in::who(&session),
+        // Port-forwards would listen on the server's own loopback, useless to its users.
+        (Some(Route::Forwards { .. }), Some(_)) => proxy::status_response(
+            StatusCode::NOT_FOUND,
+            "NotFound",
+            "kube-atlas in the cluster offers no port-forwards (they would listen on its own pod)",
+        ),
+        (route @ Some(Route::Static), session) if path == "/" || path == "/index.html" => {
+            match session {
+                Some(session) => serve_route(shared, route, request, Some(session)).await,
+                None => sign_in::to_sign_in(),
+            }
+        }
+        // The dashboard's code is no secret; everything else needs a session.
+        (route @ Some(Route::Static), session) => {
+            serve_route(shared, route, request, session).await
+        }
+        (route @ Some(Route::Cluster { .. }), Some(session)) => {
+            let answer = serve_route(shared, route, request, Some(session)).await;
+            // The cluster no longer takes the user's token (expired, revoked, its
+            // ServiceAccount deleted): the session ends, so the next page load signs in again
+            // instead of failing request after request.
+            if answer.status() == StatusCode::UNAUTHORIZED {
+                if let Some(id) = &session_id {
+                    sessions.end(id);
+                }
+                return (sign_in::token_refused(), user);
+            }
+            answer
+        }
+        (route, Some(session)) => serve_route(shared, route, request, Some(session)).await,
+        (_, None) => sign_in::unauthorized(),
+    };
+    (answer, user)
+}
+
+fn plain_text(status: StatusCode, text: &'static str) -> Response {
+    (status, [(http::header::CACHE_CONTROL, "no-store")], text).into_response()
+}
+
+/// `/readyz`: ready while not stopping and the (first) API server answers anything at all
+/// over HTTP (asked without credentials: an answer, even a 401, means it is reachable).
+async fn readiness(shared: &Shared) -> Response {
+    if *shared.stopping.borrow() {
+        return plain_text(StatusCode::SERVICE_UNAVAILABLE, "stopping");
+    }
+    let Some(slot) = shared.contexts.slots.first() else {
+        return plain_text(StatusCode::SERVICE_UNAVAILABLE, "no cluster");
+    };
+    let request = http::Request::get("/version").body(kube::client::Body::empty());
+    let Ok(request) = request else {
+        return plain_text(StatusCode::INTERNAL_SERVER_ERROR, "no request");
+    };
+    let timeouts = shared.contexts.timeouts;
+    let asked = async {
+        let client = slot.client(timeouts.credentials).await.ok()?;
+        client.send(request).await.ok()
+    };
+    match tokio::time::timeout(timeouts.probe, asked).await {
+        Ok(Some(_)) => plain_text(StatusCode::OK, "ok"),
+        _ => plain_text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the API server does not answer",
+        ),
+    }
+}
+
+/// Serves a route, as `session`'s user when given.
+async fn serve_route(
+    shared: &Shared,
+    route: Option<Route>,
+    request: Request<Body>,
+    session: Option<Arc<Session>>,
+) -> Response {
+    let path = request.uri().path().to_string();
+    match route {
         None => proxy::status_response(
             StatusCode::NOT_FOUND,
             "NotFound",
@@ -189,7 +399,15 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
         }
         Some(Route::Cluster { context, upstream }) => match shared.contexts.get(&context) {
             Some(slot) => {
-                proxy::forward(slot.clone(), shared.contexts.timeouts, request, upstream).await
+                let timeouts = shared.contexts.timeouts;
+                proxy::forward(
+                    slot.clone(),
+                    timeouts,
+                    request,
+                    upstream,
+                    session.as_deref(),
+                )
+                .await
             }
             None => proxy::status_response(
                 StatusCode::NOT_FOUND,
@@ -202,7 +420,25 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
             match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
                 Ok(upgrade) => {
                     let contexts = shared.contexts.clone();
-                    upgrade.on_upgrade(move |socket| multiplex::serve(socket, contexts))
+                    let mut stopping = shared.stopping.subscribe();
+                    let session_ended = session.as_ref().map(|session| session.ended());
+                    let end = async move {
+                        let stopping = stopping.wait_for(|stopping| *stopping);
+                        match session_ended {
+                            Some(ended) => tokio::select! {
+                                _ = stopping => {}
+                                () = ended => {}
+                            },
+                            None => {
+                                let _ = stopping.await;
+                            }
+                        }
+                    };
+                    let alive = shared.live_sockets.clone();
+                    upgrade.on_upgrade(move |socket| async move {
+                        let _alive = alive;
+                        multiplex::serve(socket, contexts, session, end).await;
+                    })
                 }
                 Err(refused) => proxy::status_response(
                     refused.status(),
@@ -214,59 +450,51 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request<Body>) -> Re
         Some(Route::Forwards { rest }) => {
             forwards::http::handle(&shared.forwards, &rest, request).await
         }
-        Some(Route::Static) if path == "/" || path == "/index.html" => index_page(&shared).await,
-        Some(Route::Static) => match &shared.www {
-            Some(files) => {
-                let mut files = files.clone();
-                let cache_control = kube_atlas_model::api::asset_caching::cache_control(&path);
-                match tower::ServiceExt::oneshot(&mut files, request).await {
-                    Ok(response) => {
-                        let mut response = response.map(Body::new);
-                        response.headers_mut().insert(
-                            http::header::CACHE_CONTROL,
-                            http::HeaderValue::from_static(cache_control),
-                        );
-                        response
-                    }
-                    Err(never) => match never {},
-                }
-            }
-            None => (
-                StatusCode::NOT_FOUND,
-                "kube-atlas was started without the dashboard's files (--www dist)",
-            )
-                .into_response(),
-        },
+        Some(Route::SignIn | Route::SignOut | Route::Session) => proxy::status_response(
+            StatusCode::NOT_FOUND,
+            "NotFound",
+            &format!("{path}: this kube-atlas has no sign-in (it serves a kubeconfig's contexts)"),
+        ),
+        Some(Route::Static) if path == "/" || path == "/index.html" => {
+            index_page(shared, session.as_deref()).await
+        }
+        Some(Route::Static) => shared.assets.serve(request).await,
     }
 }
 
 /// The dashboard's page with the cluster list in it, so the page knows its clusters before its
 /// first request instead of asking `/clusters` first (a round trip on every page start).
-async fn index_page(shared: &Shared) -> Response {
-    let Some(path) = &shared.index_html else {
-        return (
-            StatusCode::NOT_FOUND,
-            "kube-atlas was started without the dashboard's files (--www dist)",
-        )
-            .into_response();
-    };
-    match tokio::fs::read_to_string(path).await {
+async fn index_page(shared: &Shared, session: Option<&Session>) -> Response {
+    match shared.assets.index_html().await {
         Ok(html) => {
             let clusters = serde_json::json!({ "clusters": shared.contexts.entries() });
+            // Who is signed in, for the header (the same JSON as `/kube-atlas/session`).
+            let html = match session {
+                Some(session) => routing::with_json_element(
+                    &html,
+                    routing::SESSION_ELEMENT_ID,
+                    &sign_in::session_json(session).to_string(),
+                ),
+                None => html,
+            };
             (
                 [
                     (http::header::CONTENT_TYPE, "text/html; charset=utf-8"),
                     // The states in it are of this moment: never reused from a cache.
-                    (http::header::CACHE_CONTROL, "no-cache"),
+                    // With a session it names the user: kept by no cache at all.
+                    (
+                        http::header::CACHE_CONTROL,
+                        if session.is_some() {
+                            "no-store"
+                        } else {
+                            "no-cache"
+                        },
+                    ),
                 ],
                 routing::with_cluster_list(&html, &clusters.to_string()),
             )
                 .into_response()
         }
-        Err(error) => (
-            StatusCode::NOT_FOUND,
-            format!("kube-atlas could not read {}: {error}", path.display()),
-        )
-            .into_response(),
+        Err(refusal) => refusal,
     }
 }

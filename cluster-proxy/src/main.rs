@@ -1,5 +1,9 @@
 //! `kube-atlas [--kubeconfig F]… [--context C]… [--listen 127.0.0.1:8001] [--www dist]`: the
 //! dashboard for every context of a kubeconfig, at http://127.0.0.1:8001/.
+//!
+//! `kube-atlas --in-cluster --listen 0.0.0.0:8080` (chosen by itself in a pod, where the
+//! ServiceAccount token is mounted and no kubeconfig is given): the dashboard of the cluster it
+//! runs in, for a team, each user signed in with their own token.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -7,6 +11,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use kube_atlas_server::contexts::{read_kubeconfigs, select_contexts};
+use kube_atlas_server::in_cluster::{self, InCluster};
+use kube_atlas_server::session::SessionConfig;
 use kube_atlas_server::{ClusterState, Contexts, ServerConfig, Timeouts};
 
 #[derive(Parser, Debug)]
@@ -24,9 +30,10 @@ struct Args {
     /// Where to listen; keep it on loopback: whoever reaches it acts with your credentials.
     #[arg(long, default_value = "127.0.0.1:8001")]
     listen: SocketAddr,
-    /// The built dashboard (`cargo xtask build` writes dist/).
-    #[arg(long, default_value = "dist")]
-    www: PathBuf,
+    /// The built dashboard (`cargo xtask build` writes dist/); default: the one compiled into
+    /// this binary (`cargo xtask dist`), else ./dist.
+    #[arg(long)]
+    www: Option<PathBuf>,
     /// A host name to answer besides localhost, 127.0.0.1 and [::1] (repeatable).
     #[arg(long)]
     accept_host: Vec<String>,
@@ -36,6 +43,46 @@ struct Args {
     /// Seconds between checks of every cluster.
     #[arg(long, default_value_t = 5)]
     probe_interval: u64,
+    /// Serve the cluster this runs in (a pod): the API server from KUBERNETES_SERVICE_HOST and
+    /// _PORT and the CA file, each user signed in with their own token. Chosen by itself when
+    /// the token file exists and no kubeconfig is given.
+    #[arg(long)]
+    in_cluster: bool,
+    /// The pod's ServiceAccount token: only looked at to tell that this runs in a pod, never
+    /// sent anywhere (users' requests carry their own tokens).
+    #[arg(long, default_value_os_t = in_cluster::default_token_file())]
+    token_file: PathBuf,
+    /// The API server's CA in a pod.
+    #[arg(long, default_value_os_t = in_cluster::default_ca_file())]
+    ca_file: PathBuf,
+    /// Session cookies only over HTTPS (set it when users reach kube-atlas through TLS).
+    #[arg(long)]
+    secure_cookies: bool,
+    /// Minutes a session may go unused before it ends.
+    #[arg(long, default_value_t = 60)]
+    session_idle_minutes: u64,
+    /// Hours after sign-in a session ends, used or not.
+    #[arg(long, default_value_t = 12)]
+    session_max_hours: u64,
+    /// Watches, logs and terminals one session may hold open at once.
+    #[arg(long, default_value_t = 64)]
+    max_streams_per_session: usize,
+    /// One JSON line per request on stdout (always on in the cluster).
+    #[arg(long)]
+    access_log: bool,
+    /// Seconds open requests get to end when kube-atlas is stopped (SIGTERM, Ctrl-C).
+    #[arg(long, default_value_t = 10)]
+    shutdown_grace: u64,
+}
+
+impl Args {
+    /// In a pod: asked for, or the token mounted and no kubeconfig named anywhere.
+    fn in_cluster(&self) -> bool {
+        self.in_cluster
+            || (self.kubeconfig.is_empty()
+                && std::env::var_os("KUBECONFIG").is_none()
+                && self.token_file.is_file())
+    }
 }
 
 #[tokio::main]
@@ -52,31 +99,40 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
-    let kubeconfig = read_kubeconfigs(&args.kubeconfig).map_err(anyhow::Error::msg)?;
-    let names = select_contexts(&kubeconfig, &args.context).map_err(anyhow::Error::msg)?;
-    if !args.listen.ip().is_loopback() {
-        eprintln!(
-            "kube-atlas: listening on {} (not loopback): anyone who reaches it uses your \
-             clusters with your credentials",
-            args.listen
+    // Taken over at once: a SIGTERM during start-up must stop kube-atlas gracefully too.
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let in_cluster = args.in_cluster();
+    let (kubeconfig, names) = if in_cluster {
+        let plane = InCluster::from_env(args.ca_file.clone()).map_err(anyhow::Error::msg)?;
+        println!(
+            "kube-atlas: in the cluster ({}): each user signs in with their own token",
+            plane.server
         );
-    }
-    let www = args
-        .www
-        .join("index.html")
-        .is_file()
-        .then_some(args.www.clone());
-    if www.is_none() {
-        eprintln!(
-            "kube-atlas: no dashboard in {} (run `cargo xtask build`); serving the API paths only",
-            args.www.display()
-        );
-    }
+        let kubeconfig = plane.kubeconfig().map_err(anyhow::Error::msg)?;
+        (kubeconfig, vec![in_cluster::CONTEXT_NAME.to_string()])
+    } else {
+        let kubeconfig = read_kubeconfigs(&args.kubeconfig).map_err(anyhow::Error::msg)?;
+        let names = select_contexts(&kubeconfig, &args.context).map_err(anyhow::Error::msg)?;
+        if !args.listen.ip().is_loopback() {
+            eprintln!(
+                "kube-atlas: listening on {} (not loopback): anyone who reaches it uses your \
+                 clusters with your credentials",
+                args.listen
+            );
+        }
+        (kubeconfig, names)
+    };
+    let www = dashboard_folder(args.www.clone());
     let timeouts = Timeouts {
         credentials: Duration::from_secs(args.exec_timeout),
         ..Timeouts::default()
     };
     let contexts = Contexts::new(kubeconfig, names, timeouts);
+    let contexts = if in_cluster {
+        contexts.users_bring_credentials()
+    } else {
+        contexts
+    };
     let server = kube_atlas_server::start(
         contexts,
         ServerConfig {
@@ -84,6 +140,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
             www,
             accepted_hosts: args.accept_host,
             probe_interval: Duration::from_secs(args.probe_interval),
+            sessions: in_cluster.then_some(SessionConfig {
+                idle: Duration::from_secs(args.session_idle_minutes * 60),
+                absolute: Duration::from_secs(args.session_max_hours * 60 * 60),
+                secure_cookies: args.secure_cookies,
+                max_streams: args.max_streams_per_session,
+            }),
+            access_log: in_cluster || args.access_log,
+            shutdown_grace: Duration::from_secs(args.shutdown_grace),
             ..ServerConfig::default()
         },
     )
@@ -108,7 +172,45 @@ async fn run(args: Args) -> anyhow::Result<()> {
             ClusterState::Connecting => println!("  {}: still connecting", entry.name),
         }
     }
-    tokio::signal::ctrl_c().await?;
+    stop_signal(terminate).await?;
+    println!(
+        "kube-atlas: stopping (open requests get {} s)",
+        args.shutdown_grace
+    );
     server.stop().await;
     Ok(())
+}
+
+/// The folder of the dashboard's files to serve: the one asked for; else none when the binary
+/// carries the dashboard; else ./dist when built there.
+fn dashboard_folder(asked: Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(dir) = asked {
+        if !dir.join("index.html").is_file() {
+            eprintln!(
+                "kube-atlas: no dashboard in {} (run `cargo xtask build`); serving the API paths only",
+                dir.display()
+            );
+        }
+        return Some(dir);
+    }
+    if kube_atlas_server::assets::Assets::embedded().is_some() {
+        return None;
+    }
+    let dist = PathBuf::from("dist");
+    if dist.join("index.html").is_file() {
+        return Some(dist);
+    }
+    eprintln!(
+        "kube-atlas: no dashboard in this binary or in ./dist (run `cargo xtask dist`, or \
+         `cargo xtask build` and --www dist); serving the API paths only"
+    );
+    None
+}
+
+/// Ctrl-C, or SIGTERM (what Kubernetes sends a pod to stop it).
+async fn stop_signal(mut terminate: tokio::signal::unix::Signal) -> std::io::Result<()> {
+    tokio::select! {
+        interrupted = tokio::signal::ctrl_c() => interrupted,
+        _ = terminate.recv() => Ok(()),
+    }
 }

@@ -36,6 +36,7 @@ use tokio::task::JoinSet;
 
 use crate::contexts::{error_chain, Contexts};
 use crate::proxy::{self, Unreachable};
+use crate::session::Session;
 use protocol::{data_frame, end_frame, status_frame, ClientMessage, Open, Utf8Decoder};
 
 /// How many frames may wait for the socket before the streams wait.
@@ -43,13 +44,25 @@ pub const FRAME_QUEUE: usize = 256;
 
 type Frames = mpsc::Sender<String>;
 
-/// Serves one multiplexing socket until the page closes it (or it breaks).
-pub async fn serve(socket: WebSocket, contexts: Arc<Contexts>) {
+/// Serves one multiplexing socket until the page closes it (or it breaks), or until `end`
+/// (the server shutting down, the session ending): then every stream gets its `end` frame,
+/// as a watch the API server ended, and the socket a close frame, so the page resumes its
+/// watches cleanly (on another replica, or after signing in again). With a `session`, every
+/// stream is the signed-in user's, counted against the session's streams.
+pub async fn serve(
+    socket: WebSocket,
+    contexts: Arc<Contexts>,
+    session: Option<Arc<Session>>,
+    end: impl std::future::Future<Output = ()>,
+) {
     let (sink, mut incoming) = socket.split();
     let (frames, queued) = mpsc::channel(FRAME_QUEUE);
     let mut writer = tokio::spawn(write_frames(sink, queued));
+    tokio::pin!(end);
+    let mut writer_ended = false;
     let mut streams = Streams {
         contexts,
+        session,
         frames,
         tasks: JoinSet::new(),
         stops: HashMap::new(),
@@ -64,17 +77,40 @@ pub async fn serve(socket: WebSocket, contexts: Arc<Contexts>) {
             },
             Some(_) = streams.tasks.join_next(), if !streams.tasks.is_empty() => {}
             // The socket cannot be written to any more.
-            _ = &mut writer => break,
+            _ = &mut writer => {
+                writer_ended = true;
+                break;
+            }
+            () = &mut end => {
+                for (_, stop) in streams.stops.drain() {
+                    let _ = stop.send(());
+                }
+                let ended = async { while streams.tasks.join_next().await.is_some() {} };
+                let _ = tokio::time::timeout(ENDING_TIME, ended).await;
+                break;
+            }
         }
     }
     // Every stream still running is aborted: its upstream request and connection are dropped.
     streams.tasks.abort_all();
-    writer.abort();
+    // The queued frames (the `end`s) go out, then the close frame.
+    drop(streams);
+    if !writer_ended
+        && tokio::time::timeout(ENDING_TIME, &mut writer)
+            .await
+            .is_err()
+    {
+        writer.abort();
+    }
 }
+
+/// How long the streams' last frames may take on the way out when the socket is ended.
+const ENDING_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The streams of one socket.
 struct Streams {
     contexts: Arc<Contexts>,
+    session: Option<Arc<Session>>,
     frames: Frames,
     /// One task per stream (and per refused message); dropped, they are aborted.
     tasks: JoinSet<()>,
@@ -94,8 +130,9 @@ impl Streams {
                     let _ = previous.send(());
                 }
                 let (contexts, frames) = (self.contexts.clone(), self.frames.clone());
+                let session = self.session.clone();
                 self.tasks
-                    .spawn(run_stream(open, contexts, frames, stopped));
+                    .spawn(run_stream(open, contexts, session, frames, stopped));
             }
             ClientMessage::Close { id } => {
                 if let Some(stop) = self.stops.remove(&id) {
@@ -115,24 +152,42 @@ impl Streams {
     }
 }
 
-/// Writes the queued frames to the socket, in order, each as soon as it is queued.
+/// Writes the queued frames to the socket, in order, each as soon as it is queued; when the
+/// queue closes (the socket is being ended), a close frame.
 async fn write_frames(mut sink: SplitSink<WebSocket, Message>, mut queued: mpsc::Receiver<String>) {
     while let Some(frame) = queued.recv().await {
         if sink.send(Message::Text(frame.into())).await.is_err() {
             return;
         }
     }
+    let _ = sink.send(Message::Close(None)).await;
 }
 
 /// One stream: relayed until its body ends or the page closes it, then `end`.
 async fn run_stream(
     open: Open,
     contexts: Arc<Contexts>,
+    session: Option<Arc<Session>>,
     frames: Frames,
     stopped: oneshot::Receiver<()>,
 ) {
+    // Counted against the session's streams until the stream ends.
+    let _stream_permit = match &session {
+        Some(session) => match session.try_stream() {
+            Some(permit) => Some(permit),
+            None => {
+                let message = "this session holds as many watches, logs and terminals as \
+                               kube-atlas allows at once; close some";
+                let code = StatusCode::TOO_MANY_REQUESTS;
+                refuse(&frames, open.id, code, "TooManyRequests", message).await;
+                let _ = frames.send(end_frame(open.id, None)).await;
+                return;
+            }
+        },
+        None => None,
+    };
     let error = tokio::select! {
-        error = relay(&open, &contexts, &frames) => error,
+        error = relay(&open, &contexts, session.as_deref(), &frames) => error,
         // Closed by the page: dropping `relay` drops the upstream request and its connection.
         _ = stopped => None,
     };
@@ -141,16 +196,36 @@ async fn run_stream(
 
 /// GETs `open.path` on its cluster and queues the status and the body as it comes; the error
 /// in words when the body broke off.
-async fn relay(open: &Open, contexts: &Contexts, frames: &Frames) -> Option<String> {
+async fn relay(
+    open: &Open,
+    contexts: &Contexts,
+    session: Option<&Session>,
+    frames: &Frames,
+) -> Option<String> {
     let id = open.id;
     let Some(slot) = contexts.get(&open.cluster) else {
         let message = format!("kube-atlas serves no context {:?}", open.cluster);
         refuse(frames, id, StatusCode::NOT_FOUND, "NotFound", &message).await;
         return None;
     };
-    let request = http::Request::get(&open.path)
-        .header(http::header::ACCEPT, &open.accept)
-        .body(kube::client::Body::empty());
+    let mut request = http::Request::get(&open.path).header(http::header::ACCEPT, &open.accept);
+    if let Some(session) = session {
+        // A user's stream goes as that user or not at all (never as nobody).
+        let Some(authorization) = session.token().authorization() else {
+            let message = "the session's token cannot be sent";
+            refuse(
+                frames,
+                id,
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized",
+                message,
+            )
+            .await;
+            return None;
+        };
+        request = request.header(http::header::AUTHORIZATION, authorization);
+    }
+    let request = request.body(kube::client::Body::empty());
     let request = match request {
         Ok(request) => request,
         Err(error) => {

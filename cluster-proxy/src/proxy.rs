@@ -14,6 +14,7 @@ use hyper_util::rt::TokioIo;
 
 use crate::contexts::{failure_of_request_error, ContextSlot, Failure, Timeouts};
 use crate::routing::{forwarded_request_header, forwarded_response_header};
+use crate::session::Session;
 
 /// The largest request body passed on. Request bodies (objects to create, patches) are read
 /// whole first: kube-rs's client takes a body it can replay; kube-apiserver itself refuses
@@ -111,14 +112,44 @@ pub async fn send_upstream(
     }
 }
 
-/// Sends `request` to `upstream` (path and query) on `slot`'s API server.
+/// Whether a request to `upstream` (path and query) stays open for long: a watch, a followed
+/// log, or an upgrade (exec, attach, port-forward).
+pub fn is_long_running(upstream: &str, is_upgrade: bool) -> bool {
+    let query = upstream.split_once('?').map_or("", |(_, query)| query);
+    is_upgrade
+        || query
+            .split('&')
+            .any(|pair| matches!(pair, "watch=true" | "watch=1" | "follow=true" | "follow=1"))
+}
+
+/// The answer when a session holds as many streams as it may.
+pub fn too_many_streams() -> Response {
+    status_response(
+        StatusCode::TOO_MANY_REQUESTS,
+        "TooManyRequests",
+        "this session holds as many watches, logs and terminals as kube-atlas allows at once; \
+         close some",
+    )
+}
+
+/// Sends `request` to `upstream` (path and query) on `slot`'s API server; as the signed-in
+/// user when `session` is given (its token the bearer, the call counted against its streams
+/// while it lasts when it is long-running).
 pub async fn forward(
     slot: Arc<ContextSlot>,
     timeouts: Timeouts,
     mut request: Request<Body>,
     upstream: String,
+    session: Option<&Session>,
 ) -> Response {
     let is_upgrade = is_websocket_upgrade(request.headers());
+    let mut stream_permit = match session {
+        Some(session) if is_long_running(&upstream, is_upgrade) => match session.try_stream() {
+            Some(permit) => Some(permit),
+            None => return too_many_streams(),
+        },
+        _ => None,
+    };
     let downstream_upgrade = is_upgrade.then(|| hyper::upgrade::on(&mut request));
     let (parts, body) = request.into_parts();
     let body: Bytes = if is_upgrade {
@@ -144,6 +175,20 @@ pub async fn forward(
             builder = builder.header(name, value);
         }
     }
+    if let Some(session) = session {
+        match session.token().authorization() {
+            Some(authorization) => {
+                builder = builder.header(http::header::AUTHORIZATION, authorization)
+            }
+            None => {
+                return status_response(
+                    StatusCode::UNAUTHORIZED,
+                    "Unauthorized",
+                    "the session's token cannot be sent",
+                )
+            }
+        }
+    }
     let upstream_request = match builder.body(kube::client::Body::from(body)) {
         Ok(request) => request,
         Err(error) => {
@@ -161,7 +206,10 @@ pub async fn forward(
     let switching = response.status() == StatusCode::SWITCHING_PROTOCOLS;
     if let (true, Some(downstream_upgrade)) = (switching, downstream_upgrade) {
         let upstream_upgrade = hyper::upgrade::on(&mut response);
+        let stream_permit = stream_permit.take();
         tokio::spawn(async move {
+            // The session's stream is counted for as long as the upgraded connection lasts.
+            let _stream_permit = stream_permit;
             let (Ok(downstream), Ok(upstream)) = tokio::join!(downstream_upgrade, upstream_upgrade)
             else {
                 return;
@@ -179,7 +227,12 @@ pub async fn forward(
             answer = answer.header(name, value);
         }
     }
-    // Frames go to the page as they arrive: a watch event or a log line is not held back.
+    // Frames go to the page as they arrive: a watch event or a log line is not held back. The
+    // session's stream is counted until the body ends or the page drops it.
+    let body = body.map_frame(move |frame| {
+        let _counted = &stream_permit;
+        frame
+    });
     answer.body(Body::new(body)).unwrap_or_else(|error| {
         status_response(
             StatusCode::BAD_GATEWAY,

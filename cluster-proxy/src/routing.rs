@@ -29,6 +29,12 @@ pub enum Route {
     /// `/kube-atlas/forwards{rest}`: port-forwards (`crate::forwards::http`); `rest` is empty
     /// or starts with `/`.
     Forwards { rest: String },
+    /// `/kube-atlas/sign-in`: the sign-in page (GET) and form (POST), with sessions only.
+    SignIn,
+    /// `POST /kube-atlas/sign-out`.
+    SignOut,
+    /// `GET /kube-atlas/session`: who is signed in.
+    Session,
     /// Anything else: the dashboard's files.
     Static,
 }
@@ -41,8 +47,12 @@ pub fn route(path: &str, query: Option<&str>) -> Option<Route> {
     if path == CLUSTERS_PREFIX || path == "/clusters/" {
         return Some(Route::ClusterList);
     }
-    if path == MULTIPLEX_PATH {
-        return Some(Route::Multiplex);
+    match path {
+        MULTIPLEX_PATH => return Some(Route::Multiplex),
+        crate::sign_in::SIGN_IN_PATH => return Some(Route::SignIn),
+        crate::sign_in::SIGN_OUT_PATH => return Some(Route::SignOut),
+        crate::sign_in::SESSION_PATH => return Some(Route::Session),
+        _ => {}
     }
     if let Some(rest) = path.strip_prefix(FORWARDS_PATH) {
         if rest.is_empty() || rest.starts_with('/') {
@@ -80,9 +90,19 @@ pub const CLUSTER_LIST_ELEMENT_ID: &str = "kube-atlas-clusters";
 /// `</head>`. A `<` in the JSON (a context named `</script>…`) is written `\u003c`, the same
 /// string to a JSON parser, so the text cannot end the element.
 pub fn with_cluster_list(index_html: &str, clusters_json: &str) -> String {
+    with_json_element(index_html, CLUSTER_LIST_ELEMENT_ID, clusters_json)
+}
+
+/// The id of the element of the served page that holds `GET /kube-atlas/session`'s answer
+/// (who is signed in), with sessions only; the page's header reads it (`src/state/session.rs`).
+pub const SESSION_ELEMENT_ID: &str = "kube-atlas-session";
+
+/// `index_html` with `json` in a JSON script element of id `id` before `</head>`, a `<` in it
+/// written `\u003c` (see [`with_cluster_list`]).
+pub fn with_json_element(index_html: &str, id: &str, json: &str) -> String {
     let element = format!(
-        r#"<script type="application/json" id="{CLUSTER_LIST_ELEMENT_ID}">{}</script>"#,
-        clusters_json.replace('<', "\\u003c")
+        r#"<script type="application/json" id="{id}">{}</script>"#,
+        json.replace('<', "\\u003c")
     );
     match index_html.find("</head>") {
         Some(at) => format!("{}{element}{}", &index_html[..at], &index_html[at..]),
@@ -101,6 +121,8 @@ pub enum Refusal {
     ForeignHost(String),
     /// The request comes from a page of another origin (a browser sets `Origin`).
     ForeignOrigin(String),
+    /// A request that could change something, or a WebSocket, without `Origin` (sessions only).
+    NoOrigin,
 }
 
 impl Refusal {
@@ -115,6 +137,9 @@ impl Refusal {
                 "kube-atlas refuses requests from pages of another origin ({origin}): \
                  they would act with your cluster credentials"
             ),
+            Refusal::NoOrigin => "kube-atlas refuses a request that changes something, or a \
+                 WebSocket, without an Origin header: it cannot tell it came from its own page"
+                .to_string(),
         }
     }
 }
@@ -157,6 +182,41 @@ pub fn check_host_and_origin(
         }
     }
     Ok(())
+}
+
+/// The check of a server with sessions: any Host (it sits behind an Ingress of any name, and a
+/// page on another name, DNS rebinding included, holds no session cookie for this one), but an
+/// Origin of this server's own on every request that could change something, and on every
+/// WebSocket: a browser sends Origin with each of those, so one missing is refused too
+/// (cross-site request forgery rides on the browser's cookie).
+pub fn check_origin_for_session(
+    host: Option<&str>,
+    origin: Option<&str>,
+    method: &http::Method,
+    is_upgrade: bool,
+) -> Result<(), Refusal> {
+    let host = host.unwrap_or_default();
+    if host.is_empty() {
+        return Err(Refusal::ForeignHost(String::new()));
+    }
+    let safe = matches!(
+        *method,
+        http::Method::GET | http::Method::HEAD | http::Method::OPTIONS
+    ) && !is_upgrade;
+    match origin {
+        Some(origin) => {
+            let same_origin = ["http://", "https://"]
+                .iter()
+                .any(|scheme| origin.strip_prefix(scheme) == Some(host));
+            if same_origin {
+                Ok(())
+            } else {
+                Err(Refusal::ForeignOrigin(origin.to_string()))
+            }
+        }
+        None if safe => Ok(()),
+        None => Err(Refusal::NoOrigin),
+    }
 }
 
 /// Request headers not passed on to an API server: hop-by-hop ones (RFC 9110 §7.6.1), the
@@ -251,6 +311,9 @@ mod tests {
         );
         assert_eq!(route("/kube-atlas/multiplex/", None), Some(Route::Static));
         assert_eq!(route("/kube-atlas", None), Some(Route::Static));
+        assert_eq!(route("/kube-atlas/sign-in", None), Some(Route::SignIn));
+        assert_eq!(route("/kube-atlas/sign-out", None), Some(Route::SignOut));
+        assert_eq!(route("/kube-atlas/session", None), Some(Route::Session));
         let forwards = |rest: &str| {
             Some(Route::Forwards {
                 rest: rest.to_string(),
@@ -357,6 +420,30 @@ mod tests {
         assert!(Refusal::ForeignOrigin("http://evil.example".into())
             .message()
             .contains("http://evil.example"));
+    }
+
+    #[test]
+    fn with_sessions_any_host_but_only_the_own_origin_may_change_things() {
+        let host = Some("atlas.example.com");
+        let own = Some("https://atlas.example.com");
+        let post = http::Method::POST;
+        let get = http::Method::GET;
+        assert_eq!(check_origin_for_session(host, own, &post, false), Ok(()));
+        assert_eq!(check_origin_for_session(host, None, &get, false), Ok(()));
+        assert_eq!(
+            check_origin_for_session(host, None, &post, false),
+            Err(Refusal::NoOrigin)
+        );
+        assert_eq!(
+            check_origin_for_session(host, None, &get, true),
+            Err(Refusal::NoOrigin),
+            "a WebSocket without Origin"
+        );
+        assert_eq!(
+            check_origin_for_session(host, Some("https://evil.example"), &get, false),
+            Err(Refusal::ForeignOrigin("https://evil.example".into()))
+        );
+        assert!(check_origin_for_session(None, own, &post, false).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::deferred::{deferred_part, DeferredShell, ShellPart};
+use super::signed_in::SignedInUser;
 use crate::model::navigation::route::{
     EventsRoute, MapRoute, OverviewRoute, Page, PermissionsRoute, Route,
 };
@@ -146,6 +147,7 @@ pub fn Header(
                 let label = if state == "error" { "Disconnected".to_string() } else { text.clone() };
                 view! { <span class="conn" data-state=state title=text>{label}</span> }
             }}
+            <SignedInUser />
         </header>
     }
 }

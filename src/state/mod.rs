@@ -27,6 +27,7 @@ pub mod permissions;
 pub mod request_log;
 pub mod rollback;
 pub mod row_selection;
+pub mod session;
 pub mod shell;
 pub mod shortcuts;
 pub mod terminal;

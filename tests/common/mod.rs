@@ -501,6 +501,43 @@ impl Harness {
         self
     }
 
+    /// kube-atlas in front of the real control plane as a team runs it in a pod: no
+    /// credentials of its own (the in-cluster context: the API server's address and CA), each
+    /// user signed in with their own token on its sign-in page.
+    pub async fn behind_kube_atlas_for_a_team(mut self) -> Harness {
+        let real = self
+            .real
+            .as_ref()
+            .expect("a team's kube-atlas is tested on the real control plane");
+        let server = real.plane.server_url();
+        let port = server.rsplit(':').next().unwrap_or_default().to_string();
+        let ca_file = real.plane.dir().join("certs/apiserver.crt");
+        let kubeconfig = kube_atlas_server::in_cluster::InCluster::new("127.0.0.1", &port, ca_file)
+            .and_then(|plane| plane.kubeconfig())
+            .unwrap_or_else(|e| panic!("the in-cluster context: {e}"));
+        let names = vec![kube_atlas_server::in_cluster::CONTEXT_NAME.to_string()];
+        let atlas = kube_atlas_server::start(
+            kube_atlas_server::Contexts::new(
+                kubeconfig,
+                names,
+                kube_atlas_server::Timeouts::default(),
+            )
+            .users_bring_credentials(),
+            kube_atlas_server::ServerConfig {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                www: Some(dist_dir()),
+                probe_interval: Duration::from_secs(1),
+                sessions: Some(kube_atlas_server::session::SessionConfig::default()),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("kube-atlas starts");
+        self.ui_url = format!("{}/", atlas.url());
+        self.atlas = Some(atlas);
+        self
+    }
+
     /// The clusters behind kube-atlas ([`Harness::start_several`]).
     pub fn several(&mut self) -> &mut SeveralClusters {
         self.several

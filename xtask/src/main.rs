@@ -6,6 +6,7 @@
 mod bench;
 mod build;
 mod cmd;
+mod dist;
 #[cfg(test)]
 mod layering;
 mod setup;
@@ -25,6 +26,8 @@ commands:
                               (idempotent, pinned)
   build                       release build of the UI into dist/, with the editor bundle
                               (prints sizes)
+  dist [--target TRIPLE]      build dist/, then one release `kube-atlas` binary with it
+                              inside (feature embedded-ui); prints the binary's size
   demo [--listen ADDR] [--speed F] [--empty] [--pods N] [--crds N] [--churn R] [--seed S]
        [--event-ttl D] [--chaos SPEC]
        [--token-auth-file PATH --tls-cert-file PATH --tls-private-key-file PATH]
@@ -65,6 +68,7 @@ fn run() -> Result<()> {
             browser: !rest.iter().any(|a| a == "--no-browser"),
         }),
         "build" => build::release_ui().map(|_| ()),
+        "dist" => dist::run(rest),
         "demo" => build::demo(rest),
         "test" => test::run(),
         "screenshots" => test::screenshots(),

@@ -148,9 +148,10 @@ fn ignored_beyond_deliberate(totals: &TestCounts) -> Option<String> {
 }
 
 /// The end-to-end suites, each driving the release build against a demo cluster.
-const E2E_TARGETS: [&str; 23] = [
+const E2E_TARGETS: [&str; 24] = [
     "e2e",
     "e2e_viewer_tour",
+    "e2e_team",
     "e2e_browse",
     "e2e_logs",
     "e2e_workload_logs",

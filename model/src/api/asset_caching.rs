@@ -12,13 +12,15 @@ pub fn cache_control(path: &str) -> &'static str {
     }
 }
 
-/// Trunk's names carry a 16-hex-digit hash (`kube-atlas-app-6ad2d810e1c90fb0_bg.wasm`,
-/// `snippets/kube-atlas-c365de91c1d6b047/inline0.js`), in the file name or a directory.
+/// Trunk's names carry a 64-bit hash in hex (`kube-atlas-app-6ad2d810e1c90fb0_bg.wasm`,
+/// `snippets/kube-atlas-c365de91c1d6b047/inline0.js`), in the file name or a directory. It is
+/// written without leading zeros, so one build in sixteen has 15 digits
+/// (`kube-atlas-app-d0d3152e88b663e_bg.wasm`), one in 256 has 14, and so on.
 fn is_content_hashed(path: &str) -> bool {
     path.split('/').any(|segment| {
-        segment
-            .split(['-', '_', '.'])
-            .any(|part| part.len() == 16 && part.bytes().all(|b| b.is_ascii_hexdigit()))
+        segment.split(['-', '_', '.']).any(|part| {
+            (12..=16).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_hexdigit())
+        })
     })
 }
 
@@ -35,6 +37,9 @@ mod tests {
             "/kube-atlas-app-6ad2d810e1c90fb0.js",
             "/main-e165890238e2f430.css",
             "/snippets/kube-atlas-c365de91c1d6b047/inline0.js",
+            // A hash with a leading zero, written without it.
+            "/kube-atlas-app-d0d3152e88b663e_bg.wasm",
+            "/kube-atlas-app-d0d3152e88b663e-chunk_14.wasm",
         ] {
             assert_eq!(cache_control(hashed), immutable, "{hashed}");
         }
