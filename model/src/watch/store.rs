@@ -48,10 +48,27 @@ pub struct ObjectCache {
     objects: BTreeMap<ObjectKey, Value>,
     key_of_uid: HashMap<String, ObjectKey>,
     revision: u64,
+    /// Keeps each object's `metadata` only (`Output::Metadata`).
+    metadata_only: bool,
 }
 
 impl ObjectCache {
+    /// A cache for a names-only watch (`Output::Metadata`): a browser's WebSocket cannot ask
+    /// for `PartialObjectMetadata` (no Accept header), so whole objects may come, and only
+    /// their kind, apiVersion and metadata are kept: a Secret's data is never held.
+    pub fn metadata_only() -> ObjectCache {
+        ObjectCache {
+            metadata_only: true,
+            ..ObjectCache::default()
+        }
+    }
+
     fn insert(&mut self, object: Value) {
+        let object = if self.metadata_only {
+            metadata_of(object)
+        } else {
+            object
+        };
         let Some(key) = object_key(&object) else {
             return;
         };
@@ -99,6 +116,15 @@ impl ObjectCache {
     pub fn iter(&self) -> impl Iterator<Item = &Value> {
         self.objects.values()
     }
+}
+
+/// `object` as `PartialObjectMetadata` carries it: kind, apiVersion and metadata.
+fn metadata_of(mut object: Value) -> Value {
+    let Some(fields) = object.as_object_mut() else {
+        return object;
+    };
+    fields.retain(|field, _| matches!(field.as_str(), "kind" | "apiVersion" | "metadata"));
+    object
 }
 
 impl WatchStore for ObjectCache {
@@ -433,6 +459,25 @@ mod tests {
                 {"name":"Status","type":"string","format":"","description":"","priority":0}]);
         }
         table
+    }
+
+    #[test]
+    fn a_names_only_cache_keeps_no_secret_data() {
+        let mut cache = ObjectCache::metadata_only();
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"namespace": "ns", "name": "db", "uid": "s1", "resourceVersion": "1"},
+            "data": {"password": "aHVudGVyMg=="}, "stringData": {"token": "x"}});
+        cache.apply(StoreChange::Replace(vec![secret.clone()]), 0.0);
+        cache.apply(StoreChange::Apply(secret), 0.0);
+        assert_eq!(
+            cache.get("ns", "db"),
+            Some(&json!({"apiVersion": "v1", "kind": "Secret",
+                "metadata": {"namespace": "ns", "name": "db", "uid": "s1", "resourceVersion": "1"}}))
+        );
+        // A whole-object cache keeps what came.
+        let mut whole = ObjectCache::default();
+        whole.apply(StoreChange::Apply(pod("a", "u1", "Running")), 0.0);
+        assert_eq!(whole.get("ns", "a"), Some(&pod("a", "u1", "Running")));
     }
 
     #[test]

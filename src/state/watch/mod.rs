@@ -291,7 +291,14 @@ pub fn use_watch_table(key: WatchKey, options: DecodeOptions) -> LiveWatch<LiveT
 /// Live whole objects for `key` (output [`Output::Objects`] or [`Output::Metadata`]).
 pub fn use_watch_objects(key: WatchKey) -> LiveWatch<ObjectCache> {
     debug_assert_ne!(key.output, Output::Table, "an object store for {key:?}");
-    use_stream(key, ObjectCache::default)
+    let names_only = key.output == Output::Metadata;
+    use_stream(key, move || {
+        if names_only {
+            ObjectCache::metadata_only()
+        } else {
+            ObjectCache::default()
+        }
+    })
 }
 
 /// The mechanics log of `key`'s stream (requests, each event, bookmarks, relists), kept up
