@@ -171,7 +171,7 @@ fn gzip_len(path: &Path) -> Result<u64> {
 }
 
 /// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();

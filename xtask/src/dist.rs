@@ -70,7 +70,7 @@ fn gzip_tree(from: &Path, to: &Path) -> Result<(usize, u64)> {
     }
     let mut files = 0;
     let mut bytes = 0;
-    for source in files_under(from)? {
+    for source in build::files_under(from)? {
         let relative = source.strip_prefix(from)?;
         let destination = to.join(relative);
         if let Some(parent) = destination.parent() {
@@ -89,18 +89,6 @@ fn gzip_tree(from: &Path, to: &Path) -> Result<(usize, u64)> {
     Ok((files, bytes))
 }
 
-fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            found.extend(files_under(&path)?);
-        } else {
-            found.push(path);
-        }
-    }
-    Ok(found)
-}
 
 #[cfg(test)]
 mod tests {
