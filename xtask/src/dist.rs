@@ -89,7 +89,6 @@ fn gzip_tree(from: &Path, to: &Path) -> Result<(usize, u64)> {
     Ok((files, bytes))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
