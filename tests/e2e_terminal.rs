@@ -335,8 +335,13 @@ async fn sessions_attach_and_a_pod_that_goes(backend: Backend) {
     common::click_live(&harness.driver, ".terminal-toolbar button[type=submit]").await;
     let (_, _, _, said) = session_in_phase(&harness, "seq 3 runs and ends", "ended").await;
     assert_eq!(said, "Exited with code 0");
-    let text = screen(&harness.driver).await;
-    assert!(text.contains("1\n2\n3"), "{text}");
+    // xterm.js draws what it was given on its next frame, which may follow the status line.
+    wait_until(
+        "seq 3's output on the screen",
+        async || screen(&harness.driver).await,
+        |text| text.contains("1\n2\n3"),
+    )
+    .await;
     let tabs = common::texts_at(&harness.driver, ".terminal-tab .link", None).await;
     assert_eq!(tabs, ["app: attached", "app: seq 3"], "one tab per session");
 
