@@ -15,6 +15,9 @@
 //! 4. Page memory (JS heap plus wasm memory) before and after the churn.
 //! 5. The lag on a real server: kube-apiserver v1.36 + etcd behind `kubectl proxy`
 //!    (`envtest`, no controllers), 10,000 pods listed, the same status writes every 100 ms.
+//! 6. Created → on screen, on both backends: the ConfigMaps list of a namespace open, a
+//!    ConfigMap created, and when its row appears (MutationObserver); then deleted, and the
+//!    next one.
 //!
 //! Prints a table of figure / goal / measured and writes it to `target/bench/live.json`.
 //! Asserts only that it really ran (rows listed, events received, writes seen), never goals.
@@ -22,7 +25,7 @@
 //! Knobs: `KUBE_ATLAS_BENCH_LIVE_PODS` (50000), `KUBE_ATLAS_BENCH_LIVE_RATE` (2000 writes/s),
 //! `KUBE_ATLAS_BENCH_LIVE_SECS` (30), `KUBE_ATLAS_BENCH_IDLE_SECS` (60),
 //! `KUBE_ATLAS_BENCH_PROFILE=1` (a CPU profile of the page during the churn: top functions),
-//! `KUBE_ATLAS_BENCH_LIVE_PARTS=idle`, `churn` or `real` (one part only), `KUBE_ATLAS_BENCH_REAL_PODS` (10000). Quick mode
+//! `KUBE_ATLAS_BENCH_LIVE_PARTS=idle`, `churn`, `real` or `created` (one part only), `KUBE_ATLAS_BENCH_REAL_PODS` (10000). Quick mode
 //! (`KUBE_ATLAS_BENCH_QUICK=1`, run by `cargo xtask test` on a debug build) changes the
 //! defaults to 1,000 pods, 50 writes/s for 10 s, and 5 s idle visible and 5 s hidden, and
 //! writes `target/bench/quick/live.json`.
@@ -826,6 +829,11 @@ async fn live_figures() {
     if wants("real") {
         lag_on_kube_apiserver(&mut report).await;
     }
+    if wants("created") {
+        created_on_screen(Harness::start_quiet().await, "demo", &mut report).await;
+        #[cfg(have_control_plane)]
+        created_on_screen(Harness::start_real_quiet().await, "real", &mut report).await;
+    }
     report.print_and_save();
 }
 
@@ -911,6 +919,104 @@ async fn lag_on_kube_apiserver(report: &mut Report) {
         "ms",
         format!(
             "p50 {:.0} / p95 {:.0} / p99 {:.0} / max {:.0} ms ({} of {} writes seen)",
+            percentile(&lags, 50.0),
+            percentile(&lags, 95.0),
+            percentile(&lags, 99.0),
+            lags.last().copied().unwrap_or(f64::NAN),
+            lags.len(),
+            sent.len(),
+        ),
+    );
+    harness.stop().await;
+}
+
+/// Watches the list's body for rows by name: the first time each is in it (`Date.now()`).
+const OBSERVE_NEW_ROWS_SCRIPT: &str = r#"
+const body = document.querySelector('table[role=grid] tbody');
+const seen = {};
+const scan = () => {
+  const t = Date.now();
+  for (const cell of body.querySelectorAll('tr.vt-row td.name-cell')) {
+    const name = cell.textContent.trim();
+    if (!(name in seen)) seen[name] = t;
+  }
+};
+scan();
+const observer = new MutationObserver(scan);
+observer.observe(body, {childList: true, subtree: true, characterData: true});
+window.__createdSeen = {seen, observer};
+"#;
+
+/// Created → row on screen: the ConfigMaps list of a namespace holding a few open, then one
+/// ConfigMap created at a time (and deleted once seen, so the list stays in view), and when
+/// its row first appears. Both clocks are this machine's.
+async fn created_on_screen(harness: Harness, backend: &str, report: &mut Report) {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    const NAMESPACE: &str = "created";
+    let samples = env_number("KUBE_ATLAS_BENCH_CREATED", bench::pick(60usize, 10));
+    harness.create_namespace(NAMESPACE).await;
+    let api: Api<ConfigMap> = Api::namespaced(harness.kube_client(), NAMESPACE);
+    let config_map = |name: &str| -> ConfigMap {
+        serde_json::from_value(json!({"metadata": {"name": name}, "data": {"key": "value"}}))
+            .expect("config map")
+    };
+    for i in 0..10 {
+        api.create(&Default::default(), &config_map(&format!("present-{i:02}")))
+            .await
+            .expect("config map created");
+    }
+    let driver = &harness.driver;
+    harness
+        .open(&format!("#/list/core/v1/configmaps?ns={NAMESPACE}"))
+        .await;
+    common::wait_until(
+        "the ConfigMaps listed",
+        async || common::shown_names(driver).await,
+        |names| names.iter().filter(|n| n.starts_with("present-")).count() == 10,
+    )
+    .await;
+    driver
+        .execute(OBSERVE_NEW_ROWS_SCRIPT, vec![])
+        .await
+        .expect("observer");
+    let mut sent: Vec<(String, f64)> = Vec::new();
+    for i in 0..samples {
+        let name = format!("created-{i:03}");
+        let sent_ms = wall_clock_ms();
+        api.create(&Default::default(), &config_map(&name))
+            .await
+            .expect("config map created");
+        sent.push((name.clone(), sent_ms));
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        api.delete(&name, &Default::default())
+            .await
+            .expect("config map deleted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let seen: HashMap<String, f64> = driver
+        .execute("return window.__createdSeen.seen;", vec![])
+        .await
+        .ok()
+        .and_then(|answer| answer.convert().ok())
+        .unwrap_or_default();
+    let mut lags: Vec<f64> = sent
+        .iter()
+        .filter_map(|(name, sent_ms)| seen.get(name).map(|at| at - sent_ms))
+        .collect();
+    lags.sort_by(f64::total_cmp);
+    assert!(!lags.is_empty(), "created ConfigMaps were seen on screen");
+    let server = if backend == "real" {
+        "kube-apiserver via kubectl proxy"
+    } else {
+        "demo cluster"
+    };
+    report.add(
+        &format!("{backend}: ConfigMap created → row on screen, p99 ({server})"),
+        "p99 ≤ 50 ms",
+        percentile(&lags, 99.0),
+        "ms",
+        format!(
+            "p50 {:.0} / p95 {:.0} / p99 {:.0} / max {:.0} ms ({} of {} seen)",
             percentile(&lags, 50.0),
             percentile(&lags, 95.0),
             percentile(&lags, 99.0),
