@@ -9,6 +9,7 @@
 pub mod discovery;
 pub mod exec;
 pub mod forwards;
+pub mod handshakes;
 pub mod multiplex;
 pub mod stream;
 pub mod watch;

@@ -189,7 +189,9 @@ pub fn use_map(options: UseMapOptions<'_>) -> UseMapReturn {
 /// Every watched object, with its kind and apiVersion (list items and names-only objects
 /// come without them), and the kinds refused or failing; None while a kind is still listing.
 fn gather(watches: &[KindWatch]) -> Option<(Vec<Value>, Vec<MissingKind>)> {
-    let mut objects = Vec::new();
+    // Every kind's state first: while one still lists, nothing is copied (the asks of a
+    // map still loading stay cheap, and so does the pacing they set for the first drawing).
+    let mut drawn = Vec::new();
     let mut missing = Vec::new();
     for watch in watches {
         let (phase, listed, error) = watch
@@ -200,17 +202,19 @@ fn gather(watches: &[KindWatch]) -> Option<(Vec<Value>, Vec<MissingKind>)> {
             continue;
         }
         match (listed, error) {
-            (true, _) => {}
+            (true, _) => drawn.push(watch),
             // Never listed, and failing: the map is drawn without it, saying why.
             (false, Some(error)) if phase == StreamPhase::Reconnecting => {
                 missing.push(MissingKind {
                     kind: watch.kind.clone(),
                     reason: MissingReason::Failed(error),
                 });
-                continue;
             }
             (false, _) => return None,
         }
+    }
+    let mut objects = Vec::new();
+    for watch in drawn {
         watch.store.with_untracked(|cache| {
             objects.extend(cache.iter().map(|object| {
                 let mut object = object.clone();

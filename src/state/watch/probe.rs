@@ -71,7 +71,7 @@ impl WatchHub {
     }
 
     async fn probe_socket_once(&self, request: &api::ApiRequest) -> ProbeAnswer {
-        let Ok(mut socket) = WatchSocket::open(request) else {
+        let Ok(mut socket) = WatchSocket::open(request).await else {
             return ProbeAnswer::SocketRefused;
         };
         let answered = socket.next();

@@ -77,7 +77,7 @@ impl WatchHub {
         request: &api::ApiRequest,
     ) -> Command {
         stream.transport.set(StreamTransport::WebSocket);
-        let mut socket = match WatchSocket::open(request) {
+        let mut socket = match WatchSocket::open(request).await {
             Ok(socket) => socket,
             Err(error) => return stream.feed(Input::StreamFailed(error)),
         };
