@@ -2,10 +2,11 @@
 //! and who the API server says the user is. The browser holds only an opaque random id in an
 //! HttpOnly cookie; the token never goes back to it (no response body, header or log line
 //! carries it), so the page's JavaScript cannot read it and a cookie copied after sign-out opens
-//! nothing.
+//! nothing. An OIDC session's token is replaced when it is refreshed (`crate::oidc::renewal`):
+//! requests made after use the new one, streams opened before go on as they were authorized.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -80,7 +81,8 @@ pub struct Identity {
 #[derive(Debug)]
 pub struct Session {
     pub identity: Identity,
-    token: BearerToken,
+    /// Replaced by a refresh; every request reads it when it is sent.
+    token: RwLock<BearerToken>,
     signed_in: Instant,
     last_used: Mutex<Instant>,
     streams: Arc<Semaphore>,
@@ -89,8 +91,26 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn token(&self) -> &BearerToken {
-        &self.token
+    /// The bearer token to send now.
+    pub fn token(&self) -> BearerToken {
+        match self.token.read() {
+            Ok(token) => token.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Sends `token` from now on (a refreshed ID token).
+    pub fn replace_token(&self, token: BearerToken) {
+        match self.token.write() {
+            Ok(mut held) => *held = token,
+            Err(poisoned) => *poisoned.into_inner() = token,
+        }
+    }
+
+    /// Ends the session from the server's side (its token could not be renewed): its streams
+    /// close, and the next request made with its id finds no session.
+    pub fn end_now(&self) {
+        self.ended.send_replace(true);
     }
 
     /// A permit for one more long-running request, or `None` when the session holds its
@@ -108,6 +128,9 @@ impl Session {
     }
 
     fn expired(&self, config: &SessionConfig, now: Instant) -> bool {
+        if *self.ended.borrow() {
+            return true;
+        }
         let last_used = self.last_used.lock().map_or(self.signed_in, |last| *last);
         now.duration_since(self.signed_in) >= config.absolute
             || now.duration_since(last_used) >= config.idle
@@ -131,23 +154,26 @@ impl Sessions {
     /// Starts a session; its id (256 random bits) for the cookie, or `None` when the system
     /// gives no randomness.
     pub fn create(&self, identity: Identity, token: BearerToken) -> Option<String> {
+        self.start(identity, token).map(|(id, _)| id)
+    }
+
+    /// As [`Sessions::create`], with the session itself (for what keeps its token fresh).
+    pub fn start(&self, identity: Identity, token: BearerToken) -> Option<(String, Arc<Session>)> {
         let mut random = [0u8; 32];
         getrandom::fill(&mut random).ok()?;
         let id = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random);
         let now = Instant::now();
         let session = Session {
             identity,
-            token,
+            token: RwLock::new(token),
             signed_in: now,
             last_used: Mutex::new(now),
             streams: Arc::new(Semaphore::new(self.config.max_streams)),
             ended: watch::Sender::new(false),
         };
-        self.by_id
-            .lock()
-            .ok()?
-            .insert(id.clone(), Arc::new(session));
-        Some(id)
+        let session = Arc::new(session);
+        self.by_id.lock().ok()?.insert(id.clone(), session.clone());
+        Some((id, session))
     }
 
     /// The live session of `id`, its idle clock restarted; an expired one is ended.

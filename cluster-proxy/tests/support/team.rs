@@ -157,8 +157,19 @@ pub struct TeamAtlas {
 impl TeamAtlas {
     /// Starts `kube-atlas --in-cluster` with `extra` flags, and waits for its address.
     pub fn start(plane: &TeamPlane, extra: &[&str]) -> TeamAtlas {
+        TeamAtlas::start_with_env(plane, extra, &[])
+    }
+
+    /// As [`TeamAtlas::start`], with `env` set besides the pod's.
+    pub fn start_with_env(plane: &TeamPlane, extra: &[&str], env: &[(&str, &str)]) -> TeamAtlas {
         let port = plane.api_server_port();
-        TeamAtlas::start_as_in_a_pod(&plane.token_file, &plane.ca_file, "127.0.0.1", &port, extra)
+        TeamAtlas::spawn(
+            &plane.token_file,
+            &plane.ca_file,
+            ("127.0.0.1", &port),
+            extra,
+            env,
+        )
     }
 
     /// Starts `kube-atlas --in-cluster` with the pod's token and CA files, and
@@ -169,6 +180,28 @@ impl TeamAtlas {
         service_host: &str,
         service_port: &str,
         extra: &[&str],
+    ) -> TeamAtlas {
+        let service = (service_host, service_port);
+        TeamAtlas::spawn(token_file, ca_file, service, extra, &[])
+    }
+
+    /// As [`TeamAtlas::start_as_in_a_pod`], with `env` set besides the pod's.
+    pub fn start_as_in_a_pod_with_env(
+        token_file: &std::path::Path,
+        ca_file: &std::path::Path,
+        service: (&str, &str),
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> TeamAtlas {
+        TeamAtlas::spawn(token_file, ca_file, service, extra, env)
+    }
+
+    fn spawn(
+        token_file: &std::path::Path,
+        ca_file: &std::path::Path,
+        (service_host, service_port): (&str, &str),
+        extra: &[&str],
+        env: &[(&str, &str)],
     ) -> TeamAtlas {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kube-atlas"))
             .args([
@@ -185,6 +218,7 @@ impl TeamAtlas {
             .args(extra)
             .env("KUBERNETES_SERVICE_HOST", service_host)
             .env("KUBERNETES_SERVICE_PORT", service_port)
+            .envs(env.iter().copied())
             .env_remove("KUBECONFIG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
