@@ -580,16 +580,32 @@ async fn a_wrong_state_a_code_for_another_verifier_or_a_wrong_nonce_is_refused()
         .await;
     refused(&forged, "a forged state");
     assert!(forged.body.contains("not started here"), "{}", forged.body);
+    // Refused before the code is exchanged (without a cluster, a sign-in that got further
+    // would fail too, but later and in other words).
+    let not_started = |answer: &Answer, why: &str| {
+        refused(answer, why);
+        assert!(
+            answer.body.contains("not started here"),
+            "{why}: {}",
+            answer.body
+        );
+    };
     // The real state after a wrong one: the sign-in was burnt.
-    refused(&browser.get(&back).await, "a state tried after a wrong one");
+    not_started(&browser.get(&back).await, "a state tried after a wrong one");
 
     // Another browser's callback (login CSRF): its state, without its cookie.
     let mut victim = Browser::new(&atlas);
     let mut attacker = Browser::new(&atlas);
     let attackers_back = started(&mut attacker, &issuer).await;
-    refused(
+    not_started(
         &victim.get(&attackers_back).await,
         "another browser's callback",
+    );
+    // Nor with a sign-in of its own under way.
+    let _ = started(&mut victim, &issuer).await;
+    not_started(
+        &victim.get(&attackers_back).await,
+        "another sign-in's state",
     );
 
     // A code issued for another sign-in's PKCE challenge, carried into this one's callback.
