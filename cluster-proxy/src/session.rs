@@ -258,16 +258,20 @@ impl Sessions {
 
     /// The session id a request's `Cookie` headers carry, if any.
     pub fn id_in(&self, headers: &http::HeaderMap) -> Option<String> {
-        let name = self.cookie_name();
-        headers
-            .get_all(http::header::COOKIE)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.to_string())
+        cookie_value(headers, self.cookie_name())
     }
+}
+
+/// The value of the cookie `name` in a request's `Cookie` headers, if any.
+pub fn cookie_value(headers: &http::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_string())
 }
 
 #[cfg(test)]
@@ -345,6 +349,24 @@ mod tests {
         );
         assert_eq!(plain.id_in(&headers).as_deref(), Some("xyz"));
         assert_eq!(secure.id_in(&headers), None);
+    }
+
+    #[test]
+    fn a_refreshed_token_is_sent_from_then_on_and_a_session_ended_by_the_server_is_gone() {
+        let sessions = Sessions::new(SessionConfig::default());
+        let (id, session) = sessions.start(identity(), token()).expect("a session");
+        let refreshed = BearerToken::parse("refreshed.id.token").expect("a token");
+        session.replace_token(refreshed);
+        let found = sessions.find(&id).expect("the session");
+        assert_eq!(
+            found.token().authorization().expect("header").to_str().ok(),
+            Some("Bearer refreshed.id.token")
+        );
+        let ended = found.ended();
+        session.end_now();
+        assert!(sessions.find(&id).is_none(), "ended by the server");
+        assert_eq!(sessions.count(), 0);
+        futures_util::FutureExt::now_or_never(ended).expect("its streams are told");
     }
 
     #[test]

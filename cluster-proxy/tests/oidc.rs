@@ -123,11 +123,7 @@ fn start_oidc_plane(authenticator: envtest::OidcAuthenticator) -> TeamPlane {
     };
     let plane = envtest::ControlPlane::start_with_oidc(options, &authenticator)
         .unwrap_or_else(|e| panic!("a control plane starts: {e}"));
-    let kubectl = |args: &[&str]| {
-        plane
-            .kubectl_ok(args)
-            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
-    };
+    let kubectl = |args: &[&str]| support::team::kubectl(&plane, args);
     kubectl(&[
         "create",
         "clusterrolebinding",
@@ -169,15 +165,8 @@ fn start_oidc_plane(authenticator: envtest::OidcAuthenticator) -> TeamPlane {
             std::thread::sleep(Duration::from_millis(300));
         }
     }
-    let token_file = plane.dir().join("serviceaccount-token");
-    std::fs::write(&token_file, "never-read").expect("token file");
-    let ca_file = plane.dir().join("certs/apiserver.crt");
-    TeamPlane {
-        plane,
-        service_account_token: String::new(),
-        token_file,
-        ca_file,
-    }
+    // kube-atlas only looks whether the token file is there.
+    TeamPlane::new(plane, "never-read".into())
 }
 
 /// The issuer, the control plane trusting it, and kube-atlas signing users in with it.

@@ -230,7 +230,7 @@ impl Oidc {
             );
         };
         // Taken once: a replayed callback, another browser's state or an old one finds nothing.
-        let binding = self.pending.binding_in(headers);
+        let binding = self.pending.binding_in(headers, self.secure);
         let Some(login) = self.pending.take(&state, binding.as_deref()) else {
             let problem = "This sign-in was not started here, or took too long: sign in again.";
             return self.page(StatusCode::BAD_REQUEST, problem);

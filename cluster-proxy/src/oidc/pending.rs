@@ -92,17 +92,9 @@ impl PendingLogins {
         format!("{name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax{secure}")
     }
 
-    /// The binding a request's cookies carry (either name: the callback may come over either
-    /// scheme only if kube-atlas is misconfigured, and then the state check still holds).
-    pub fn binding_in(&self, headers: &http::HeaderMap) -> Option<String> {
-        headers
-            .get_all(http::header::COOKIE)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(key, _)| *key == BINDING_COOKIE || *key == Self::cookie_name(true))
-            .map(|(_, value)| value.to_string())
+    /// The binding a request's cookies carry.
+    pub fn binding_in(&self, headers: &http::HeaderMap, secure: bool) -> Option<String> {
+        crate::session::cookie_value(headers, &Self::cookie_name(secure))
     }
 }
 

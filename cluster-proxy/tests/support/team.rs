@@ -32,11 +32,7 @@ pub fn start_team_plane() -> TeamPlane {
         nodes: 0,
     })
     .unwrap_or_else(|e| panic!("a control plane starts: {e}"));
-    let kubectl = |args: &[&str]| {
-        plane
-            .kubectl_ok(args)
-            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
-    };
+    let kubectl = |args: &[&str]| kubectl(&plane, args);
     kubectl(&[
         "create",
         "configmap",
@@ -101,18 +97,32 @@ pub fn start_team_plane() -> TeamPlane {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let token_file = plane.dir().join("serviceaccount-token");
-    std::fs::write(&token_file, &service_account_token).expect("token file");
-    let ca_file = plane.dir().join("certs/apiserver.crt");
-    TeamPlane {
-        plane,
-        service_account_token,
-        token_file,
-        ca_file,
-    }
+    TeamPlane::new(plane, service_account_token)
+}
+
+/// `kubectl` as the admin on `plane`, run to its end: its standard output, or a panic with its
+/// words.
+pub fn kubectl(plane: &envtest::ControlPlane, args: &[&str]) -> String {
+    plane
+        .kubectl_ok(args)
+        .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
 }
 
 impl TeamPlane {
+    /// `plane` as a pod sees it: `service_account_token` written where it is mounted, the API
+    /// server's CA beside it.
+    pub fn new(plane: envtest::ControlPlane, service_account_token: String) -> TeamPlane {
+        let token_file = plane.dir().join("serviceaccount-token");
+        std::fs::write(&token_file, &service_account_token).expect("token file");
+        let ca_file = plane.dir().join("certs/apiserver.crt");
+        TeamPlane {
+            plane,
+            service_account_token,
+            token_file,
+            ca_file,
+        }
+    }
+
     /// Whether the ConfigMap `victim` is still there.
     pub fn victim_exists(&self) -> bool {
         self.plane
