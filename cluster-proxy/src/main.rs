@@ -3,7 +3,8 @@
 //!
 //! `kube-atlas --in-cluster --listen 0.0.0.0:8080` (chosen by itself in a pod, where the
 //! ServiceAccount token is mounted and no kubeconfig is given): the dashboard of the cluster it
-//! runs in, for a team, each user signed in with their own token.
+//! runs in, for a team, each user signed in with their own token, or with an OIDC issuer
+//! (`--oidc-issuer-url` …, and `--impersonate` for a cluster that does not take its tokens).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use clap::Parser;
 use kube_atlas_server::contexts::{read_kubeconfigs, select_contexts};
 use kube_atlas_server::in_cluster::{self, InCluster};
+use kube_atlas_server::oidc::impersonation::ImpersonationConfig;
 use kube_atlas_server::oidc::{HiddenText, OidcConfig};
 use kube_atlas_server::session::SessionConfig;
 use kube_atlas_server::{ClusterState, Contexts, ServerConfig, Timeouts};
@@ -95,6 +97,17 @@ struct Args {
     /// http(s)://HOST/kube-atlas/oidc/callback, HOST as the browser names kube-atlas).
     #[arg(long, requires = "oidc_issuer_url")]
     oidc_redirect_url: Option<String>,
+    /// For a cluster that does not take the issuer's tokens: kube-atlas checks them itself and
+    /// sends each user's requests with its own ServiceAccount token (--token-file) impersonating
+    /// them. Allow that ServiceAccount to impersonate only your users and groups (README).
+    #[arg(long, requires = "oidc_issuer_url")]
+    impersonate: bool,
+    /// With --impersonate: the ID token's claim naming the user.
+    #[arg(long, default_value = "sub", requires = "impersonate")]
+    oidc_username_claim: String,
+    /// With --impersonate: the ID token's claim listing the user's groups.
+    #[arg(long, requires = "impersonate")]
+    oidc_groups_claim: Option<String>,
 }
 
 /// The environment variable that may hold the OIDC client secret.
@@ -127,6 +140,11 @@ impl Args {
             scopes: self.oidc_scopes.clone(),
             ca_file: self.oidc_ca_file.clone(),
             redirect_url: self.oidc_redirect_url.clone(),
+            impersonate: self.impersonate.then(|| ImpersonationConfig {
+                token_file: self.token_file.clone(),
+                username_claim: self.oidc_username_claim.clone(),
+                groups_claim: self.oidc_groups_claim.clone(),
+            }),
         }))
     }
 }
@@ -166,10 +184,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
     }
     let (kubeconfig, names) = if in_cluster {
         let plane = InCluster::from_env(args.ca_file.clone()).map_err(anyhow::Error::msg)?;
-        println!(
-            "kube-atlas: in the cluster ({}): each user signs in with their own token",
-            plane.server
-        );
+        let how = match &oidc {
+            Some(OidcConfig {
+                impersonate: Some(_),
+                ..
+            }) => "each user signs in with the OIDC issuer; kube-atlas's ServiceAccount impersonates them",
+            _ => "each user signs in with their own token",
+        };
+        println!("kube-atlas: in the cluster ({}): {how}", plane.server);
         let kubeconfig = plane.kubeconfig().map_err(anyhow::Error::msg)?;
         (kubeconfig, vec![in_cluster::CONTEXT_NAME.to_string()])
     } else {

@@ -211,8 +211,8 @@ async fn relay(
     let mut request = http::Request::get(&open.path).header(http::header::ACCEPT, &open.accept);
     if let Some(session) = session {
         // A user's stream goes as that user or not at all (never as nobody).
-        let Some(authorization) = session.token().authorization() else {
-            let message = "the session's token cannot be sent";
+        let Some(credentials) = session.credentials() else {
+            let message = "the session's credentials cannot be sent";
             refuse(
                 frames,
                 id,
@@ -223,7 +223,9 @@ async fn relay(
             .await;
             return None;
         };
-        request = request.header(http::header::AUTHORIZATION, authorization);
+        for (name, value) in credentials {
+            request = request.header(name, value);
+        }
     }
     let request = request.body(kube::client::Body::empty());
     let request = match request {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use http::HeaderValue;
+use http::{HeaderName, HeaderValue};
 use serde::Serialize;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
@@ -68,6 +68,40 @@ impl BearerToken {
         value.set_sensitive(true);
         Some(value)
     }
+
+    /// The token as a request's only credentials.
+    pub fn credentials(&self) -> Option<Credentials> {
+        Some(vec![(http::header::AUTHORIZATION, self.authorization()?)])
+    }
+}
+
+/// The headers that make a request a user's: `Authorization`, and with impersonation
+/// `Impersonate-User` and `Impersonate-Group`.
+pub type Credentials = Vec<(HeaderName, HeaderValue)>;
+
+/// kube-atlas's own ServiceAccount acting as the signed-in user (`--impersonate`, for clusters
+/// that do not take the issuer's tokens): the pod's token, read from its file at each request
+/// (the kubelet rotates it), with the user's name and groups as impersonation headers.
+#[derive(Debug, Clone)]
+pub struct Impersonation {
+    pub token_file: std::path::PathBuf,
+}
+
+impl Impersonation {
+    /// The ServiceAccount's token and `identity` as impersonation headers; `None` when the
+    /// token cannot be read or a name cannot be a header.
+    pub fn credentials(&self, identity: &Identity) -> Option<Credentials> {
+        let token = std::fs::read_to_string(&self.token_file).ok()?;
+        let mut credentials = BearerToken::parse(&token)?.credentials()?;
+        let mut user = HeaderValue::from_str(&identity.user).ok()?;
+        user.set_sensitive(true);
+        credentials.push((HeaderName::from_static("impersonate-user"), user));
+        for group in &identity.groups {
+            let group = HeaderValue::from_str(group).ok()?;
+            credentials.push((HeaderName::from_static("impersonate-group"), group));
+        }
+        Some(credentials)
+    }
 }
 
 /// Who the API server says the user is (a SelfSubjectReview's `status.userInfo`).
@@ -83,6 +117,9 @@ pub struct Session {
     pub identity: Identity,
     /// Replaced by a refresh; every request reads it when it is sent.
     token: RwLock<BearerToken>,
+    /// With impersonation the token only proves the sign-in; requests go as kube-atlas's
+    /// ServiceAccount impersonating [`Session::identity`].
+    impersonation: Option<Impersonation>,
     signed_in: Instant,
     last_used: Mutex<Instant>,
     streams: Arc<Semaphore>,
@@ -97,6 +134,21 @@ impl Session {
             Ok(token) => token.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
+    }
+
+    /// The headers that make a request this user's, or `None` when they cannot be made (a
+    /// request then goes as nobody, never as anyone else: it is refused).
+    pub fn credentials(&self) -> Option<Credentials> {
+        match &self.impersonation {
+            Some(impersonation) => impersonation.credentials(&self.identity),
+            None => self.token().credentials(),
+        }
+    }
+
+    /// Whether requests go as kube-atlas's ServiceAccount impersonating the user (the page's
+    /// own `Impersonate-*` headers must then never pass).
+    pub fn impersonates(&self) -> bool {
+        self.impersonation.is_some()
     }
 
     /// Sends `token` from now on (a refreshed ID token).
@@ -159,6 +211,17 @@ impl Sessions {
 
     /// As [`Sessions::create`], with the session itself (for what keeps its token fresh).
     pub fn start(&self, identity: Identity, token: BearerToken) -> Option<(String, Arc<Session>)> {
+        self.start_with(identity, token, None)
+    }
+
+    /// As [`Sessions::start`], the requests going as kube-atlas impersonating the user when
+    /// `impersonation` is given.
+    pub fn start_with(
+        &self,
+        identity: Identity,
+        token: BearerToken,
+        impersonation: Option<Impersonation>,
+    ) -> Option<(String, Arc<Session>)> {
         let mut random = [0u8; 32];
         getrandom::fill(&mut random).ok()?;
         let id = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random);
@@ -166,6 +229,7 @@ impl Sessions {
         let session = Session {
             identity,
             token: RwLock::new(token),
+            impersonation,
             signed_in: now,
             last_used: Mutex::new(now),
             streams: Arc::new(Semaphore::new(self.config.max_streams)),

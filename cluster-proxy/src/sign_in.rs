@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use crate::contexts::{ContextSlot, Timeouts};
 use crate::proxy;
-use crate::session::{BearerToken, Identity, Session, Sessions};
+use crate::session::{BearerToken, Credentials, Identity, Session, Sessions};
 
 pub const SIGN_IN_PATH: &str = "/kube-atlas/sign-in";
 pub const SIGN_OUT_PATH: &str = "/kube-atlas/sign-out";
@@ -177,13 +177,26 @@ pub async fn review(
     timeouts: Timeouts,
     token: &BearerToken,
 ) -> Result<Identity, String> {
-    let Some(authorization) = token.authorization() else {
+    let Some(credentials) = token.credentials() else {
         return Err("That token cannot be sent in a header.".to_string());
     };
-    let request = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+    review_as(slot, timeouts, credentials).await
+}
+
+/// As [`review`], for requests made with `credentials` (a token, or kube-atlas's own
+/// impersonating a user).
+pub async fn review_as(
+    slot: &ContextSlot,
+    timeouts: Timeouts,
+    credentials: Credentials,
+) -> Result<Identity, String> {
+    let mut request = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
         .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "application/json")
-        .header(header::AUTHORIZATION, authorization)
+        .header(header::ACCEPT, "application/json");
+    for (name, value) in credentials {
+        request = request.header(name, value);
+    }
+    let request = request
         .body(kube::client::Body::from(
             br#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#.to_vec(),
         ))

@@ -7,229 +7,16 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 use http_body_util::BodyExt;
+use support::oidc::{
+    assert_no_token_in, configmap, location, start_all, Browser, Mode, CONFIGMAPS, PODS, SECRETS,
+};
 use support::oidc_issuer::{TestIssuer, CLIENT_ID, CLIENT_SECRET};
-use support::team::{ask, Answer, TeamAtlas, TeamPlane};
-
-const PODS: &str = "/clusters/in-cluster/api/v1/namespaces/default/pods";
-const CONFIGMAPS: &str = "/clusters/in-cluster/api/v1/namespaces/default/configmaps";
-const SECRETS: &str = "/clusters/in-cluster/api/v1/namespaces/default/secrets";
-
-/// A browser: its cookies for kube-atlas, kept from each answer's `Set-Cookie`.
-struct Browser {
-    addr: std::net::SocketAddr,
-    origin: String,
-    cookies: BTreeMap<String, String>,
-    /// Every body it was answered, to check that no token is in any.
-    bodies: Vec<String>,
-}
-
-impl Browser {
-    fn new(atlas: &TeamAtlas) -> Browser {
-        Browser {
-            addr: atlas.addr,
-            origin: atlas.origin(),
-            cookies: BTreeMap::new(),
-            bodies: Vec::new(),
-        }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies
-            .iter()
-            .map(|(name, value)| format!("{name}={value}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    async fn request(&mut self, method: &str, path: &str, body: &str) -> Answer {
-        let cookie = self.cookie_header();
-        let origin = self.origin.clone();
-        let mut headers = vec![("origin", origin.as_str()), ("cookie", cookie.as_str())];
-        if !body.is_empty() {
-            headers.push(("content-type", "application/json"));
-        }
-        let answer = ask(self.addr, method, path, &headers, body).await;
-        for set in answer.headers.get_all(http::header::SET_COOKIE) {
-            let text = set.to_str().expect("a cookie is text");
-            let pair = text.split(';').next().unwrap_or_default();
-            let (name, value) = pair.split_once('=').expect("name=value");
-            if text.contains("Max-Age=0") {
-                self.cookies.remove(name);
-            } else {
-                self.cookies.insert(name.to_string(), value.to_string());
-            }
-        }
-        self.bodies.push(answer.body.clone());
-        answer
-    }
-
-    async fn get(&mut self, path: &str) -> Answer {
-        self.request("GET", path, "").await
-    }
-
-    /// Clicks "Sign in with …" and goes through the issuer as `user`: the final answer (the
-    /// callback's).
-    async fn sign_in_with(&mut self, issuer: &TestIssuer, user: &str) -> Answer {
-        let page = self.get("/kube-atlas/sign-in").await;
-        assert_eq!(page.status, 200, "{}", page.body);
-        assert!(
-            page.body.contains(r#"href="/kube-atlas/oidc/start""#),
-            "{}",
-            page.body
-        );
-        let start = self.get("/kube-atlas/oidc/start").await;
-        assert_eq!(start.status, 303, "{}", start.body);
-        let to_issuer = location(&start);
-        assert!(to_issuer.starts_with(&issuer.url()), "{to_issuer}");
-        for asked in [
-            "code_challenge_method=S256",
-            "code_challenge=",
-            "nonce=",
-            "state=",
-        ] {
-            assert!(to_issuer.contains(asked), "{asked} in {to_issuer}");
-        }
-        issuer.sign_in_next_as(user);
-        let back = issuer.authorize(&to_issuer);
-        let path = back
-            .strip_prefix(&self.origin)
-            .unwrap_or_else(|| panic!("back to kube-atlas: {back}"));
-        self.get(path).await
-    }
-}
-
-fn location(answer: &Answer) -> String {
-    answer
-        .headers
-        .get(http::header::LOCATION)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// A control plane whose kube-apiserver takes the issuer's ID tokens, with the controllers
-/// (they fill the aggregated `view` ClusterRole): `alice` (group `admins`) is cluster-admin,
-/// `victor` has `view` in `default`.
-fn start_oidc_plane(authenticator: envtest::OidcAuthenticator) -> TeamPlane {
-    let options = envtest::Options {
-        controllers: true,
-        nodes: 0,
-    };
-    let plane = envtest::ControlPlane::start_with_oidc(options, &authenticator)
-        .unwrap_or_else(|e| panic!("a control plane starts: {e}"));
-    let kubectl = |args: &[&str]| support::team::kubectl(&plane, args);
-    kubectl(&[
-        "create",
-        "clusterrolebinding",
-        "admins-are-cluster-admins",
-        "--clusterrole=cluster-admin",
-        "--group=admins",
-    ]);
-    kubectl(&[
-        "create",
-        "rolebinding",
-        "victor-views",
-        "--clusterrole=view",
-        "--user=victor",
-        "--namespace=default",
-    ]);
-    // RBAC reads its objects through a watch, and the controller manager fills `view`.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for (user, what) in [("alice", "secrets"), ("victor", "pods")] {
-        loop {
-            let answer = plane
-                .kubectl(&[
-                    "auth",
-                    "can-i",
-                    "list",
-                    what,
-                    "--namespace=default",
-                    &format!("--as={user}"),
-                    &format!(
-                        "--as-group={}",
-                        if user == "alice" { "admins" } else { "none" }
-                    ),
-                ])
-                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-                .unwrap_or_default();
-            if answer == "yes" {
-                break;
-            }
-            assert!(Instant::now() < deadline, "{user} may not list {what}");
-            std::thread::sleep(Duration::from_millis(300));
-        }
-    }
-    // kube-atlas only looks whether the token file is there.
-    TeamPlane::new(plane, "never-read".into())
-}
-
-/// The issuer, the control plane trusting it, and kube-atlas signing users in with it.
-async fn start_all(
-    token_lifetime: Duration,
-) -> (TestIssuer, TeamPlane, TeamAtlas, tempfile::TempDir) {
-    let issuer = TestIssuer::start(
-        token_lifetime,
-        &[("alice", &["admins"]), ("victor", &["developers"])],
-    )
-    .await;
-    let authenticator = issuer.authenticator();
-    let plane = tokio::task::spawn_blocking(move || start_oidc_plane(authenticator))
-        .await
-        .expect("the control plane");
-    let scratch = tempfile::tempdir().expect("a folder");
-    std::fs::write(
-        scratch.path().join("index.html"),
-        "<html><head><title>Kube Atlas</title></head><body></body></html>",
-    )
-    .expect("index.html");
-    let secret_file = scratch.path().join("client-secret");
-    std::fs::write(&secret_file, format!("{CLIENT_SECRET}\n")).expect("the secret");
-    let issuer_url = issuer.url();
-    let ca_file = issuer.ca_file.display().to_string();
-    let www = scratch.path().display().to_string();
-    let secret = secret_file.display().to_string();
-    let atlas = TeamAtlas::start(
-        &plane,
-        &[
-            "--www",
-            &www,
-            "--oidc-issuer-url",
-            &issuer_url,
-            "--oidc-client-id",
-            CLIENT_ID,
-            "--oidc-client-secret-file",
-            &secret,
-            "--oidc-ca-file",
-            &ca_file,
-            "--oidc-scopes",
-            "profile,groups,offline_access",
-        ],
-    );
-    (issuer, plane, atlas, scratch)
-}
-
-/// No token the issuer gave out is in `texts`.
-fn assert_no_token_in(issuer: &TestIssuer, texts: &[String], what: &str) {
-    let tokens = issuer.issued_tokens();
-    assert!(!tokens.is_empty(), "the issuer issued tokens");
-    for token in tokens {
-        // The signature part is enough to tell an ID token.
-        let tail = &token[token.len().saturating_sub(24)..];
-        for text in texts {
-            assert!(!text.contains(tail), "a token in {what}: {text}");
-        }
-    }
-}
-
-fn configmap(name: &str) -> String {
-    format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}}}}"#)
-}
+use support::team::{ask, Answer, TeamAtlas};
 
 #[cfg_attr(
     not(have_control_plane),
@@ -237,7 +24,8 @@ fn configmap(name: &str) -> String {
 )]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_and_a_viewer_sign_in_with_the_issuer_and_each_has_their_own_rights() {
-    let (issuer, _plane, atlas, _scratch) = start_all(Duration::from_secs(300)).await;
+    let (issuer, _plane, atlas, _scratch) =
+        start_all(Duration::from_secs(300), Mode::IdTokens).await;
 
     let mut alice = Browser::new(&atlas);
     let signed_in = alice.sign_in_with(&issuer, "alice").await;
@@ -367,7 +155,7 @@ fn expiry_of(jwt: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_ends_the_session() {
     let lifetime = Duration::from_secs(20);
-    let (issuer, plane, atlas, _scratch) = start_all(lifetime).await;
+    let (issuer, plane, atlas, _scratch) = start_all(lifetime, Mode::IdTokens).await;
     let mut alice = Browser::new(&atlas);
     let signed_in = alice.sign_in_with(&issuer, "alice").await;
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);

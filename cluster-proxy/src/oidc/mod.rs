@@ -8,6 +8,7 @@
 //! started with the same `--oidc-issuer-url` and client id takes it); [`renewal`] refreshes it
 //! before it expires. The page never sees a token: only redirects and a session cookie.
 
+pub mod impersonation;
 pub mod issuer_client;
 mod pending;
 pub mod renewal;
@@ -26,8 +27,9 @@ use openidconnect::{
 use serde::Deserialize;
 
 use crate::contexts::{ContextSlot, Timeouts};
-use crate::session::{BearerToken, Sessions};
+use crate::session::{BearerToken, Identity, Impersonation, Sessions};
 use crate::sign_in;
+use impersonation::ImpersonationConfig;
 use issuer_client::IssuerClient;
 use pending::{PendingLogin, PendingLogins};
 
@@ -48,6 +50,9 @@ pub struct OidcConfig {
     pub ca_file: Option<PathBuf>,
     /// Where the issuer sends the browser back; derived from the request's Host without one.
     pub redirect_url: Option<String>,
+    /// Requests go as kube-atlas's ServiceAccount impersonating the user (`--impersonate`),
+    /// for a cluster that does not take the issuer's tokens.
+    pub impersonate: Option<ImpersonationConfig>,
 }
 
 /// A secret whose `Debug` shows nothing.
@@ -136,6 +141,12 @@ impl Oidc {
         ));
         *held = Some(client.clone());
         Ok(client)
+    }
+
+    /// Drops the discovered client, so the next use fetches discovery and the keys again: an
+    /// ID token that does not verify may be signed with a key the issuer rotated in since.
+    pub(crate) async fn forget_keys(&self) {
+        *self.client.lock().await = None;
     }
 
     pub(crate) fn http(&self) -> &IssuerClient {
@@ -272,26 +283,65 @@ impl Oidc {
         let id_token = answer
             .id_token()
             .ok_or_else(|| "The issuer sent no ID token.".to_string())?;
-        let claims = id_token
-            .claims(&client.id_token_verifier(), &login.nonce)
+        let verified = id_token.claims(&client.id_token_verifier(), &login.nonce);
+        if verified.is_err() {
+            self.forget_keys().await;
+        }
+        let claims = verified
             .map_err(|error| format!("The issuer's ID token is not valid here: {error}."))?;
         let grant = renewal::Grant::new(claims, answer.refresh_token().cloned());
-        let token = BearerToken::parse(&id_token.to_string())
+        let id_token = id_token.to_string();
+        let token = BearerToken::parse(&id_token)
             .ok_or_else(|| "The ID token cannot be sent as a bearer token.".to_string())?;
-        let identity = sign_in::review(slot, timeouts, &token)
+        let (identity, impersonation) = self.who(slot, timeouts, &token, &id_token).await?;
+        let (id, session) = sessions
+            .start_with(identity, token, impersonation)
+            .ok_or_else(|| {
+                "kube-atlas could not make a session (no randomness from the system).".to_string()
+            })?;
+        tokio::spawn(renewal::keep_fresh(self.clone(), session, grant));
+        Ok(sessions.cookie(&id))
+    }
+
+    /// Who the signed-in user is for the cluster: its answer to a SelfSubjectReview made with
+    /// the ID token, or with `--impersonate` the claims' user and groups, once the cluster has
+    /// let kube-atlas act as them.
+    async fn who(
+        &self,
+        slot: &ContextSlot,
+        timeouts: Timeouts,
+        token: &BearerToken,
+        id_token: &str,
+    ) -> Result<(Identity, Option<Impersonation>), String> {
+        let Some(config) = &self.config.impersonate else {
+            let identity = sign_in::review(slot, timeouts, token)
+                .await
+                .map_err(|problem| {
+                    format!(
+                        "{problem} (kube-apiserver takes ID tokens of {} only when started with \
+                     --oidc-issuer-url and --oidc-client-id naming them.)",
+                        self.issuer_label()
+                    )
+                })?;
+            return Ok((identity, None));
+        };
+        let identity = impersonation::identity_from_claims(id_token, config)?;
+        let impersonation = Impersonation {
+            token_file: config.token_file.clone(),
+        };
+        let credentials = impersonation.credentials(&identity).ok_or_else(|| {
+            "kube-atlas cannot read its ServiceAccount's token to act for you.".to_string()
+        })?;
+        sign_in::review_as(slot, timeouts, credentials)
             .await
             .map_err(|problem| {
                 format!(
-                    "{problem} (kube-apiserver takes ID tokens of {} only when started with \
-                 --oidc-issuer-url and --oidc-client-id naming them.)",
-                    self.issuer_label()
+                    "kube-atlas may not act as {} here: {problem} (its ServiceAccount may \
+                     impersonate only the users and groups it is allowed to.)",
+                    identity.user
                 )
             })?;
-        let (id, session) = sessions.start(identity, token).ok_or_else(|| {
-            "kube-atlas could not make a session (no randomness from the system).".to_string()
-        })?;
-        tokio::spawn(renewal::keep_fresh(self.clone(), session, grant));
-        Ok(sessions.cookie(&id))
+        Ok((identity, Some(impersonation)))
     }
 
     fn page(&self, status: StatusCode, problem: &str) -> Response {

@@ -143,11 +143,16 @@ async fn refresh(
         .ok_or_else(|| Failure::Refused("the refresh gave no new ID token".into()))?;
     // A refreshed ID token carries no nonce of this sign-in (OpenID Connect Core 12.2).
     let no_nonce = |_: Option<&Nonce>| Ok(());
-    let claims = id_token
-        .claims(&client.id_token_verifier(), no_nonce)
-        .map_err(|error| {
-            Failure::Refused(format!("the refreshed ID token is not valid: {error}"))
-        })?;
+    let claims = match id_token.claims(&client.id_token_verifier(), no_nonce) {
+        Ok(claims) => claims,
+        Err(error) => {
+            // Maybe signed with a key rotated in since discovery: fetched again for the next
+            // try, which comes before the token expires.
+            oidc.forget_keys().await;
+            let reason = format!("the refreshed ID token is not valid: {error}");
+            return Err(Failure::Passing(reason));
+        }
+    };
     if claims.subject().as_str() != subject {
         return Err(Failure::Refused(
             "the refreshed ID token names another user".into(),

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod backends;
+pub mod oidc;
 pub mod oidc_issuer;
 pub mod team;
 

@@ -58,46 +58,67 @@ pub fn start_team_plane() -> TeamPlane {
         "--group=viewers",
         "--namespace=default",
     ]);
-    kubectl(&[
-        "create",
-        "serviceaccount",
-        "kube-atlas",
-        "--namespace=default",
-    ]);
-    kubectl(&[
-        "create",
-        "clusterrolebinding",
-        "kube-atlas-could-do-anything",
-        "--clusterrole=cluster-admin",
-        "--serviceaccount=default:kube-atlas",
-    ]);
-    let service_account_token = kubectl(&["create", "token", "kube-atlas", "--namespace=default"])
-        .trim()
-        .to_string();
-    // RBAC reads its objects through a watch: the binding holds a moment after it is made.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let service_account_token = dashboard_service_account(&plane, "cluster-admin");
+    let viewer = format!("--token={}", envtest::VIEWER_TOKEN);
+    wait_until_allowed(
+        &plane,
+        &["list", "configmaps", &viewer],
+        Duration::from_secs(20),
+    );
+    TeamPlane::new(plane, service_account_token)
+}
+
+/// The dashboard's ServiceAccount `default/kube-atlas`, bound to `cluster_role` cluster-wide:
+/// a token of it.
+pub fn dashboard_service_account(plane: &envtest::ControlPlane, cluster_role: &str) -> String {
+    kubectl(
+        plane,
+        &[
+            "create",
+            "serviceaccount",
+            "kube-atlas",
+            "--namespace=default",
+        ],
+    );
+    kubectl(
+        plane,
+        &[
+            "create",
+            "clusterrolebinding",
+            &format!("kube-atlas-is-{cluster_role}"),
+            &format!("--clusterrole={cluster_role}"),
+            "--serviceaccount=default:kube-atlas",
+        ],
+    );
+    kubectl(
+        plane,
+        &["create", "token", "kube-atlas", "--namespace=default"],
+    )
+    .trim()
+    .to_string()
+}
+
+/// Waits until `kubectl auth can-i ARGS --namespace=default` answers yes: RBAC reads its
+/// objects through a watch, so a binding holds a moment after it is made (and an aggregated
+/// ClusterRole once the controller manager has filled it).
+pub fn wait_until_allowed(plane: &envtest::ControlPlane, args: &[&str], within: Duration) {
+    let deadline = std::time::Instant::now() + within;
+    let mut command = vec!["auth", "can-i", "--namespace=default"];
+    command.extend_from_slice(args);
     loop {
         let answer = plane
-            .kubectl(&[
-                "auth",
-                "can-i",
-                "list",
-                "configmaps",
-                "--namespace=default",
-                &format!("--token={}", envtest::VIEWER_TOKEN),
-            ])
+            .kubectl(&command)
             .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
             .unwrap_or_default();
         if answer == "yes" {
-            break;
+            return;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the viewer still may not list configmaps: {answer}"
+            "still not allowed: kubectl {command:?}: {answer}"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    TeamPlane::new(plane, service_account_token)
 }
 
 /// `kubectl` as the admin on `plane`, run to its end: its standard output, or a panic with its
