@@ -212,12 +212,13 @@ async fn relay(
     if let Some(session) = session {
         // A user's stream goes as that user or not at all (never as nobody).
         let Some(credentials) = session.credentials() else {
-            let message = "the session's credentials cannot be sent";
+            // kube-atlas's fault, not the user's: not a 401 (the page would sign in again).
+            let message = "kube-atlas cannot make this session's credentials";
             refuse(
                 frames,
                 id,
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized",
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalError",
                 message,
             )
             .await;

@@ -187,11 +187,13 @@ pub async fn forward(
                     builder = builder.header(name, value);
                 }
             }
+            // kube-atlas's fault (its ServiceAccount token unreadable), not the user's: not a
+            // 401, which would tell the page that the session has ended.
             None => {
                 return status_response(
-                    StatusCode::UNAUTHORIZED,
-                    "Unauthorized",
-                    "the session's credentials cannot be sent",
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "InternalError",
+                    "kube-atlas cannot make this session's credentials",
                 )
             }
         }

@@ -421,6 +421,12 @@ async fn a_wrong_state_a_code_for_another_verifier_or_a_wrong_nonce_is_refused()
         ))
         .await;
     refused(&denied, "the issuer's refusal");
+    // A link carrying words of its own puts none on kube-atlas's page.
+    let planted = Browser::new(&atlas)
+        .get("/kube-atlas/oidc/callback?error=locked&error_description=call+0800+now")
+        .await;
+    refused(&planted, "a planted error");
+    assert!(!planted.body.contains("call 0800"), "{}", planted.body);
     assert!(
         denied.body.contains("access_denied: not today"),
         "{}",

@@ -127,3 +127,18 @@ impl<'c> openidconnect::AsyncHttpClient<'c> for IssuerClient {
         Box::pin(self.send(request))
     }
 }
+
+/// Why discovery failed, in words.
+pub fn describe_discovery_error<E: std::error::Error>(
+    error: &openidconnect::DiscoveryError<E>,
+) -> String {
+    use openidconnect::DiscoveryError;
+    let detail = match error {
+        DiscoveryError::Request(inner) => inner.to_string(),
+        DiscoveryError::Response(status, _, reason) => format!("{status}: {reason}"),
+        DiscoveryError::Parse(inner) => format!("the document does not parse: {inner}"),
+        DiscoveryError::Validation(reason) => reason.clone(),
+        other => other.to_string(),
+    };
+    format!("The issuer's discovery document could not be read ({detail}). Try again.")
+}

@@ -8,12 +8,12 @@
 //! started with the same `--oidc-issuer-url` and client id takes it); [`renewal`] refreshes it
 //! before it expires. The page never sees a token: only redirects and a session cookie.
 
+mod config;
 pub mod impersonation;
 pub mod issuer_client;
 mod pending;
 pub mod renewal;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::response::Response;
@@ -29,41 +29,12 @@ use serde::Deserialize;
 use crate::contexts::{ContextSlot, Timeouts};
 use crate::session::{BearerToken, Identity, Impersonation, Sessions};
 use crate::sign_in;
-use impersonation::ImpersonationConfig;
+pub use config::{HiddenText, OidcConfig};
 use issuer_client::IssuerClient;
 use pending::{PendingLogin, PendingLogins};
 
 pub const START_PATH: &str = "/kube-atlas/oidc/start";
 pub const CALLBACK_PATH: &str = "/kube-atlas/oidc/callback";
-
-/// How kube-atlas signs users in with an OIDC issuer (the `--oidc-*` flags).
-#[derive(Debug, Clone)]
-pub struct OidcConfig {
-    /// The issuer, as kube-apiserver's `--oidc-issuer-url` names it.
-    pub issuer_url: String,
-    pub client_id: String,
-    /// Never printed (`Debug` of the config shows `(hidden)`).
-    pub client_secret: Option<HiddenText>,
-    /// Besides `openid` (e.g. `profile`, `email`, `groups`, `offline_access`).
-    pub scopes: Vec<String>,
-    /// The CA of the issuer's certificate; the system's roots without one.
-    pub ca_file: Option<PathBuf>,
-    /// Where the issuer sends the browser back; derived from the request's Host without one.
-    pub redirect_url: Option<String>,
-    /// Requests go as kube-atlas's ServiceAccount impersonating the user (`--impersonate`),
-    /// for a cluster that does not take the issuer's tokens.
-    pub impersonate: Option<ImpersonationConfig>,
-}
-
-/// A secret whose `Debug` shows nothing.
-#[derive(Clone)]
-pub struct HiddenText(pub String);
-
-impl std::fmt::Debug for HiddenText {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("(hidden)")
-    }
-}
 
 /// The client as discovery makes it: an authorization endpoint always, a token endpoint
 /// maybe (checked when used).
@@ -130,7 +101,7 @@ impl Oidc {
         let issuer = IssuerUrl::new(self.config.issuer_url.clone()).map_err(|e| e.to_string())?;
         let metadata = CoreProviderMetadata::discover_async(issuer, &self.http)
             .await
-            .map_err(|error| describe_discovery_error(&error))?;
+            .map_err(|error| issuer_client::describe_discovery_error(&error))?;
         let client = Arc::new(CoreClient::from_provider_metadata(
             metadata,
             ClientId::new(self.config.client_id.clone()),
@@ -223,6 +194,17 @@ impl Oidc {
                 "The issuer's answer could not be read.",
             );
         };
+        // Taken once: a replayed callback, another browser's state or an old one finds nothing.
+        let binding = self.pending.binding_in(headers, self.secure);
+        let login = query
+            .state
+            .as_deref()
+            .and_then(|state| self.pending.take(state, binding.as_deref()));
+        let Some(login) = login else {
+            // Also for an error: a link to this path must not put its words on kube-atlas's page.
+            let problem = "This sign-in was not started here, or took too long: sign in again.";
+            return self.page(StatusCode::BAD_REQUEST, problem);
+        };
         if let Some(error) = &query.error {
             let problem = format!(
                 "The issuer did not sign you in ({error}{}).",
@@ -234,17 +216,11 @@ impl Oidc {
             );
             return self.page(StatusCode::UNAUTHORIZED, &problem);
         }
-        let (Some(code), Some(state)) = (query.code, query.state) else {
+        let Some(code) = query.code else {
             return self.page(
                 StatusCode::BAD_REQUEST,
                 "The issuer's answer holds no code.",
             );
-        };
-        // Taken once: a replayed callback, another browser's state or an old one finds nothing.
-        let binding = self.pending.binding_in(headers, self.secure);
-        let Some(login) = self.pending.take(&state, binding.as_deref()) else {
-            let problem = "This sign-in was not started here, or took too long: sign in again.";
-            return self.page(StatusCode::BAD_REQUEST, problem);
         };
         match self.finish(sessions, slot, timeouts, code, login).await {
             Ok(cookie) => {
@@ -347,18 +323,4 @@ impl Oidc {
     fn page(&self, status: StatusCode, problem: &str) -> Response {
         sign_in::page(status, Some(problem), Some(self.issuer_label()))
     }
-}
-
-fn describe_discovery_error<E: std::error::Error>(
-    error: &openidconnect::DiscoveryError<E>,
-) -> String {
-    use openidconnect::DiscoveryError;
-    let detail = match error {
-        DiscoveryError::Request(inner) => inner.to_string(),
-        DiscoveryError::Response(status, _, reason) => format!("{status}: {reason}"),
-        DiscoveryError::Parse(inner) => format!("the document does not parse: {inner}"),
-        DiscoveryError::Validation(reason) => reason.clone(),
-        other => other.to_string(),
-    };
-    format!("The issuer's discovery document could not be read ({detail}). Try again.")
 }
