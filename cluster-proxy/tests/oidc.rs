@@ -16,7 +16,7 @@ use support::oidc::{
     assert_no_token_in, configmap, location, start_all, Browser, Mode, CONFIGMAPS, PODS, SECRETS,
 };
 use support::oidc_issuer::{TestIssuer, CLIENT_ID, CLIENT_SECRET};
-use support::team::{ask, Answer, TeamAtlas};
+use support::team::{ask, closes, frame_where, open_socket, watch, Answer, TeamAtlas};
 
 #[cfg_attr(
     not(have_control_plane),
@@ -164,7 +164,7 @@ async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_end
 
     // A watch opened with the first ID token.
     let cookie = alice.cookie_header();
-    let watch = support::send(
+    let http_watch = support::send(
         atlas.addr,
         "GET",
         &format!("{CONFIGMAPS}?watch=true"),
@@ -172,9 +172,9 @@ async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_end
         "",
     )
     .await;
-    assert_eq!(watch.status(), 200);
+    assert_eq!(http_watch.status(), 200);
     let events = Arc::new(Mutex::new(String::new()));
-    keep_reading(watch, events.clone());
+    keep_reading(http_watch, events.clone());
     let created = alice
         .request("POST", CONFIGMAPS, &configmap("before-expiry"))
         .await;
@@ -183,6 +183,22 @@ async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_end
         let events = events.clone();
         move || events.lock().is_ok_and(|text| text.contains(name))
     };
+    // And one over the page's multiplexing socket, as the dashboard watches.
+    let mut socket = open_socket(&atlas, &cookie).await;
+    let mut frames = Vec::new();
+    let upstream_watch = "/api/v1/namespaces/default/configmaps?watch=true";
+    watch(&mut socket, 1, upstream_watch).await;
+    let carries = |id: u64, name: &'static str| {
+        move |frame: &serde_json::Value| {
+            frame["id"] == id
+                && frame["data"]
+                    .as_str()
+                    .is_some_and(|data| data.contains(name))
+        }
+    };
+    frame_where(&mut socket, &mut frames, carries(1, "before-expiry"))
+        .await
+        .expect("the socket's watch sees before-expiry");
     wait_until(
         "the watch sees before-expiry",
         Duration::from_secs(10),
@@ -228,6 +244,14 @@ async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_end
         seen("after-expiry"),
     )
     .await;
+    frame_where(&mut socket, &mut frames, carries(1, "after-expiry"))
+        .await
+        .expect("the socket's watch opened before the refresh sees after-expiry");
+    // A watch opened after the refresh (as the page reopens one) goes with the new token.
+    watch(&mut socket, 2, upstream_watch).await;
+    frame_where(&mut socket, &mut frames, carries(2, "after-expiry"))
+        .await
+        .expect("a watch opened after the refresh");
     let who = alice.get("/kube-atlas/session").await;
     assert_eq!(who.status, 200, "{}", who.body);
     assert!(who.body.contains(r#""user":"alice""#));
@@ -239,7 +263,10 @@ async fn the_id_token_is_refreshed_under_an_open_watch_and_a_refused_refresh_end
         issuer.refused_refreshes() >= 1
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        closes(&mut socket).await,
+        "the ended session's socket closes"
+    );
     let page = alice.get("/").await;
     assert_eq!(page.status, 303, "{}", page.body);
     assert_eq!(location(&page), "/kube-atlas/sign-in?ended");

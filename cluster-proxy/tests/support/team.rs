@@ -412,3 +412,87 @@ pub fn websocket_headers<'a>(origin: &'a str, cookie: Option<&'a str>) -> Vec<(&
 
 /// The path of the ConfigMap `victim` through kube-atlas.
 pub const VICTIM: &str = "/clusters/in-cluster/api/v1/namespaces/default/configmaps/victim";
+
+pub type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// The page's multiplexing socket, opened with the session cookie.
+pub async fn open_socket(atlas: &TeamAtlas, cookie: &str) -> Socket {
+    use tokio_tungstenite::tungstenite;
+    let stream = tokio::net::TcpStream::connect(atlas.addr)
+        .await
+        .expect("connects to kube-atlas");
+    let port = atlas.addr.port();
+    let request = tungstenite::http::Request::builder()
+        .uri(format!("ws://127.0.0.1:{port}/kube-atlas/multiplex"))
+        .header("Host", format!("127.0.0.1:{port}"))
+        .header("Origin", atlas.origin())
+        .header("Cookie", cookie)
+        .header("Connection", "Upgrade")
+        .header("Upgrade", "websocket")
+        .header("Sec-WebSocket-Version", "13")
+        .header(
+            "Sec-WebSocket-Key",
+            tungstenite::handshake::client::generate_key(),
+        )
+        .body(())
+        .expect("request");
+    tokio_tungstenite::client_async(request, stream)
+        .await
+        .map(|(socket, _)| socket)
+        .expect("the multiplexing socket opens")
+}
+
+/// Asks for a watch of `path` on stream `id`.
+pub async fn watch(socket: &mut Socket, id: u64, path: &str) {
+    use futures_util::SinkExt;
+    let open = serde_json::json!({ "op": "open", "id": id, "cluster": "in-cluster", "path": path });
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::text(
+            open.to_string(),
+        ))
+        .await
+        .expect("sent");
+}
+
+/// Reads frames (up to 20 s) until one passes `wanted`; `None` when the socket closes first
+/// (the frames read are in `seen`).
+pub async fn frame_where(
+    socket: &mut Socket,
+    seen: &mut Vec<serde_json::Value>,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> Option<serde_json::Value> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .unwrap_or_else(|_| panic!("no such frame within 20 s; read {seen:?}"));
+        match message {
+            Some(Ok(Message::Text(text))) => {
+                let frame: serde_json::Value =
+                    serde_json::from_str(text.as_str()).expect("every frame is JSON");
+                seen.push(frame.clone());
+                if wanted(&frame) {
+                    return Some(frame);
+                }
+            }
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// Whether the socket closes (a close frame or its end) within 10 s.
+pub async fn closes(socket: &mut Socket) -> bool {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match tokio::time::timeout_at(deadline, socket.next()).await {
+            Err(_) => return false,
+            Ok(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return true,
+            Ok(Some(Ok(_))) => {}
+        }
+    }
+}
