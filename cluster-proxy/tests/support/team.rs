@@ -417,28 +417,8 @@ pub type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
 
 /// The page's multiplexing socket, opened with the session cookie.
 pub async fn open_socket(atlas: &TeamAtlas, cookie: &str) -> Socket {
-    use tokio_tungstenite::tungstenite;
-    let stream = tokio::net::TcpStream::connect(atlas.addr)
+    super::multiplex_socket(atlas.addr, &atlas.origin(), Some(cookie))
         .await
-        .expect("connects to kube-atlas");
-    let port = atlas.addr.port();
-    let request = tungstenite::http::Request::builder()
-        .uri(format!("ws://127.0.0.1:{port}/kube-atlas/multiplex"))
-        .header("Host", format!("127.0.0.1:{port}"))
-        .header("Origin", atlas.origin())
-        .header("Cookie", cookie)
-        .header("Connection", "Upgrade")
-        .header("Upgrade", "websocket")
-        .header("Sec-WebSocket-Version", "13")
-        .header(
-            "Sec-WebSocket-Key",
-            tungstenite::handshake::client::generate_key(),
-        )
-        .body(())
-        .expect("request");
-    tokio_tungstenite::client_async(request, stream)
-        .await
-        .map(|(socket, _)| socket)
         .expect("the multiplexing socket opens")
 }
 
