@@ -3,7 +3,9 @@
 //! where a test needs controllers and running pods) on free loopback ports in a temporary
 //! directory, ready once `/readyz` answers, and every process gone when the [`ControlPlane`]
 //! drops. [`KubectlProxy`] puts a real `kubectl proxy` in front, as the README tells users to
-//! run the dashboard.
+//! run the dashboard. [`ControlPlane::start_with_oidc`] starts kube-apiserver taking an OIDC
+//! issuer's ID tokens ([`OidcAuthenticator`]: `--oidc-issuer-url`, `--oidc-client-id`,
+//! `--oidc-ca-file`, the username and groups claims).
 //!
 //! The binaries come from `KUBEBUILDER_ASSETS` when it is set (envtest's convention, so a
 //! kubebuilder or kind download works too), else from `target/control-plane/bin`, where
