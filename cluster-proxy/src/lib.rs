@@ -190,6 +190,19 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
         stopping: tokio::sync::watch::Sender::new(false),
         live_sockets: Arc::new(()),
     });
+    if let Some(oidc) = shared.oidc.clone() {
+        // Said once at start, so a wrong issuer URL or CA shows in the log before the first
+        // user tries; a failure here is asked again at each sign-in.
+        tokio::spawn(async move {
+            match oidc.client().await {
+                Ok(_) => println!("kube-atlas: OIDC issuer {}: ready", oidc.issuer_label()),
+                Err(problem) => eprintln!(
+                    "kube-atlas: OIDC issuer {}: not reachable yet: {problem}",
+                    oidc.issuer_label()
+                ),
+            }
+        });
+    }
     let prober = {
         let shared = shared.clone();
         let interval = config.probe_interval;

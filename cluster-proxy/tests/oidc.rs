@@ -114,6 +114,8 @@ async fn an_admin_and_a_viewer_sign_in_with_the_issuer_and_each_has_their_own_ri
         !output.contains(CLIENT_SECRET),
         "the client secret is printed"
     );
+    let ready = format!("kube-atlas: OIDC issuer {}: ready", &issuer.url()[8..]);
+    assert!(output.contains(&ready), "discovery said at start: {output}");
 }
 
 /// Reads a streamed body into `into` as it comes.

@@ -38,7 +38,7 @@ pub const CALLBACK_PATH: &str = "/kube-atlas/oidc/callback";
 
 /// The client as discovery makes it: an authorization endpoint always, a token endpoint
 /// maybe (checked when used).
-pub(crate) type DiscoveredClient = CoreClient<
+pub type DiscoveredClient = CoreClient<
     EndpointSet,
     EndpointNotSet,
     EndpointNotSet,
@@ -93,7 +93,7 @@ impl Oidc {
     }
 
     /// The client from the issuer's discovery document (fetched once, then kept).
-    pub(crate) async fn client(&self) -> Result<Arc<DiscoveredClient>, String> {
+    pub async fn client(&self) -> Result<Arc<DiscoveredClient>, String> {
         let mut held = self.client.lock().await;
         if let Some(client) = held.as_ref() {
             return Ok(client.clone());
