@@ -40,6 +40,27 @@ pub fn document_hidden() -> bool {
         .is_some_and(|d| d.hidden())
 }
 
+/// The element kube-atlas writes who is signed in into, when it serves the page for a team
+/// (`kube_atlas_server::routing::SESSION_ELEMENT_ID`).
+pub const SESSION_ELEMENT_ID: &str = "kube-atlas-session";
+
+/// The page's session has ended (kube-atlas answered 401 to a page it served with one: the
+/// sign-in expired, was not renewed, or ended elsewhere): the page goes to `/` once, which
+/// kube-atlas answers with its sign-in page saying so. That page is the server's, with no
+/// script, so nothing loops. Without a session (kubectl proxy, a kubeconfig) a 401 is the
+/// cluster's word, shown where it happened.
+pub fn session_ended() {
+    thread_local! {
+        static LEFT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if element_text(SESSION_ELEMENT_ID).is_none() || LEFT.with(|left| left.replace(true)) {
+        return;
+    }
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().assign("/");
+    }
+}
+
 /// The text of the page's element with this id, if there is one.
 pub fn element_text(id: &str) -> Option<String> {
     web_sys::window()?

@@ -3,7 +3,8 @@
 //! client-go's `rest.InClusterConfig` does, but WITHOUT the pod's ServiceAccount token: every
 //! user's request carries that user's own token (`crate::session`), and the dashboard's own
 //! identity is never lent to anyone. The token file is only looked at to tell that kube-atlas
-//! runs in a pod.
+//! runs in a pod, except with `--impersonate` (`crate::oidc::impersonation`), where it is the
+//! credential that acts for the signed-in users.
 
 use std::path::{Path, PathBuf};
 

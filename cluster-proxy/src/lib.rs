@@ -9,7 +9,9 @@
 //!
 //! For a team ([`ServerConfig::sessions`]), it runs in the cluster ([`in_cluster`]) and
 //! holds no credentials of its own: each user signs in with their own token ([`sign_in`]),
-//! kept server-side in a session ([`session`]), and every request goes upstream with it.
+//! kept server-side in a session ([`session`]), and every request goes upstream with it; or
+//! with an OIDC issuer ([`oidc`]), the ID token the session's bearer, refreshed before it
+//! expires.
 
 pub mod access_log;
 pub mod assets;
@@ -18,6 +20,7 @@ pub mod contexts;
 pub mod forwards;
 pub mod in_cluster;
 pub mod multiplex;
+pub mod oidc;
 pub mod proxy;
 pub mod routing;
 pub mod session;
@@ -58,6 +61,8 @@ pub struct ServerConfig {
     /// answered (the session cookie is bound to the real one), Origin is required on every
     /// non-GET and WebSocket, and port-forwards on the server's loopback are not offered.
     pub sessions: Option<SessionConfig>,
+    /// With sessions: users may sign in with this OIDC issuer.
+    pub oidc: Option<oidc::OidcConfig>,
     /// One JSON line per request on stdout (`access_log`).
     pub access_log: bool,
     /// How long open requests and sockets get to end when the server stops.
@@ -73,6 +78,7 @@ impl Default for ServerConfig {
             probe_interval: Duration::from_secs(5),
             forwards: ForwardConfig::default(),
             sessions: None,
+            oidc: None,
             access_log: false,
             shutdown_grace: Duration::from_secs(10),
         }
@@ -85,6 +91,7 @@ struct Shared {
     accepted_hosts: Vec<String>,
     assets: Assets,
     sessions: Option<Sessions>,
+    oidc: Option<Arc<oidc::Oidc>>,
     access_log: bool,
     /// Turns true when the server begins to stop: /readyz fails, sockets end.
     stopping: tokio::sync::watch::Sender<bool>,
@@ -159,6 +166,13 @@ impl Drop for RunningServer {
 /// Binds `config.listen`, probes every context at once and then every
 /// `config.probe_interval`, and serves.
 pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<RunningServer> {
+    let oidc = match (&config.oidc, &config.sessions) {
+        (Some(oidc), Some(sessions)) => Some(Arc::new(
+            oidc::Oidc::new(oidc.clone(), sessions.secure_cookies).map_err(anyhow::Error::msg)?,
+        )),
+        (Some(_), None) => anyhow::bail!("OIDC sign-in needs sessions (kube-atlas for a team)"),
+        (None, _) => None,
+    };
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let contexts = Arc::new(contexts);
@@ -171,10 +185,24 @@ pub async fn start(contexts: Contexts, config: ServerConfig) -> anyhow::Result<R
             None => Assets::embedded().unwrap_or(Assets::None),
         },
         sessions: config.sessions.map(Sessions::new),
+        oidc,
         access_log: config.access_log,
         stopping: tokio::sync::watch::Sender::new(false),
         live_sockets: Arc::new(()),
     });
+    if let Some(oidc) = shared.oidc.clone() {
+        // Said once at start, so a wrong issuer URL or CA shows in the log before the first
+        // user tries; a failure here is asked again at each sign-in.
+        tokio::spawn(async move {
+            match oidc.client().await {
+                Ok(_) => println!("kube-atlas: OIDC issuer {}: ready", oidc.issuer_label()),
+                Err(problem) => eprintln!(
+                    "kube-atlas: OIDC issuer {}: not reachable yet: {problem}",
+                    oidc.issuer_label()
+                ),
+            }
+        });
+    }
     let prober = {
         let shared = shared.clone();
         let interval = config.probe_interval;
@@ -282,12 +310,14 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
     let Some(sessions) = &shared.sessions else {
         return (serve_route(shared, route, request, None).await, None);
     };
+    let issuer = shared.oidc.as_deref().map(oidc::Oidc::issuer_label);
     match route {
         Some(Route::SignIn) => {
             let answer = if request.method() == Method::POST {
                 match shared.contexts.slots.first() {
                     Some(slot) => {
-                        sign_in::sign_in(sessions, slot, shared.contexts.timeouts, request).await
+                        let timeouts = shared.contexts.timeouts;
+                        sign_in::sign_in(sessions, slot, timeouts, request, issuer).await
                     }
                     None => plain_text(StatusCode::SERVICE_UNAVAILABLE, "no cluster to sign in to"),
                 }
@@ -298,7 +328,33 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
                 // Signed in already (a bookmark, the back button): the dashboard.
                 sign_in::to_dashboard()
             } else {
-                sign_in::page(StatusCode::OK, None)
+                // `?ended`: sent here by a page load whose session ended by itself.
+                let ended = query.as_deref().is_some_and(|query| {
+                    query
+                        .split('&')
+                        .any(|pair| pair == "ended" || pair.starts_with("ended="))
+                });
+                let problem = ended.then_some(sign_in::ENDED_SENTENCE);
+                sign_in::page(StatusCode::OK, problem, issuer)
+            };
+            return (answer, None);
+        }
+        Some(route @ (Route::OidcStart | Route::OidcCallback)) => {
+            let (Some(oidc), Some(slot)) = (&shared.oidc, shared.contexts.slots.first()) else {
+                let refused = proxy::status_response(
+                    StatusCode::NOT_FOUND,
+                    "NotFound",
+                    &format!("{path}: this kube-atlas has no OIDC sign-in"),
+                );
+                return (refused, None);
+            };
+            let answer = if route == Route::OidcStart {
+                oidc.start(header_text(&request, http::header::HOST)).await
+            } else {
+                let timeouts = shared.contexts.timeouts;
+                let headers = request.headers();
+                oidc.callback(sessions, slot, timeouts, query.as_deref(), headers)
+                    .await
             };
             return (answer, None);
         }
@@ -309,6 +365,8 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
     }
     let session_id = sessions.id_in(request.headers());
     let session = session_id.as_deref().and_then(|id| sessions.find(id));
+    // A cookie naming no live session: it ended by itself (sign-out removes the cookie).
+    let ended = session_id.is_some() && session.is_none();
     let user = session
         .as_ref()
         .map(|session| session.identity.user.clone());
@@ -323,7 +381,7 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
         (route @ Some(Route::Static), session) if path == "/" || path == "/index.html" => {
             match session {
                 Some(session) => serve_route(shared, route, request, Some(session)).await,
-                None => sign_in::to_sign_in(),
+                None => sign_in::to_sign_in(ended),
             }
         }
         // The dashboard's code is no secret; everything else needs a session.
@@ -344,7 +402,7 @@ async fn route_request(shared: &Shared, request: Request<Body>) -> (Response, Op
             answer
         }
         (route, Some(session)) => serve_route(shared, route, request, Some(session)).await,
-        (_, None) => sign_in::unauthorized(),
+        (_, None) => sign_in::unauthorized(ended),
     };
     (answer, user)
 }
@@ -450,7 +508,13 @@ async fn serve_route(
         Some(Route::Forwards { rest }) => {
             forwards::http::handle(&shared.forwards, &rest, request).await
         }
-        Some(Route::SignIn | Route::SignOut | Route::Session) => proxy::status_response(
+        Some(
+            Route::SignIn
+            | Route::SignOut
+            | Route::Session
+            | Route::OidcStart
+            | Route::OidcCallback,
+        ) => proxy::status_response(
             StatusCode::NOT_FOUND,
             "NotFound",
             &format!("{path}: this kube-atlas has no sign-in (it serves a kubeconfig's contexts)"),

@@ -3,7 +3,8 @@
 //!
 //! `kube-atlas --in-cluster --listen 0.0.0.0:8080` (chosen by itself in a pod, where the
 //! ServiceAccount token is mounted and no kubeconfig is given): the dashboard of the cluster it
-//! runs in, for a team, each user signed in with their own token.
+//! runs in, for a team, each user signed in with their own token, or with an OIDC issuer
+//! (`--oidc-issuer-url` …, and `--impersonate` for a cluster that does not take its tokens).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,6 +13,8 @@ use std::time::Duration;
 use clap::Parser;
 use kube_atlas_server::contexts::{read_kubeconfigs, select_contexts};
 use kube_atlas_server::in_cluster::{self, InCluster};
+use kube_atlas_server::oidc::impersonation::ImpersonationConfig;
+use kube_atlas_server::oidc::{HiddenText, OidcConfig};
 use kube_atlas_server::session::SessionConfig;
 use kube_atlas_server::{ClusterState, Contexts, ServerConfig, Timeouts};
 
@@ -73,6 +76,77 @@ struct Args {
     /// Seconds open requests get to end when kube-atlas is stopped (SIGTERM, Ctrl-C).
     #[arg(long, default_value_t = 10)]
     shutdown_grace: u64,
+    /// Users may sign in with this OIDC issuer (in the cluster): the one kube-apiserver's
+    /// --oidc-issuer-url names, so the cluster takes its ID tokens.
+    #[arg(long)]
+    oidc_issuer_url: Option<String>,
+    /// kube-atlas's client id at the issuer (kube-apiserver's --oidc-client-id).
+    #[arg(long, requires = "oidc_issuer_url")]
+    oidc_client_id: Option<String>,
+    /// A file holding the client secret (else the environment's KUBE_ATLAS_OIDC_CLIENT_SECRET;
+    /// none for a public client).
+    #[arg(long, requires = "oidc_issuer_url")]
+    oidc_client_secret_file: Option<PathBuf>,
+    /// Scopes asked besides openid, comma-separated (e.g. profile,email,groups,offline_access).
+    #[arg(long, value_delimiter = ',', requires = "oidc_issuer_url")]
+    oidc_scopes: Vec<String>,
+    /// The CA of the issuer's certificate (default: the system's).
+    #[arg(long, requires = "oidc_issuer_url")]
+    oidc_ca_file: Option<PathBuf>,
+    /// Where the issuer sends users back, as registered there (default:
+    /// http(s)://HOST/kube-atlas/oidc/callback, HOST as the browser names kube-atlas).
+    #[arg(long, requires = "oidc_issuer_url")]
+    oidc_redirect_url: Option<String>,
+    /// For a cluster that does not take the issuer's tokens: kube-atlas checks them itself and
+    /// sends each user's requests with its own ServiceAccount token (--token-file) impersonating
+    /// them. Allow that ServiceAccount to impersonate only your users and groups (README).
+    #[arg(long, requires = "oidc_issuer_url")]
+    impersonate: bool,
+    /// With --impersonate: the ID token's claim naming the user.
+    #[arg(long, default_value = "sub", requires = "impersonate")]
+    oidc_username_claim: String,
+    /// With --impersonate: the ID token's claim listing the user's groups.
+    #[arg(long, requires = "impersonate")]
+    oidc_groups_claim: Option<String>,
+}
+
+/// The environment variable that may hold the OIDC client secret.
+const CLIENT_SECRET_ENV: &str = "KUBE_ATLAS_OIDC_CLIENT_SECRET";
+
+impl Args {
+    /// The OIDC sign-in asked for, if any.
+    fn oidc(&self) -> anyhow::Result<Option<OidcConfig>> {
+        let Some(issuer_url) = self.oidc_issuer_url.clone() else {
+            return Ok(None);
+        };
+        let Some(client_id) = self.oidc_client_id.clone() else {
+            anyhow::bail!("--oidc-issuer-url needs --oidc-client-id");
+        };
+        let client_secret = match &self.oidc_client_secret_file {
+            Some(file) => {
+                let text = std::fs::read_to_string(file).map_err(|error| {
+                    anyhow::anyhow!("--oidc-client-secret-file {}: {error}", file.display())
+                })?;
+                Some(text.trim().to_string())
+            }
+            None => std::env::var(CLIENT_SECRET_ENV).ok(),
+        };
+        Ok(Some(OidcConfig {
+            issuer_url,
+            client_id,
+            client_secret: client_secret
+                .filter(|secret| !secret.is_empty())
+                .map(HiddenText),
+            scopes: self.oidc_scopes.clone(),
+            ca_file: self.oidc_ca_file.clone(),
+            redirect_url: self.oidc_redirect_url.clone(),
+            impersonate: self.impersonate.then(|| ImpersonationConfig {
+                token_file: self.token_file.clone(),
+                username_claim: self.oidc_username_claim.clone(),
+                groups_claim: self.oidc_groups_claim.clone(),
+            }),
+        }))
+    }
 }
 
 impl Args {
@@ -102,12 +176,22 @@ async fn run(args: Args) -> anyhow::Result<()> {
     // Taken over at once: a SIGTERM during start-up must stop kube-atlas gracefully too.
     let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let in_cluster = args.in_cluster();
+    let oidc = args.oidc()?;
+    if oidc.is_some() && !in_cluster {
+        anyhow::bail!(
+            "--oidc-issuer-url is for kube-atlas in the cluster (--in-cluster), where users sign in"
+        );
+    }
     let (kubeconfig, names) = if in_cluster {
         let plane = InCluster::from_env(args.ca_file.clone()).map_err(anyhow::Error::msg)?;
-        println!(
-            "kube-atlas: in the cluster ({}): each user signs in with their own token",
-            plane.server
-        );
+        let how = match &oidc {
+            Some(OidcConfig {
+                impersonate: Some(_),
+                ..
+            }) => "each user signs in with the OIDC issuer; kube-atlas's ServiceAccount impersonates them",
+            _ => "each user signs in with their own token",
+        };
+        println!("kube-atlas: in the cluster ({}): {how}", plane.server);
         let kubeconfig = plane.kubeconfig().map_err(anyhow::Error::msg)?;
         (kubeconfig, vec![in_cluster::CONTEXT_NAME.to_string()])
     } else {
@@ -146,6 +230,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 secure_cookies: args.secure_cookies,
                 max_streams: args.max_streams_per_session,
             }),
+            oidc,
             access_log: in_cluster || args.access_log,
             shutdown_grace: Duration::from_secs(args.shutdown_grace),
             ..ServerConfig::default()

@@ -211,19 +211,22 @@ async fn relay(
     let mut request = http::Request::get(&open.path).header(http::header::ACCEPT, &open.accept);
     if let Some(session) = session {
         // A user's stream goes as that user or not at all (never as nobody).
-        let Some(authorization) = session.token().authorization() else {
-            let message = "the session's token cannot be sent";
+        let Some(credentials) = session.credentials() else {
+            // kube-atlas's fault, not the user's: not a 401 (the page would sign in again).
+            let message = "kube-atlas cannot make this session's credentials";
             refuse(
                 frames,
                 id,
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized",
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalError",
                 message,
             )
             .await;
             return None;
         };
-        request = request.header(http::header::AUTHORIZATION, authorization);
+        for (name, value) in credentials {
+            request = request.header(name, value);
+        }
     }
     let request = request.body(kube::client::Body::empty());
     let request = match request {

@@ -170,21 +170,30 @@ pub async fn forward(
         }
     };
     let mut builder = Request::builder().method(parts.method).uri(upstream);
+    // With impersonation the page may not name whom to impersonate: kube-atlas does.
+    let impersonating = session.is_some_and(Session::impersonates);
     for (name, value) in &parts.headers {
-        if forwarded_request_header(name.as_str(), is_upgrade) {
+        let impersonation_header = name.as_str().starts_with("impersonate-");
+        if forwarded_request_header(name.as_str(), is_upgrade)
+            && !(impersonating && impersonation_header)
+        {
             builder = builder.header(name, value);
         }
     }
     if let Some(session) = session {
-        match session.token().authorization() {
-            Some(authorization) => {
-                builder = builder.header(http::header::AUTHORIZATION, authorization)
+        match session.credentials() {
+            Some(credentials) => {
+                for (name, value) in credentials {
+                    builder = builder.header(name, value);
+                }
             }
+            // kube-atlas's fault (its ServiceAccount token unreadable), not the user's: not a
+            // 401, which would tell the page that the session has ended.
             None => {
                 return status_response(
-                    StatusCode::UNAUTHORIZED,
-                    "Unauthorized",
-                    "the session's token cannot be sent",
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "InternalError",
+                    "kube-atlas cannot make this session's credentials",
                 )
             }
         }

@@ -35,6 +35,10 @@ pub enum Route {
     SignOut,
     /// `GET /kube-atlas/session`: who is signed in.
     Session,
+    /// `GET /kube-atlas/oidc/start`: to the OIDC issuer (`crate::oidc`).
+    OidcStart,
+    /// `GET /kube-atlas/oidc/callback`: back from it.
+    OidcCallback,
     /// Anything else: the dashboard's files.
     Static,
 }
@@ -52,6 +56,8 @@ pub fn route(path: &str, query: Option<&str>) -> Option<Route> {
         crate::sign_in::SIGN_IN_PATH => return Some(Route::SignIn),
         crate::sign_in::SIGN_OUT_PATH => return Some(Route::SignOut),
         crate::sign_in::SESSION_PATH => return Some(Route::Session),
+        crate::oidc::START_PATH => return Some(Route::OidcStart),
+        crate::oidc::CALLBACK_PATH => return Some(Route::OidcCallback),
         _ => {}
     }
     if let Some(rest) = path.strip_prefix(FORWARDS_PATH) {
@@ -314,6 +320,14 @@ mod tests {
         assert_eq!(route("/kube-atlas/sign-in", None), Some(Route::SignIn));
         assert_eq!(route("/kube-atlas/sign-out", None), Some(Route::SignOut));
         assert_eq!(route("/kube-atlas/session", None), Some(Route::Session));
+        assert_eq!(
+            route("/kube-atlas/oidc/start", None),
+            Some(Route::OidcStart)
+        );
+        assert_eq!(
+            route("/kube-atlas/oidc/callback", Some("code=c&state=s")),
+            Some(Route::OidcCallback)
+        );
         let forwards = |rest: &str| {
             Some(Route::Forwards {
                 rest: rest.to_string(),

@@ -2,14 +2,15 @@
 //! and who the API server says the user is. The browser holds only an opaque random id in an
 //! HttpOnly cookie; the token never goes back to it (no response body, header or log line
 //! carries it), so the page's JavaScript cannot read it and a cookie copied after sign-out opens
-//! nothing.
+//! nothing. An OIDC session's token is replaced when it is refreshed (`crate::oidc::renewal`):
+//! requests made after use the new one, streams opened before go on as they were authorized.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use http::HeaderValue;
+use http::{HeaderName, HeaderValue};
 use serde::Serialize;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
@@ -67,6 +68,40 @@ impl BearerToken {
         value.set_sensitive(true);
         Some(value)
     }
+
+    /// The token as a request's only credentials.
+    pub fn credentials(&self) -> Option<Credentials> {
+        Some(vec![(http::header::AUTHORIZATION, self.authorization()?)])
+    }
+}
+
+/// The headers that make a request a user's: `Authorization`, and with impersonation
+/// `Impersonate-User` and `Impersonate-Group`.
+pub type Credentials = Vec<(HeaderName, HeaderValue)>;
+
+/// kube-atlas's own ServiceAccount acting as the signed-in user (`--impersonate`, for clusters
+/// that do not take the issuer's tokens): the pod's token, read from its file at each request
+/// (the kubelet rotates it), with the user's name and groups as impersonation headers.
+#[derive(Debug, Clone)]
+pub struct Impersonation {
+    pub token_file: std::path::PathBuf,
+}
+
+impl Impersonation {
+    /// The ServiceAccount's token and `identity` as impersonation headers; `None` when the
+    /// token cannot be read or a name cannot be a header.
+    pub fn credentials(&self, identity: &Identity) -> Option<Credentials> {
+        let token = std::fs::read_to_string(&self.token_file).ok()?;
+        let mut credentials = BearerToken::parse(&token)?.credentials()?;
+        let mut user = HeaderValue::from_str(&identity.user).ok()?;
+        user.set_sensitive(true);
+        credentials.push((HeaderName::from_static("impersonate-user"), user));
+        for group in &identity.groups {
+            let group = HeaderValue::from_str(group).ok()?;
+            credentials.push((HeaderName::from_static("impersonate-group"), group));
+        }
+        Some(credentials)
+    }
 }
 
 /// Who the API server says the user is (a SelfSubjectReview's `status.userInfo`).
@@ -80,7 +115,11 @@ pub struct Identity {
 #[derive(Debug)]
 pub struct Session {
     pub identity: Identity,
-    token: BearerToken,
+    /// Replaced by a refresh; every request reads it when it is sent.
+    token: RwLock<BearerToken>,
+    /// With impersonation the token only proves the sign-in; requests go as kube-atlas's
+    /// ServiceAccount impersonating [`Session::identity`].
+    impersonation: Option<Impersonation>,
     signed_in: Instant,
     last_used: Mutex<Instant>,
     streams: Arc<Semaphore>,
@@ -89,8 +128,41 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn token(&self) -> &BearerToken {
-        &self.token
+    /// The bearer token to send now.
+    pub fn token(&self) -> BearerToken {
+        match self.token.read() {
+            Ok(token) => token.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The headers that make a request this user's, or `None` when they cannot be made (a
+    /// request then goes as nobody, never as anyone else: it is refused).
+    pub fn credentials(&self) -> Option<Credentials> {
+        match &self.impersonation {
+            Some(impersonation) => impersonation.credentials(&self.identity),
+            None => self.token().credentials(),
+        }
+    }
+
+    /// Whether requests go as kube-atlas's ServiceAccount impersonating the user (the page's
+    /// own `Impersonate-*` headers must then never pass).
+    pub fn impersonates(&self) -> bool {
+        self.impersonation.is_some()
+    }
+
+    /// Sends `token` from now on (a refreshed ID token).
+    pub fn replace_token(&self, token: BearerToken) {
+        match self.token.write() {
+            Ok(mut held) => *held = token,
+            Err(poisoned) => *poisoned.into_inner() = token,
+        }
+    }
+
+    /// Ends the session from the server's side (its token could not be renewed): its streams
+    /// close, and the next request made with its id finds no session.
+    pub fn end_now(&self) {
+        self.ended.send_replace(true);
     }
 
     /// A permit for one more long-running request, or `None` when the session holds its
@@ -108,6 +180,9 @@ impl Session {
     }
 
     fn expired(&self, config: &SessionConfig, now: Instant) -> bool {
+        if *self.ended.borrow() {
+            return true;
+        }
         let last_used = self.last_used.lock().map_or(self.signed_in, |last| *last);
         now.duration_since(self.signed_in) >= config.absolute
             || now.duration_since(last_used) >= config.idle
@@ -131,23 +206,38 @@ impl Sessions {
     /// Starts a session; its id (256 random bits) for the cookie, or `None` when the system
     /// gives no randomness.
     pub fn create(&self, identity: Identity, token: BearerToken) -> Option<String> {
+        self.start(identity, token).map(|(id, _)| id)
+    }
+
+    /// As [`Sessions::create`], with the session itself (for what keeps its token fresh).
+    pub fn start(&self, identity: Identity, token: BearerToken) -> Option<(String, Arc<Session>)> {
+        self.start_with(identity, token, None)
+    }
+
+    /// As [`Sessions::start`], the requests going as kube-atlas impersonating the user when
+    /// `impersonation` is given.
+    pub fn start_with(
+        &self,
+        identity: Identity,
+        token: BearerToken,
+        impersonation: Option<Impersonation>,
+    ) -> Option<(String, Arc<Session>)> {
         let mut random = [0u8; 32];
         getrandom::fill(&mut random).ok()?;
         let id = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random);
         let now = Instant::now();
         let session = Session {
             identity,
-            token,
+            token: RwLock::new(token),
+            impersonation,
             signed_in: now,
             last_used: Mutex::new(now),
             streams: Arc::new(Semaphore::new(self.config.max_streams)),
             ended: watch::Sender::new(false),
         };
-        self.by_id
-            .lock()
-            .ok()?
-            .insert(id.clone(), Arc::new(session));
-        Some(id)
+        let session = Arc::new(session);
+        self.by_id.lock().ok()?.insert(id.clone(), session.clone());
+        Some((id, session))
     }
 
     /// The live session of `id`, its idle clock restarted; an expired one is ended.
@@ -232,16 +322,20 @@ impl Sessions {
 
     /// The session id a request's `Cookie` headers carry, if any.
     pub fn id_in(&self, headers: &http::HeaderMap) -> Option<String> {
-        let name = self.cookie_name();
-        headers
-            .get_all(http::header::COOKIE)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.to_string())
+        cookie_value(headers, self.cookie_name())
     }
+}
+
+/// The value of the cookie `name` in a request's `Cookie` headers, if any.
+pub fn cookie_value(headers: &http::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_string())
 }
 
 #[cfg(test)]
@@ -319,6 +413,24 @@ mod tests {
         );
         assert_eq!(plain.id_in(&headers).as_deref(), Some("xyz"));
         assert_eq!(secure.id_in(&headers), None);
+    }
+
+    #[test]
+    fn a_refreshed_token_is_sent_from_then_on_and_a_session_ended_by_the_server_is_gone() {
+        let sessions = Sessions::new(SessionConfig::default());
+        let (id, session) = sessions.start(identity(), token()).expect("a session");
+        let refreshed = BearerToken::parse("refreshed.id.token").expect("a token");
+        session.replace_token(refreshed);
+        let found = sessions.find(&id).expect("the session");
+        assert_eq!(
+            found.token().authorization().expect("header").to_str().ok(),
+            Some("Bearer refreshed.id.token")
+        );
+        let ended = found.ended();
+        session.end_now();
+        assert!(sessions.find(&id).is_none(), "ended by the server");
+        assert_eq!(sessions.count(), 0);
+        futures_util::FutureExt::now_or_never(ended).expect("its streams are told");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Signing in with a bearer token (as Headlamp offers): a server-rendered page with one form,
 //! so the pasted token goes from the form straight to kube-atlas and never through the page's
 //! JavaScript; checked with a SelfSubjectReview (`kubectl auth whoami`) before a session is
-//! made. Also sign-out and `GET /kube-atlas/session` (who is signed in, for the page's header).
+//! made. With an OIDC issuer configured the page offers "Sign in with …" first (`crate::oidc`),
+//! a plain link: the page never sends the browser to the issuer by itself, so a failed or
+//! expired sign-in cannot loop. Also sign-out and `GET /kube-atlas/session` (who is signed in,
+//! for the page's header).
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
@@ -11,7 +14,7 @@ use serde::Deserialize;
 
 use crate::contexts::{ContextSlot, Timeouts};
 use crate::proxy;
-use crate::session::{BearerToken, Identity, Session, Sessions};
+use crate::session::{BearerToken, Credentials, Identity, Session, Sessions};
 
 pub const SIGN_IN_PATH: &str = "/kube-atlas/sign-in";
 pub const SIGN_OUT_PATH: &str = "/kube-atlas/sign-out";
@@ -37,8 +40,23 @@ fn escape_html(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// The sign-in page, with a sentence saying why when a sign-in failed.
-pub fn page(status: StatusCode, problem: Option<&str>) -> Response {
+/// What the sign-in page says after a session ended by itself (expired, its token no longer
+/// renewed or accepted): `/kube-atlas/sign-in?ended`.
+pub const ENDED_SENTENCE: &str = "Your sign-in expired; sign in again.";
+
+/// The sign-in page, with a sentence saying why when a sign-in failed, and a "Sign in with
+/// `issuer`" link when OIDC is configured.
+pub fn page(status: StatusCode, problem: Option<&str>, issuer: Option<&str>) -> Response {
+    let oidc = issuer
+        .map(|issuer| {
+            format!(
+                r#"<p><a class="oidc" href="{}">Sign in with {}</a></p>
+<p class="hint">Or with a bearer token:</p>"#,
+                crate::oidc::START_PATH,
+                escape_html(issuer)
+            )
+        })
+        .unwrap_or_default();
     let problem = problem
         .map(|text| {
             format!(
@@ -55,12 +73,14 @@ pub fn page(status: StatusCode, problem: Option<&str>) -> Response {
 body {{ font: 15px system-ui, sans-serif; max-width: 34rem; margin: 4rem auto; padding: 0 1rem; color: #1b1f24; }}
 textarea {{ width: 100%; min-height: 7rem; font: 13px ui-monospace, monospace; box-sizing: border-box; }}
 button {{ margin-top: .8rem; padding: .45rem 1.2rem; font: inherit; }}
+.oidc {{ display: inline-block; padding: .5rem 1.2rem; border: 1px solid #1b1f24; border-radius: 4px; color: inherit; text-decoration: none; }}
 .problem {{ color: #a40e26; }} .hint {{ color: #57606a; font-size: 13px; }}
 </style></head>
 <body><main>
 <h1>Kube Atlas</h1>
-<p>Sign in with your own Kubernetes bearer token: you see and do what the cluster lets you.</p>
+<p>Sign in as yourself: you see and do what the cluster lets you.</p>
 {problem}
+{oidc}
 <form method="post" action="{SIGN_IN_PATH}">
 <label for="token">Bearer token</label>
 <textarea id="token" name="token" autocomplete="off" spellcheck="false" required autofocus></textarea>
@@ -83,7 +103,7 @@ The token stays on the server; the browser keeps only a session cookie.</p>
         .into_response()
 }
 
-fn see_other(location: &str, cookie: Option<String>) -> Response {
+pub(crate) fn see_other(location: &str, cookie: Option<String>) -> Response {
     let mut response = Response::builder()
         .status(StatusCode::SEE_OTHER)
         .header(header::LOCATION, location)
@@ -101,9 +121,14 @@ pub fn to_dashboard() -> Response {
     see_other("/", None)
 }
 
-/// Where a browser without a session goes.
-pub fn to_sign_in() -> Response {
-    see_other(SIGN_IN_PATH, None)
+/// Where a browser without a session goes; `ended` when its cookie names a session that
+/// ended by itself, so the page says so.
+pub fn to_sign_in(ended: bool) -> Response {
+    if ended {
+        see_other(&format!("{SIGN_IN_PATH}?ended"), None)
+    } else {
+        see_other(SIGN_IN_PATH, None)
+    }
 }
 
 /// `POST /kube-atlas/sign-in`: the form's token checked with the API server; a session and
@@ -113,37 +138,34 @@ pub async fn sign_in(
     slot: &ContextSlot,
     timeouts: Timeouts,
     request: Request<Body>,
+    issuer: Option<&str>,
 ) -> Response {
+    let page = |status, problem: &str| page(status, Some(problem), issuer);
     let body = match http_body_util::Limited::new(request.into_body(), MAX_FORM)
         .collect()
         .await
     {
         Ok(body) => body.to_bytes(),
-        Err(_) => {
-            return page(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                Some("The form is too large."),
-            )
-        }
+        Err(_) => return page(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large."),
     };
     let Ok(form) = serde_urlencoded::from_bytes::<SignInForm>(&body) else {
-        return page(StatusCode::BAD_REQUEST, Some("Paste a token to sign in."));
+        return page(StatusCode::BAD_REQUEST, "Paste a token to sign in.");
     };
     let Some(token) = BearerToken::parse(&form.token) else {
         return page(
             StatusCode::BAD_REQUEST,
-            Some("That is not a bearer token: it is empty or holds spaces or other characters a token cannot have."),
+            "That is not a bearer token: it is empty or holds spaces or other characters a token cannot have.",
         );
     };
     let identity = match review(slot, timeouts, &token).await {
         Ok(identity) => identity,
-        Err(problem) => return page(StatusCode::UNAUTHORIZED, Some(&problem)),
+        Err(problem) => return page(StatusCode::UNAUTHORIZED, &problem),
     };
     match sessions.create(identity, token) {
         Some(id) => see_other("/", Some(sessions.cookie(&id))),
         None => page(
             StatusCode::INTERNAL_SERVER_ERROR,
-            Some("kube-atlas could not make a session (no randomness from the system)."),
+            "kube-atlas could not make a session (no randomness from the system).",
         ),
     }
 }
@@ -155,13 +177,26 @@ pub async fn review(
     timeouts: Timeouts,
     token: &BearerToken,
 ) -> Result<Identity, String> {
-    let Some(authorization) = token.authorization() else {
+    let Some(credentials) = token.credentials() else {
         return Err("That token cannot be sent in a header.".to_string());
     };
-    let request = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+    review_as(slot, timeouts, credentials).await
+}
+
+/// As [`review`], for requests made with `credentials` (a token, or kube-atlas's own
+/// impersonating a user).
+pub async fn review_as(
+    slot: &ContextSlot,
+    timeouts: Timeouts,
+    credentials: Credentials,
+) -> Result<Identity, String> {
+    let mut request = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
         .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "application/json")
-        .header(header::AUTHORIZATION, authorization)
+        .header(header::ACCEPT, "application/json");
+    for (name, value) in credentials {
+        request = request.header(name, value);
+    }
+    let request = request
         .body(kube::client::Body::from(
             br#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#.to_vec(),
         ))
@@ -248,13 +283,15 @@ pub fn token_refused() -> Response {
     )
 }
 
-/// The answer to an API request without a live session.
-pub fn unauthorized() -> Response {
-    proxy::status_response(
-        StatusCode::UNAUTHORIZED,
-        "Unauthorized",
-        &format!("not signed in to kube-atlas (or the session ended): sign in at {SIGN_IN_PATH}"),
-    )
+/// The answer to an API request without a live session; `ended` when its cookie names a
+/// session that ended by itself.
+pub fn unauthorized(ended: bool) -> Response {
+    let message = if ended {
+        format!("your kube-atlas sign-in expired: sign in again at {SIGN_IN_PATH}")
+    } else {
+        format!("not signed in to kube-atlas (or the session ended): sign in at {SIGN_IN_PATH}")
+    };
+    proxy::status_response(StatusCode::UNAUTHORIZED, "Unauthorized", &message)
 }
 
 #[cfg(test)]

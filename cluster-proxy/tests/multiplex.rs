@@ -44,28 +44,7 @@ fn anonymous(name: &str, server: String) -> ContextEntry<'_> {
 
 /// Opens the multiplexing socket as a page of `origin` would.
 async fn connect(addr: SocketAddr, origin: &str) -> Result<Socket, tungstenite::Error> {
-    let stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .expect("connects to kube-atlas");
-    let request = tungstenite::http::Request::builder()
-        .uri(format!(
-            "ws://127.0.0.1:{}/kube-atlas/multiplex",
-            addr.port()
-        ))
-        .header("Host", format!("127.0.0.1:{}", addr.port()))
-        .header("Origin", origin)
-        .header("Connection", "Upgrade")
-        .header("Upgrade", "websocket")
-        .header("Sec-WebSocket-Version", "13")
-        .header(
-            "Sec-WebSocket-Key",
-            tungstenite::handshake::client::generate_key(),
-        )
-        .body(())
-        .expect("request");
-    tokio_tungstenite::client_async(request, stream)
-        .await
-        .map(|(socket, _)| socket)
+    support::multiplex_socket(addr, origin, None).await
 }
 
 fn own_origin(atlas: &RunningServer) -> String {

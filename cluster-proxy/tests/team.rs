@@ -8,7 +8,8 @@ mod support;
 use std::time::Duration;
 
 use support::team::{
-    ask, sign_in, start_team_plane, websocket_headers, TeamAtlas, TeamPlane, VICTIM,
+    ask, closes, frame_where, open_socket, sign_in, start_team_plane, watch, websocket_headers,
+    TeamAtlas, TeamPlane, VICTIM,
 };
 
 const VIEWER: &str = envtest::VIEWER_TOKEN;
@@ -432,90 +433,6 @@ async fn each_user_acts_with_their_own_rights_never_the_dashboards() {
         .expect("kube-atlas stops on SIGTERM");
     assert!(status.success(), "{status}: {}", atlas.output());
     assert!(atlas.output().contains("kube-atlas: stopping"));
-}
-
-type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
-
-/// The page's multiplexing socket, opened with the session cookie.
-async fn open_socket(atlas: &TeamAtlas, cookie: &str) -> Socket {
-    use tokio_tungstenite::tungstenite;
-    let stream = tokio::net::TcpStream::connect(atlas.addr)
-        .await
-        .expect("connects to kube-atlas");
-    let port = atlas.addr.port();
-    let request = tungstenite::http::Request::builder()
-        .uri(format!("ws://127.0.0.1:{port}/kube-atlas/multiplex"))
-        .header("Host", format!("127.0.0.1:{port}"))
-        .header("Origin", atlas.origin())
-        .header("Cookie", cookie)
-        .header("Connection", "Upgrade")
-        .header("Upgrade", "websocket")
-        .header("Sec-WebSocket-Version", "13")
-        .header(
-            "Sec-WebSocket-Key",
-            tungstenite::handshake::client::generate_key(),
-        )
-        .body(())
-        .expect("request");
-    tokio_tungstenite::client_async(request, stream)
-        .await
-        .map(|(socket, _)| socket)
-        .expect("the multiplexing socket opens")
-}
-
-/// Asks for a watch of `path` on stream `id`.
-async fn watch(socket: &mut Socket, id: u64, path: &str) {
-    use futures_util::SinkExt;
-    let open = serde_json::json!({ "op": "open", "id": id, "cluster": "in-cluster", "path": path });
-    socket
-        .send(tokio_tungstenite::tungstenite::Message::text(
-            open.to_string(),
-        ))
-        .await
-        .expect("sent");
-}
-
-/// Reads frames (up to 20 s) until one passes `wanted`; `None` when the socket closes first
-/// (the frames read are in `seen`).
-async fn frame_where(
-    socket: &mut Socket,
-    seen: &mut Vec<serde_json::Value>,
-    wanted: impl Fn(&serde_json::Value) -> bool,
-) -> Option<serde_json::Value> {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let message = tokio::time::timeout_at(deadline, socket.next())
-            .await
-            .unwrap_or_else(|_| panic!("no such frame within 20 s; read {seen:?}"));
-        match message {
-            Some(Ok(Message::Text(text))) => {
-                let frame: serde_json::Value =
-                    serde_json::from_str(text.as_str()).expect("every frame is JSON");
-                seen.push(frame.clone());
-                if wanted(&frame) {
-                    return Some(frame);
-                }
-            }
-            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
-            Some(Ok(_)) => {}
-        }
-    }
-}
-
-/// Whether the socket closes (a close frame or its end) within 10 s.
-async fn closes(socket: &mut Socket) -> bool {
-    use futures_util::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        match tokio::time::timeout_at(deadline, socket.next()).await {
-            Err(_) => return false,
-            Ok(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return true,
-            Ok(Some(Ok(_))) => {}
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

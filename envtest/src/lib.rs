@@ -3,7 +3,9 @@
 //! where a test needs controllers and running pods) on free loopback ports in a temporary
 //! directory, ready once `/readyz` answers, and every process gone when the [`ControlPlane`]
 //! drops. [`KubectlProxy`] puts a real `kubectl proxy` in front, as the README tells users to
-//! run the dashboard.
+//! run the dashboard. [`ControlPlane::start_with_oidc`] starts kube-apiserver taking an OIDC
+//! issuer's ID tokens ([`OidcAuthenticator`]: `--oidc-issuer-url`, `--oidc-client-id`,
+//! `--oidc-ca-file`, the username and groups claims).
 //!
 //! The binaries come from `KUBEBUILDER_ASSETS` when it is set (envtest's convention, so a
 //! kubebuilder or kind download works too), else from `target/control-plane/bin`, where
@@ -82,6 +84,37 @@ impl Default for Options {
     }
 }
 
+/// kube-apiserver's OIDC authenticator (`--oidc-*`): ID tokens of `issuer_url` for
+/// `client_id` are bearer tokens of the cluster. kube-apiserver fetches the issuer's discovery
+/// document and keys itself (and retries), so the issuer should be up when the plane starts.
+#[derive(Clone, Debug)]
+pub struct OidcAuthenticator {
+    pub issuer_url: String,
+    pub client_id: String,
+    /// The CA of the issuer's certificate.
+    pub ca_file: PathBuf,
+    /// The claim naming the user (`--oidc-username-claim`).
+    pub username_claim: String,
+    /// The claim listing the user's groups (`--oidc-groups-claim`).
+    pub groups_claim: String,
+    /// Put before each user name (`--oidc-username-prefix`); `-` for none.
+    pub username_prefix: String,
+}
+
+impl OidcAuthenticator {
+    /// The flags kube-apiserver is started with.
+    pub fn api_server_args(&self) -> Vec<String> {
+        vec![
+            format!("--oidc-issuer-url={}", self.issuer_url),
+            format!("--oidc-client-id={}", self.client_id),
+            format!("--oidc-ca-file={}", self.ca_file.display()),
+            format!("--oidc-username-claim={}", self.username_claim),
+            format!("--oidc-groups-claim={}", self.groups_claim),
+            format!("--oidc-username-prefix={}", self.username_prefix),
+        ]
+    }
+}
+
 /// A started process, killed when the control plane drops.
 struct Process {
     name: &'static str,
@@ -147,9 +180,26 @@ impl ControlPlane {
     /// Starts etcd and kube-apiserver (RBAC on, the admin and viewer tokens), waits for
     /// `/readyz`, binds the viewer to `view` in `default`, then starts what `options` asks.
     pub fn start(options: Options) -> Result<ControlPlane, String> {
+        Self::start_with_api_server_args(options, &[])
+    }
+
+    /// As [`ControlPlane::start`], kube-apiserver also taking ID tokens of `oidc`'s issuer.
+    pub fn start_with_oidc(
+        options: Options,
+        oidc: &OidcAuthenticator,
+    ) -> Result<ControlPlane, String> {
+        Self::start_with_api_server_args(options, &oidc.api_server_args())
+    }
+
+    /// As [`ControlPlane::start`], with `extra` flags on kube-apiserver's command line from
+    /// its first start.
+    pub fn start_with_api_server_args(
+        options: Options,
+        extra: &[String],
+    ) -> Result<ControlPlane, String> {
         let mut attempt = 1;
         loop {
-            match Self::start_servers() {
+            match Self::start_servers(extra) {
                 Err(StartError::PortTaken(reason)) if attempt < START_ATTEMPTS => {
                     eprintln!("envtest: {reason}; starting again on other ports");
                     attempt += 1;
@@ -163,7 +213,7 @@ impl ControlPlane {
     }
 
     /// etcd and kube-apiserver on fresh ports in a fresh directory, ready.
-    fn start_servers() -> Result<ControlPlane, StartError> {
+    fn start_servers(extra: &[String]) -> Result<ControlPlane, StartError> {
         let assets = assets_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("kube-atlas-envtest-")
@@ -210,6 +260,7 @@ impl ControlPlane {
             format!("--token-auth-file={}", plane.path("tokens.csv")),
             "--allow-privileged=true".into(),
         ];
+        plane.api_server_args.extend_from_slice(extra);
         if let Err(reason) = plane.start_api_server() {
             let taken = ["etcd", "kube-apiserver"]
                 .iter()

@@ -238,6 +238,9 @@ pub(crate) async fn open(
         Ok(prepared) => prepared.send().await,
         Err(error) => Err(error),
     };
+    if sent.as_ref().is_ok_and(|response| response.status() == 401) {
+        crate::browser::session_ended();
+    }
     sent.map_err(|error| {
         if signal.is_some_and(web_sys::AbortSignal::aborted) {
             NoAnswer::Cancelled

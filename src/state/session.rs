@@ -5,8 +5,7 @@
 
 use serde::Deserialize;
 
-/// The element kube-atlas writes the session into (`kube_atlas_server::routing`).
-const SESSION_ELEMENT_ID: &str = "kube-atlas-session";
+use crate::browser::SESSION_ELEMENT_ID;
 
 /// The signed-in user, as the API server named them at sign-in (a SelfSubjectReview).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod backends;
+pub mod oidc;
+pub mod oidc_issuer;
 pub mod team;
 
 use std::net::SocketAddr;
@@ -140,4 +142,39 @@ pub fn write_script(dir: &std::path::Path, name: &str, text: &str) -> std::path:
     std::fs::write(&path, text).expect("script written");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     path
+}
+
+/// kube-atlas's multiplexing socket opened as a page of `origin` would, with `cookie` when
+/// given.
+pub async fn multiplex_socket(
+    addr: SocketAddr,
+    origin: &str,
+    cookie: Option<&str>,
+) -> Result<
+    tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>,
+    tokio_tungstenite::tungstenite::Error,
+> {
+    use tokio_tungstenite::tungstenite;
+    let stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects to kube-atlas");
+    let port = addr.port();
+    let mut request = tungstenite::http::Request::builder()
+        .uri(format!("ws://127.0.0.1:{port}/kube-atlas/multiplex"))
+        .header("Host", format!("127.0.0.1:{port}"))
+        .header("Origin", origin)
+        .header("Connection", "Upgrade")
+        .header("Upgrade", "websocket")
+        .header("Sec-WebSocket-Version", "13")
+        .header(
+            "Sec-WebSocket-Key",
+            tungstenite::handshake::client::generate_key(),
+        );
+    if let Some(cookie) = cookie {
+        request = request.header("Cookie", cookie);
+    }
+    let request = request.body(()).expect("request");
+    tokio_tungstenite::client_async(request, stream)
+        .await
+        .map(|(socket, _)| socket)
 }

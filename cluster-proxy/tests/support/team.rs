@@ -32,11 +32,7 @@ pub fn start_team_plane() -> TeamPlane {
         nodes: 0,
     })
     .unwrap_or_else(|e| panic!("a control plane starts: {e}"));
-    let kubectl = |args: &[&str]| {
-        plane
-            .kubectl_ok(args)
-            .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
-    };
+    let kubectl = |args: &[&str]| kubectl(&plane, args);
     kubectl(&[
         "create",
         "configmap",
@@ -62,57 +58,92 @@ pub fn start_team_plane() -> TeamPlane {
         "--group=viewers",
         "--namespace=default",
     ]);
-    kubectl(&[
-        "create",
-        "serviceaccount",
-        "kube-atlas",
-        "--namespace=default",
-    ]);
-    kubectl(&[
-        "create",
-        "clusterrolebinding",
-        "kube-atlas-could-do-anything",
-        "--clusterrole=cluster-admin",
-        "--serviceaccount=default:kube-atlas",
-    ]);
-    let service_account_token = kubectl(&["create", "token", "kube-atlas", "--namespace=default"])
-        .trim()
-        .to_string();
-    // RBAC reads its objects through a watch: the binding holds a moment after it is made.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let service_account_token = dashboard_service_account(&plane, "cluster-admin");
+    let viewer = format!("--token={}", envtest::VIEWER_TOKEN);
+    wait_until_allowed(
+        &plane,
+        &["list", "configmaps", &viewer],
+        Duration::from_secs(20),
+    );
+    TeamPlane::new(plane, service_account_token)
+}
+
+/// The dashboard's ServiceAccount `default/kube-atlas`, bound to `cluster_role` cluster-wide:
+/// a token of it.
+pub fn dashboard_service_account(plane: &envtest::ControlPlane, cluster_role: &str) -> String {
+    kubectl(
+        plane,
+        &[
+            "create",
+            "serviceaccount",
+            "kube-atlas",
+            "--namespace=default",
+        ],
+    );
+    kubectl(
+        plane,
+        &[
+            "create",
+            "clusterrolebinding",
+            &format!("kube-atlas-is-{cluster_role}"),
+            &format!("--clusterrole={cluster_role}"),
+            "--serviceaccount=default:kube-atlas",
+        ],
+    );
+    kubectl(
+        plane,
+        &["create", "token", "kube-atlas", "--namespace=default"],
+    )
+    .trim()
+    .to_string()
+}
+
+/// Waits until `kubectl auth can-i ARGS --namespace=default` answers yes: RBAC reads its
+/// objects through a watch, so a binding holds a moment after it is made (and an aggregated
+/// ClusterRole once the controller manager has filled it).
+pub fn wait_until_allowed(plane: &envtest::ControlPlane, args: &[&str], within: Duration) {
+    let deadline = std::time::Instant::now() + within;
+    let mut command = vec!["auth", "can-i", "--namespace=default"];
+    command.extend_from_slice(args);
     loop {
         let answer = plane
-            .kubectl(&[
-                "auth",
-                "can-i",
-                "list",
-                "configmaps",
-                "--namespace=default",
-                &format!("--token={}", envtest::VIEWER_TOKEN),
-            ])
+            .kubectl(&command)
             .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
             .unwrap_or_default();
         if answer == "yes" {
-            break;
+            return;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the viewer still may not list configmaps: {answer}"
+            "still not allowed: kubectl {command:?}: {answer}"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let token_file = plane.dir().join("serviceaccount-token");
-    std::fs::write(&token_file, &service_account_token).expect("token file");
-    let ca_file = plane.dir().join("certs/apiserver.crt");
-    TeamPlane {
-        plane,
-        service_account_token,
-        token_file,
-        ca_file,
-    }
+}
+
+/// `kubectl` as the admin on `plane`, run to its end: its standard output, or a panic with its
+/// words.
+pub fn kubectl(plane: &envtest::ControlPlane, args: &[&str]) -> String {
+    plane
+        .kubectl_ok(args)
+        .unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
 }
 
 impl TeamPlane {
+    /// `plane` as a pod sees it: `service_account_token` written where it is mounted, the API
+    /// server's CA beside it.
+    pub fn new(plane: envtest::ControlPlane, service_account_token: String) -> TeamPlane {
+        let token_file = plane.dir().join("serviceaccount-token");
+        std::fs::write(&token_file, &service_account_token).expect("token file");
+        let ca_file = plane.dir().join("certs/apiserver.crt");
+        TeamPlane {
+            plane,
+            service_account_token,
+            token_file,
+            ca_file,
+        }
+    }
+
     /// Whether the ConfigMap `victim` is still there.
     pub fn victim_exists(&self) -> bool {
         self.plane
@@ -157,8 +188,19 @@ pub struct TeamAtlas {
 impl TeamAtlas {
     /// Starts `kube-atlas --in-cluster` with `extra` flags, and waits for its address.
     pub fn start(plane: &TeamPlane, extra: &[&str]) -> TeamAtlas {
+        TeamAtlas::start_with_env(plane, extra, &[])
+    }
+
+    /// As [`TeamAtlas::start`], with `env` set besides the pod's.
+    pub fn start_with_env(plane: &TeamPlane, extra: &[&str], env: &[(&str, &str)]) -> TeamAtlas {
         let port = plane.api_server_port();
-        TeamAtlas::start_as_in_a_pod(&plane.token_file, &plane.ca_file, "127.0.0.1", &port, extra)
+        TeamAtlas::spawn(
+            &plane.token_file,
+            &plane.ca_file,
+            ("127.0.0.1", &port),
+            extra,
+            env,
+        )
     }
 
     /// Starts `kube-atlas --in-cluster` with the pod's token and CA files, and
@@ -169,6 +211,28 @@ impl TeamAtlas {
         service_host: &str,
         service_port: &str,
         extra: &[&str],
+    ) -> TeamAtlas {
+        let service = (service_host, service_port);
+        TeamAtlas::spawn(token_file, ca_file, service, extra, &[])
+    }
+
+    /// As [`TeamAtlas::start_as_in_a_pod`], with `env` set besides the pod's.
+    pub fn start_as_in_a_pod_with_env(
+        token_file: &std::path::Path,
+        ca_file: &std::path::Path,
+        service: (&str, &str),
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> TeamAtlas {
+        TeamAtlas::spawn(token_file, ca_file, service, extra, env)
+    }
+
+    fn spawn(
+        token_file: &std::path::Path,
+        ca_file: &std::path::Path,
+        (service_host, service_port): (&str, &str),
+        extra: &[&str],
+        env: &[(&str, &str)],
     ) -> TeamAtlas {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kube-atlas"))
             .args([
@@ -185,6 +249,7 @@ impl TeamAtlas {
             .args(extra)
             .env("KUBERNETES_SERVICE_HOST", service_host)
             .env("KUBERNETES_SERVICE_PORT", service_port)
+            .envs(env.iter().copied())
             .env_remove("KUBECONFIG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -347,3 +412,67 @@ pub fn websocket_headers<'a>(origin: &'a str, cookie: Option<&'a str>) -> Vec<(&
 
 /// The path of the ConfigMap `victim` through kube-atlas.
 pub const VICTIM: &str = "/clusters/in-cluster/api/v1/namespaces/default/configmaps/victim";
+
+pub type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// The page's multiplexing socket, opened with the session cookie.
+pub async fn open_socket(atlas: &TeamAtlas, cookie: &str) -> Socket {
+    super::multiplex_socket(atlas.addr, &atlas.origin(), Some(cookie))
+        .await
+        .expect("the multiplexing socket opens")
+}
+
+/// Asks for a watch of `path` on stream `id`.
+pub async fn watch(socket: &mut Socket, id: u64, path: &str) {
+    use futures_util::SinkExt;
+    let open = serde_json::json!({ "op": "open", "id": id, "cluster": "in-cluster", "path": path });
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::text(
+            open.to_string(),
+        ))
+        .await
+        .expect("sent");
+}
+
+/// Reads frames (up to 20 s) until one passes `wanted`; `None` when the socket closes first
+/// (the frames read are in `seen`).
+pub async fn frame_where(
+    socket: &mut Socket,
+    seen: &mut Vec<serde_json::Value>,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> Option<serde_json::Value> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .unwrap_or_else(|_| panic!("no such frame within 20 s; read {seen:?}"));
+        match message {
+            Some(Ok(Message::Text(text))) => {
+                let frame: serde_json::Value =
+                    serde_json::from_str(text.as_str()).expect("every frame is JSON");
+                seen.push(frame.clone());
+                if wanted(&frame) {
+                    return Some(frame);
+                }
+            }
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// Whether the socket closes (a close frame or its end) within 10 s.
+pub async fn closes(socket: &mut Socket) -> bool {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match tokio::time::timeout_at(deadline, socket.next()).await {
+            Err(_) => return false,
+            Ok(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return true,
+            Ok(Some(Ok(_))) => {}
+        }
+    }
+}
