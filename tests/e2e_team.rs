@@ -38,20 +38,11 @@ async fn the_viewer_signs_in_sees_who_they_are_and_signs_out() {
         .behind_kube_atlas_for_a_team()
         .await;
     let driver = &harness.driver;
-    driver.goto(harness.url("/")).await.expect("the page loads");
     // No session: the sign-in page.
-    let token_field = wait_for(driver, "textarea#token").await;
-    let url = driver.current_url().await.expect("a URL");
-    assert!(url.path().ends_with("/kube-atlas/sign-in"), "{url}");
-    token_field
-        .send_keys(envtest::VIEWER_TOKEN)
-        .await
-        .expect("the token typed");
-    wait_for(driver, "button[type=submit]")
-        .await
-        .click()
-        .await
-        .expect("submitted");
+    sign_in_as_viewer(&harness, |path| {
+        assert!(path.ends_with("/kube-atlas/sign-in"), "{path}")
+    })
+    .await;
     // Signed in: the dashboard, whose header names the viewer.
     let user = wait_for(driver, ".signed-in-user").await;
     assert_eq!(user.text().await.expect("text"), "viewer");
@@ -97,5 +88,98 @@ async fn the_viewer_signs_in_sees_who_they_are_and_signs_out() {
         |path| path.ends_with("/kube-atlas/sign-in"),
     )
     .await;
+    harness.stop().await;
+}
+
+/// Signs in as the viewer on the sign-in page the dashboard sends a new browser to
+/// (`on_sign_in_page` sees its path).
+async fn sign_in_as_viewer(harness: &Harness, on_sign_in_page: impl FnOnce(&str)) {
+    let driver = &harness.driver;
+    driver.goto(harness.url("/")).await.expect("the page loads");
+    let token_field = wait_for(driver, "textarea#token").await;
+    let url = driver.current_url().await.expect("a URL");
+    on_sign_in_page(url.path());
+    token_field
+        .send_keys(envtest::VIEWER_TOKEN)
+        .await
+        .expect("the token typed");
+    wait_for(driver, "button[type=submit]")
+        .await
+        .click()
+        .await
+        .expect("submitted");
+    wait_for(driver, ".signed-in-user").await;
+}
+
+/// Ends the session elsewhere (its cookie's POST to sign-out, as another tab's *Sign out*
+/// sends it); answers the status line.
+async fn sign_out_elsewhere(harness: &Harness, cookie: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let origin = harness.url("");
+    let origin = origin.trim_end_matches('/');
+    let host = origin.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(host)
+        .await
+        .expect("kube-atlas answers");
+    let request = format!(
+        "POST /kube-atlas/sign-out HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n\
+         Cookie: {cookie}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("the sign-out sent");
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .await
+        .expect("the answer read");
+    answer.lines().next().unwrap_or_default().to_string()
+}
+
+/// A page left open when its session ends elsewhere (signed out in another tab, or a sign-in
+/// that expired): its next request meets a 401, and it goes to the sign-in page once,
+/// instead of showing the cluster's refusal on every view.
+#[cfg_attr(
+    not(have_control_plane),
+    ignore = "no control-plane binaries: run `cargo xtask setup` (needs ../shared/kubernetes)"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_page_whose_session_ended_goes_to_sign_in() {
+    let harness = Harness::start_real_quiet()
+        .await
+        .behind_kube_atlas_for_a_team()
+        .await;
+    let driver = &harness.driver;
+    sign_in_as_viewer(&harness, |_| {}).await;
+    harness.open("#/list/core/v1/pods?ns=default").await;
+    wait_for(driver, ".conn[data-state=connected]").await;
+    let cookie = driver
+        .get_named_cookie(kube_atlas_server::session::COOKIE_NAME)
+        .await
+        .expect("the session cookie (HttpOnly: WebDriver sees it, the page does not)");
+    let said = sign_out_elsewhere(&harness, &format!("{}={}", cookie.name, cookie.value)).await;
+    assert!(said.contains(" 303 "), "signed out elsewhere: {said}");
+    // The page's next request: an object it reads over HTTP.
+    driver
+        .execute(
+            "location.hash = '#/obj/core/v1/configmaps/default/kube-root-ca.crt';",
+            vec![],
+        )
+        .await
+        .expect("navigated");
+    wait_until(
+        "the page goes to the sign-in page",
+        async || {
+            driver
+                .current_url()
+                .await
+                .map(|url| url.path().to_string())
+                .unwrap_or_default()
+        },
+        |path| path.ends_with("/kube-atlas/sign-in"),
+    )
+    .await;
+    wait_for(driver, "textarea#token").await;
     harness.stop().await;
 }
