@@ -143,9 +143,9 @@ fn page_module_of(hash: &str) -> &'static str {
 /// equal by a test): the preloader must ask the same for the app to take its answers.
 const DISCOVERY_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 
-/// Writes `{glue_stem}-preload.js` and loads it first from index.html: at page start it fetches
-/// and compiles the wasm modules of the page the address opens (`WebAssembly.compileStreaming`,
-/// whose modules the split loader then instantiates), beside the shell's own module. Without it they were fetched
+/// Writes `{glue_stem}-preload.js` and loads it first from index.html: at page start it asks
+/// for the wasm modules of the page the address opens (`<link rel=preload>`, which the split
+/// loader's fetches then find), beside the shell's own module. Without it they were fetched
 /// only once the shell had started and discovery had answered: on kube-apiserver behind
 /// `kubectl proxy` that chain was most of the time to a list's first rows.
 fn write_preloader(
@@ -178,23 +178,22 @@ fn write_preloader(
     let modules = serde_json::to_string(&modules)?;
     let discovery_accept = serde_json::to_string(DISCOVERY_ACCEPT)?;
     let script = format!(
-        "// Written by `cargo xtask build` (xtask/src/split.rs): fetches and compiles at page start
-// the wasm modules of the page the address opens, beside the shell's own module.
+        "// Written by `cargo xtask build` (xtask/src/split.rs): asks at page start for the wasm
+// modules of the page the address opens, beside the shell's own module.
 const modules = {modules};
 const routes = {routes};
 const hash = location.hash;
 const page = hash === \"\" || hash === \"#\" || hash === \"#/\" || hash.startsWith(\"#/?\")
   ? {OVERVIEW_PAGE:?}
   : (routes.find(([prefix]) => hash.startsWith(prefix)) ?? [null, {FALLBACK_PAGE:?}])[1];
-// Fetched and compiled now, off the main thread, while the shell's module loads and starts:
-// the split loader instantiates what it finds here (xtask/vendor/wasm_split_cli_support).
-globalThis.__kubeAtlasCompiled = new Map();
 for (const file of modules[page] ?? []) {{
-  const href = new URL(`./${{file}}`, import.meta.url).href;
-  const compiled = WebAssembly.compileStreaming(fetch(href));
-  // A failure is the loader's to report (it fetches again).
-  compiled.catch(() => {{}});
-  globalThis.__kubeAtlasCompiled.set(href, compiled);
+  const link = document.createElement(\"link\");
+  link.rel = \"preload\";
+  link.as = \"fetch\";
+  link.type = \"application/wasm\";
+  link.crossOrigin = \"anonymous\";
+  link.href = new URL(`./${{file}}`, import.meta.url).href;
+  document.head.append(link);
 }}
 // Discovery too, so its answer travels while the shell's module loads and starts: the app's
 // first GET of the same path with the same Accept takes it (src/api/mod.rs,

@@ -103,18 +103,9 @@ function getSharedImports() {{
             // Note: we use the form `new URL(<string literal>, import.meta.url)` which is understood by some
             // bundlers as syntax that can get rewritten if the path from where the file gets fetched is changed
             // (for example due to attaching a has of its contents).
-            // Our change: a module the page's preloader already compiled (while the main
-            // module loaded and started) is taken from `globalThis.__kubeAtlasCompiled`, once,
-            // so a retry after a failure fetches again.
             crate::OutputTarget::Web(_) => format!(
                 r#"() => {{
-    const url = new URL({file_path}, import.meta.url);
-    const compiled = globalThis.__kubeAtlasCompiled?.get(url.href);
-    if (compiled) {{
-        globalThis.__kubeAtlasCompiled.delete(url.href);
-        return async (imports) => {wrap}(WebAssembly.instantiate(await compiled, imports));
-    }}
-    const src = fetch(url);
+    const src = fetch(new URL({file_path}, import.meta.url));
     src.catch(() => {{}});
     return async (imports) => {wrap}(WebAssembly.instantiateStreaming(src, imports));
 }}
