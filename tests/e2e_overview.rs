@@ -141,12 +141,38 @@ async fn overview_counts_nodes_failing_workloads_and_warnings(backend: Backend) 
 
     // A BackOff bar opens the Events page filtered to BackOff Warnings. The chart is live:
     // a Warning arriving between finding the bar and clicking it can restack the bars, and
-    // the click then lands on a neighbour (ElementClickIntercepted); the bar is found again.
-    common::click_live(
-        &harness.driver,
-        ".histogram-svg rect.chart-bar[data-reason='BackOff']",
-    )
-    .await;
+    // the click then lands on a neighbour (ElementClickIntercepted, or a neighbour's Events
+    // page: then the user goes back and clicks again).
+    for _ in 0..5 {
+        common::click_live(
+            &harness.driver,
+            ".histogram-svg rect.chart-bar[data-reason='BackOff']",
+        )
+        .await;
+        let opened = wait_until(
+            "a bar opens the Events page",
+            async || {
+                harness
+                    .driver
+                    .current_url()
+                    .await
+                    .map(|u| u.to_string())
+                    .unwrap_or_default()
+            },
+            |url| url.contains("#/events"),
+        )
+        .await;
+        if opened.contains("reason=BackOff") {
+            break;
+        }
+        eprintln!("the bars restacked under the click: opened {opened}; back, and again");
+        harness.driver.back().await.expect("back to the overview");
+        wait_for(
+            &harness.driver,
+            ".histogram-svg rect.chart-bar[data-reason='BackOff']",
+        )
+        .await;
+    }
     let url = wait_until(
         "the Events page opens filtered to BackOff",
         async || {
