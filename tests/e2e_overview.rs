@@ -151,14 +151,7 @@ async fn overview_counts_nodes_failing_workloads_and_warnings(backend: Backend) 
         .await;
         let opened = wait_until(
             "a bar opens the Events page",
-            async || {
-                harness
-                    .driver
-                    .current_url()
-                    .await
-                    .map(|u| u.to_string())
-                    .unwrap_or_default()
-            },
+            async || page_url(&harness).await,
             |url| url.contains("#/events"),
         )
         .await;
@@ -175,14 +168,7 @@ async fn overview_counts_nodes_failing_workloads_and_warnings(backend: Backend) 
     }
     let url = wait_until(
         "the Events page opens filtered to BackOff",
-        async || {
-            harness
-                .driver
-                .current_url()
-                .await
-                .map(|u| u.to_string())
-                .unwrap_or_default()
-        },
+        async || page_url(&harness).await,
         |url| url.contains("#/events") && url.contains("reason=BackOff"),
     )
     .await;
@@ -238,4 +224,14 @@ async fn overview_in_the_dark_theme() {
     .await;
     harness.screenshot("overview-dark").await;
     harness.stop().await;
+}
+
+/// The address the browser shows (empty while it cannot say).
+async fn page_url(harness: &Harness) -> String {
+    harness
+        .driver
+        .current_url()
+        .await
+        .map(|u| u.to_string())
+        .unwrap_or_default()
 }
