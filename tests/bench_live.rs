@@ -917,15 +917,7 @@ async fn lag_on_kube_apiserver(report: &mut Report) {
         "p99 ≤ 250 ms",
         percentile(&lags, 99.0),
         "ms",
-        format!(
-            "p50 {:.0} / p95 {:.0} / p99 {:.0} / max {:.0} ms ({} of {} writes seen)",
-            percentile(&lags, 50.0),
-            percentile(&lags, 95.0),
-            percentile(&lags, 99.0),
-            lags.last().copied().unwrap_or(f64::NAN),
-            lags.len(),
-            sent.len(),
-        ),
+        lag_summary(&lags, sent.len(), "writes seen"),
     );
     harness.stop().await;
 }
@@ -1015,15 +1007,19 @@ async fn created_on_screen(harness: Harness, backend: &str, report: &mut Report)
         "p99 ≤ 50 ms",
         percentile(&lags, 99.0),
         "ms",
-        format!(
-            "p50 {:.0} / p95 {:.0} / p99 {:.0} / max {:.0} ms ({} of {} seen)",
-            percentile(&lags, 50.0),
-            percentile(&lags, 95.0),
-            percentile(&lags, 99.0),
-            lags.last().copied().unwrap_or(f64::NAN),
-            lags.len(),
-            sent.len(),
-        ),
+        lag_summary(&lags, sent.len(), "seen"),
     );
     harness.stop().await;
+}
+
+/// Sorted lags in words: "p50 … / p95 … / p99 … / max … ms (seen of sent `what`)".
+fn lag_summary(sorted_lags: &[f64], sent: usize, what: &str) -> String {
+    format!(
+        "p50 {:.0} / p95 {:.0} / p99 {:.0} / max {:.0} ms ({} of {sent} {what})",
+        percentile(sorted_lags, 50.0),
+        percentile(sorted_lags, 95.0),
+        percentile(sorted_lags, 99.0),
+        sorted_lags.last().copied().unwrap_or(f64::NAN),
+        sorted_lags.len(),
+    )
 }
